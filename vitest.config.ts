@@ -1,0 +1,41 @@
+import { readdirSync, readFileSync, existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { defineConfig } from 'vitest/config'
+
+const root = fileURLToPath(new URL('.', import.meta.url))
+const folders = ['packages', 'plugins'].flatMap((group) =>
+  readdirSync(join(root, group)).map((name) => join(group, name)),
+)
+
+// Tests import sibling packages from source, so a test run never depends on a stale dist/.
+// `@bridle/x` maps to src/index.ts and a sub-entry `@bridle/x/y` to src/y.ts.
+const alias: { find: RegExp; replacement: string }[] = []
+for (const folder of folders) {
+  const manifest = join(root, folder, 'package.json')
+  if (!existsSync(manifest)) continue
+  const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }
+  const escaped = name.replace(/[/.-]/g, (c) => `\\${c}`)
+  alias.push({ find: new RegExp(`^${escaped}$`), replacement: join(root, folder, 'src/index.ts') })
+  alias.push({ find: new RegExp(`^${escaped}/(.+)$`), replacement: join(root, folder, 'src/$1.ts') })
+}
+
+const project = (name: string, dir: string) => ({
+  resolve: { alias },
+  test: {
+    name,
+    root: join(root, dir),
+    include: ['tests/**/*.{test,spec}.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+})
+
+export default defineConfig({
+  test: {
+    projects: [
+      ...folders.filter((f) => existsSync(join(root, f, 'package.json'))).map((f) => project(f, f)),
+      project('tests', '.'),
+    ],
+  },
+})
