@@ -1,1 +1,11 @@
-export {}
+export { ScriptedModel, ConfigSchema, Config, type ScriptedModelConfig } from './plugin.js'
+export { createScriptedAdapter, locate, type ScriptedAdapterOptions, type ScriptPosition } from './adapter.js'
+export {
+  ScriptedTurnSchema,
+  ScriptedResponseSchema,
+  ScriptedToolCallSchema,
+  fillToolResult,
+  type ScriptedTurn,
+  type ScriptedResponse,
+  type ScriptedToolCall,
+} from './script.js'
