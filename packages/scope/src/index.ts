@@ -1,1 +1,9 @@
-export {}
+export { type ScopeKey, isScopeKey } from './key.js'
+export { type ScopeBinding, bindScopeParent, scopeParentOf, scopeChainOf } from './parent.js'
+export { scopeOf } from './tag.js'
+export { type Scope, type CreateScopeOptions, createScope } from './scope.js'
+export { type Scoped, scopeTarget, isScopeCarrier, carrierKeyOf } from './carrier.js'
+export { type WaterfallArgs, type WaterfallResult, waterfall } from './waterfall.js'
+export { NamedEntries } from './named-entries.js'
+export { AnonymousEntries } from './anonymous-entries.js'
+export { type ScopeLayer, type EffectOptions, ScopedLayers } from './scoped-layers.js'
