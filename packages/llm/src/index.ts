@@ -1,1 +1,10 @@
-export {}
+export * from './ids.js'
+export * from './content.js'
+export * from './source.js'
+export * from './message.js'
+export * from './request.js'
+export * from './stream.js'
+export * from './errors.js'
+export * from './freeze.js'
+export * from './adapter.js'
+export * from './attribution.js'
