@@ -1,1 +1,32 @@
-export {}
+export {
+  IDENTITY_SECTION,
+  IDENTITY_ORDER,
+  PERSONA_SECTION,
+  PERSONA_ORDER,
+  TOOL_ORDER_REST,
+  RUNTIME_CONTEXT_HEADER,
+} from './constants.js'
+export type {
+  AssembleContext,
+  TextSource,
+  PromptSection,
+  PromptContext,
+  AssembledSection,
+  AssembledContext,
+  ToolProviderResult,
+  ToolProvider,
+  VariableProvider,
+  PromptAssembly,
+  Disposer,
+} from './types.js'
+export {
+  renderPrompt,
+  renderContextSections,
+  joinContextSections,
+  renderContextSnapshot,
+} from './render.js'
+export type { ContextSnapshotSection, ToolSchema } from '@bridle/llm'
+export { validateToolOrder, orderTools } from './tool-order.js'
+export { type SystemPromptConfig, ConfigSchema, SystemPromptConfigSchema } from './config.js'
+export { SystemPrompt } from './service.js'
+export { SystemPrompt as default } from './service.js'
