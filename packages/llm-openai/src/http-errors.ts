@@ -1,0 +1,136 @@
+/**
+ * HTTP and in-stream error classification (spec §6.1, §6.3): a non-2xx answer or an error event
+ * becomes an `LlmError` with a code from `@bridle/llm`'s vocabulary and the facts a retry policy
+ * needs (status, provider retry-after, request id).
+ */
+import { LlmError, isContextWindowExceededError, isQuotaExceededError } from '@bridle/llm'
+
+const MAX_MESSAGE_CHARS = 500
+
+/** What an error body says, whatever its shape (OpenAI, Ollama, legacy vLLM, plain text). */
+export interface ErrorDetails {
+  message?: string
+  code?: string
+  type?: string
+}
+
+/** Reads message, code and type from an error body: JSON in any of the known shapes, else text. */
+export function errorDetails(text: string): ErrorDetails {
+  const json = parseJson(text)
+  if (json === undefined) {
+    const trimmed = text.trim()
+    return trimmed === '' ? {} : { message: cut(trimmed) }
+  }
+  return detailsOfObject(json)
+}
+
+/** Same as `errorDetails` for an already-parsed payload. */
+export function detailsOfObject(json: unknown): ErrorDetails {
+  const top = record(json)
+  if (top === undefined) return {}
+  const nested = record(top.error)
+  const message =
+    str(nested?.message) ?? str(top.error) ?? str(top.message) ?? str(top.detail)
+  const code = str(nested?.code) ?? str(top.code)
+  const type = str(nested?.type) ?? str(top.type)
+  return {
+    ...(message === undefined ? {} : { message: cut(message) }),
+    ...(code === undefined ? {} : { code }),
+    ...(type === undefined ? {} : { type }),
+  }
+}
+
+/** True when code, type or message uses quota/balance wording. */
+export function isQuotaError(details: ErrorDetails): boolean {
+  return [details.code, details.type, details.message].some((t) => t !== undefined && isQuotaExceededError(t))
+}
+
+/** True when code, type or message says the prompt did not fit the context window. */
+export function isContextError(details: ErrorDetails): boolean {
+  return (
+    details.code === 'context_length_exceeded' ||
+    details.type === 'exceed_context_size_error' ||
+    (details.message !== undefined && isContextWindowExceededError(details.message))
+  )
+}
+
+/** The §6.1 table: first matching row wins. */
+export function httpErrorCode(status: number, details: ErrorDetails): string {
+  if (status === 401 || status === 403) return 'AUTH'
+  if (status === 402 || isQuotaError(details)) return 'QUOTA'
+  if (status === 429) return 'RATE_LIMIT'
+  if ((status === 400 || status === 413 || status === 422) && isContextError(details)) return 'CONTEXT_WINDOW_EXCEEDED'
+  if (status === 400 || status === 422) return 'INVALID_REQUEST'
+  if (status === 408) return 'TIMEOUT'
+  if (status >= 500) return 'SERVER'
+  return `HTTP_${status}`
+}
+
+/**
+ * Builds the error for a non-2xx answer from its status, headers and body text. The message is
+ * the provider's own (cut to 500 characters) or `<displayName> API error (HTTP <status>)`.
+ */
+export function httpError(
+  status: number,
+  headers: Headers | undefined,
+  text: string,
+  displayName: string,
+  now: number = Date.now(),
+): LlmError {
+  const details = errorDetails(text)
+  const message = details.message ?? `${displayName} API error (HTTP ${status})`
+  const retryAfter = headers === undefined ? undefined : retryAfterMs(headers, now)
+  const requestId = headers?.get('x-request-id') ?? undefined
+  return new LlmError(message, httpErrorCode(status, details), {
+    status,
+    ...(retryAfter === undefined ? {} : { providerRetryAfterMs: retryAfter }),
+    ...(requestId === undefined || requestId === '' ? {} : { requestId }),
+  })
+}
+
+/** An error event inside a 2xx stream: quota and context wording keep their codes, else `SERVER`. */
+export function streamErrorEvent(details: ErrorDetails, displayName: string): LlmError {
+  const code = isQuotaError(details) ? 'QUOTA' : isContextError(details) ? 'CONTEXT_WINDOW_EXCEEDED' : 'SERVER'
+  return new LlmError(details.message ?? `${displayName} reported an error inside the event stream`, code)
+}
+
+/**
+ * `retry-after-ms` (milliseconds) else `Retry-After` (seconds, or an HTTP-date minus now).
+ * Undefined unless finite and > 0.
+ */
+export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
+  const positive = (n: number) => (Number.isFinite(n) && n > 0 ? n : undefined)
+  const ms = headers.get('retry-after-ms')
+  if (ms !== null && ms.trim() !== '') {
+    const value = positive(Number(ms.trim()))
+    if (value !== undefined) return value
+  }
+  const after = headers.get('retry-after')
+  if (after === null || after.trim() === '') return undefined
+  const trimmed = after.trim()
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return positive(Number(trimmed) * 1000)
+  const date = Date.parse(trimmed)
+  return Number.isNaN(date) ? undefined : positive(date - now)
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined
+}
+
+function cut(text: string): string {
+  return text.length > MAX_MESSAGE_CHARS ? text.slice(0, MAX_MESSAGE_CHARS) : text
+}

@@ -1,0 +1,28 @@
+/**
+ * The functional cordis plugin (spec §2): `ctx.plugin(llmOpenai, config)` registers one route on
+ * `ctx.llm`; disposing the plugin (or an HMR reload) removes it.
+ */
+import type { Context } from 'cordis'
+import type {} from '@bridle/llm'
+import { OpenAICompatAdapter } from './adapter.js'
+import { resolveConfig, type OpenAICompatConfig } from './config.js'
+
+/** Plugin name. */
+export const name = 'llm-openai'
+/** Needs the `ctx.llm` service. */
+export const inject = ['llm']
+/**
+ * One plugin instance is one route, and a deployment that talks to two servers mounts two rows:
+ * `reusable` makes cordis apply every row instead of treating the second as a duplicate.
+ */
+export const reusable = true
+
+/** Cordis config hook: parses and resolves (`resolveConfig`), throwing `ConfigError` on bad input. */
+export function Config(raw: unknown): OpenAICompatConfig {
+  return resolveConfig(raw)
+}
+
+/** Registers the adapter under `config.provider`; the registration is disposed with the plugin. */
+export function apply(ctx: Context, config: OpenAICompatConfig): void {
+  ctx.llm.registerAdapter([config.provider], new OpenAICompatAdapter(config))
+}

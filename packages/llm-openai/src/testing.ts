@@ -1,0 +1,21 @@
+// `@bridle/llm-openai/testing`: the loopback mock server and canned wire payloads (spec §9).
+export {
+  startMockServer,
+  encodeSseItem,
+  type MockServer,
+  type MockBehaviour,
+  type RecordedRequest,
+  type SseItem,
+} from './testing/mock-server.js'
+export {
+  DONE,
+  KEEPALIVE,
+  chunk,
+  usageOnlyChunk,
+  textEvents,
+  reasoningEvents,
+  toolCallEvents,
+  type CannedToolCall,
+  type FinishOptions,
+  type WireUsage,
+} from './testing/canned.js'
