@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { z } from 'zod'
+
+/** One plugin row: a package name or a local module path (relative to the YAML file), plus its config. */
+const PluginRowSchema = z.union([
+  z.string().min(1).transform((name) => ({ package: name, config: undefined as unknown })),
+  z
+    .object({ package: z.string().min(1), config: z.unknown().optional() })
+    .strict(),
+  z
+    .object({ path: z.string().min(1), config: z.unknown().optional() })
+    .strict(),
+])
+
+const AgentSchema = z
+  .object({
+    provider: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    maxTokens: z.number().int().positive().optional(),
+    /** The agent's working directory, relative to the YAML file. */
+    cwd: z.string().min(1).optional(),
+  })
+  .strict()
+
+export const AppConfigSchema = z
+  .object({
+    plugins: z.array(PluginRowSchema).default([]),
+    /** Config of `@bridle/system-prompt` (persona, toolOrder, …). */
+    systemPrompt: z.record(z.string(), z.unknown()).optional(),
+    /** Config of `@bridle/agent-loop` (maxParallelToolCalls, …). */
+    agentLoop: z.record(z.string(), z.unknown()).optional(),
+    agent: AgentSchema.default({}),
+    /** Turns for the scripted offline model, used only when no real model is configured. */
+    scripted: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+
+export type PluginRow = { package: string; config?: unknown } | { path: string; config?: unknown }
+
+export interface AppConfig {
+  /** Absolute path of the YAML file, or `undefined` for the built-in default app. */
+  file: string | undefined
+  /** The folder relative paths are resolved against. */
+  dir: string
+  plugins: PluginRow[]
+  systemPrompt: Record<string, unknown> | undefined
+  agentLoop: Record<string, unknown> | undefined
+  agent: z.infer<typeof AgentSchema>
+  scripted: Record<string, unknown> | undefined
+}
+
+/** A bridle.yaml that cannot be used; the message names the file and, where it can, the plugin and field. */
+export class AppConfigError extends Error {
+  override name = 'AppConfigError'
+}
+
+function describeRow(raw: unknown, index: number): string {
+  if (typeof raw === 'string') return `plugin "${raw}"`
+  if (raw && typeof raw === 'object') {
+    const row = raw as { package?: unknown; path?: unknown }
+    if (typeof row.package === 'string') return `plugin "${row.package}"`
+    if (typeof row.path === 'string') return `plugin "${row.path}"`
+  }
+  return `plugins[${index}]`
+}
+
+/** Validates a parsed YAML document. Errors read `<file>: <where>: <what>`. */
+export function parseAppConfig(raw: unknown, file: string | undefined, dir: string): AppConfig {
+  const where = file ?? '(built-in app)'
+  const parsed = AppConfigSchema.safeParse(raw ?? {})
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const [head, index, ...rest] = issue.path
+      if (head === 'plugins' && typeof index === 'number') {
+        const row = (raw as { plugins?: unknown[] }).plugins?.[index]
+        const field = rest.length > 0 ? rest.join('.') : 'row'
+        const hint = issue.code === 'invalid_union' ? 'expected a package name, {package, config} or {path, config}' : issue.message
+        return `${describeRow(row, index)}: ${field}: ${hint}`
+      }
+      return `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`
+    })
+    throw new AppConfigError(`${where}: invalid app config: ${lines.join('; ')}`)
+  }
+  const { plugins, systemPrompt, agentLoop, agent, scripted } = parsed.data
+  return {
+    file,
+    dir,
+    plugins: plugins as PluginRow[],
+    systemPrompt,
+    agentLoop,
+    agent: agent.cwd !== undefined ? { ...agent, cwd: resolve(dir, agent.cwd) } : agent,
+    scripted,
+  }
+}
+
+/** Reads and validates a bridle.yaml file. */
+export async function loadAppConfig(file: string): Promise<AppConfig> {
+  const path = resolve(file)
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new AppConfigError(`${path}: cannot read app config: ${(error as Error).message}`)
+  }
+  let raw: unknown
+  try {
+    raw = parseYaml(text)
+  } catch (error) {
+    throw new AppConfigError(`${path}: invalid YAML: ${(error as Error).message}`)
+  }
+  return parseAppConfig(raw, path, dirname(path))
+}
+
+/** Label of a plugin row for messages. */
+export const rowName = (row: PluginRow) => ('package' in row ? row.package : row.path)

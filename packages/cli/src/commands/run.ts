@@ -1,0 +1,71 @@
+import { createUserMessage } from '@bridle/llm'
+import type { Agent } from '@bridle/agent-loop'
+import { boot, type BootedApp } from '../boot.js'
+import { resolveApp } from '../default-app.js'
+import { attachLiveView } from '../live-view.js'
+import { paint, type Io } from '../terminal.js'
+
+export interface RunOptions {
+  config?: string
+  session?: string
+  model?: string
+  baseUrl?: string
+  cwd?: string
+}
+
+/** Creates the agent, or resumes `--session ID` from persistence. */
+export async function openAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
+  const { ctx, app, model } = booted
+  const agentOptions = {
+    ...(model ? { provider: model.provider, model: model.model } : {}),
+    ...(app.agent.provider ? { provider: app.agent.provider } : {}),
+    ...(app.agent.maxTokens ? { maxTokens: app.agent.maxTokens } : {}),
+  }
+  if (options.session !== undefined) return ctx.agentLoop.resume(options.session, agentOptions)
+  return ctx.agentLoop.create({ ...agentOptions, cwd: app.agent.cwd ?? options.cwd ?? process.cwd() })
+}
+
+/** The reason of the agent's last `turn/end`, from its log. */
+export function lastTurnEnd(agent: Agent): { kind: string; error?: { message: string; code: string } } | undefined {
+  const events = agent.session.events
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === 'turn/end') return (event.data as { reason: { kind: string; error?: { message: string; code: string } } }).reason
+  }
+  return undefined
+}
+
+/** Runs one prompt as one turn, streams it, flushes the session to disk, and prints the session id. */
+export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string, io: Io): Promise<number> {
+  const p = paint(io)
+  const detach = attachLiveView(booted.ctx, agent.id, io)
+  try {
+    agent.followup(createUserMessage(prompt))
+    await agent.whenIdle()
+  } finally {
+    detach()
+  }
+  await booted.ctx.sessions.flush(agent.session)
+  const reason = lastTurnEnd(agent)
+  if (reason?.kind === 'error') {
+    io.err(`${p.red('bridle: the turn failed:')} ${reason.error?.message ?? 'unknown error'} (${reason.error?.code ?? 'UNKNOWN'})\n`)
+    return 1
+  }
+  if (reason && reason.kind !== 'completed') io.err(`bridle: the turn ended ${reason.kind}\n`)
+  return reason?.kind === 'completed' ? 0 : 1
+}
+
+/** `bridle run "prompt"`. */
+export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
+  const app = await resolveApp(options.config)
+  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl })
+  if (booted.model) io.err(`${booted.model.notice}\n`)
+  const agent = await openAgent(booted, options)
+  try {
+    const code = await runPrompt(booted, agent, prompt, io)
+    io.err(`bridle: session ${agent.id}\n`)
+    return code
+  } finally {
+    await agent.dispose()
+  }
+}

@@ -1,0 +1,43 @@
+import { boot } from '../boot.js'
+import { resolveApp } from '../default-app.js'
+import { paint, type Io } from '../terminal.js'
+
+export interface SessionRow {
+  id: string
+  createdAt: number
+  turns: number
+  lastActivity: number
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+
+/** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
+export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
+  const booted = await boot(await resolveApp(options.config), { withModel: false })
+  const persistence = booted.ctx.sessionPersistence
+  const rows: SessionRow[] = []
+  for (const header of await persistence.list()) {
+    const { events } = await persistence.inspect(header.id)
+    rows.push({
+      id: header.id,
+      createdAt: header.createdAt,
+      turns: events.filter((e) => e.type === 'turn/start').length,
+      lastActivity: events.at(-1)?.time ?? header.createdAt,
+    })
+  }
+  if (options.json) {
+    io.out(`${JSON.stringify(rows, null, 2)}\n`)
+    return 0
+  }
+  const p = paint(io)
+  if (rows.length === 0) {
+    io.out('no sessions yet\n')
+    return 0
+  }
+  const width = Math.max(2, ...rows.map((r) => r.id.length))
+  io.out(p.bold(`${'ID'.padEnd(width)}  ${'CREATED'.padEnd(20)}  TURNS  LAST ACTIVITY`) + '\n')
+  for (const r of rows) {
+    io.out(`${r.id.padEnd(width)}  ${iso(r.createdAt).padEnd(20)}  ${String(r.turns).padStart(5)}  ${iso(r.lastActivity)}\n`)
+  }
+  return 0
+}

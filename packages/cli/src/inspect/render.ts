@@ -1,0 +1,46 @@
+import { oneLine, type Paint } from '../terminal.js'
+import type { StepView, TurnSummary } from './step-view.js'
+
+const reasonText = (reason: { kind: string; [key: string]: unknown } | undefined) => {
+  if (!reason) return 'open'
+  if (reason.kind === 'error') return `error: ${(reason.error as { message?: string })?.message ?? ''}`
+  if (reason.kind === 'aborted') return `aborted (${(reason.reason as { kind?: string })?.kind ?? '?'})`
+  return reason.kind
+}
+
+/** The session overview: each turn with its end reason, each step with its tool calls or answer. */
+export function renderOverview(id: string, header: { createdAt: number; cwd?: string }, turns: TurnSummary[], p: Paint): string {
+  const lines = [`${p.bold(`session ${id}`)}  created ${new Date(header.createdAt).toISOString()}${header.cwd ? `  cwd ${header.cwd}` : ''}`]
+  if (turns.length === 0) lines.push('  no turns yet')
+  for (const turn of turns) {
+    lines.push(`${p.bold(`turn ${turn.turn}`)} ${p.dim(`(seq ${turn.startSeq})`)} ${reasonText(turn.end?.reason)}`)
+    for (const step of turn.steps) {
+      const did = step.toolCalls.length > 0 ? `tool calls: ${step.toolCalls.join(', ')}` : step.answer ? `answer: ${oneLine(step.answer, 80)}` : step.requested ? 'no output' : 'no request'
+      lines.push(`  step ${step.step} ${p.dim(`(seq ${step.stepStartSeq})`)} ${did}`)
+    }
+  }
+  return lines.join('\n') + '\n'
+}
+
+/** What one step's request contained, section by section. */
+export function renderStep(view: StepView, p: Paint): string {
+  const lines: string[] = []
+  const h = view.header
+  lines.push(p.bold(`turn ${view.turn} · step ${view.step}`))
+  lines.push(`${p.bold('header')}      reason ${h.reason ?? '?'} (seq ${h.seq ?? '?'}) · ${h.provider}/${h.model}` +
+    Object.entries(h.config).filter(([k]) => k !== 'provider' && k !== 'model').map(([k, v]) => ` · ${k} ${JSON.stringify(v)}`).join(''))
+  if (view.context) lines.push(`${p.bold('context')}     ${JSON.stringify(view.context)}`)
+  lines.push(p.bold(`system sections (${view.system.length}, in order)`))
+  view.system.forEach((s, i) => lines.push(`  ${i + 1}. ${s.name ?? p.dim('(unnamed)')}: ${oneLine(s.text, 90)}`))
+  lines.push(p.bold(`tools (${view.tools.length}, in order)`) + (view.tools.length ? ` ${view.tools.join(', ')}` : ''))
+  lines.push(p.bold(`messages (${view.messages.length})`))
+  for (const m of view.messages) lines.push(`  ${m.index}. ${m.role} · ${m.source} ${p.dim(`(seq ${m.seq ?? '?'})`)}: ${oneLine(m.summary, 80)}`)
+  if (view.snapshot) {
+    lines.push(`${p.bold('runtime context')} ${p.dim(`(seq ${view.snapshot.seq ?? '?'})`)}`)
+    if (view.snapshot.sections.length === 0) lines.push(`  ${oneLine(view.snapshot.text, 100)}`)
+    for (const s of view.snapshot.sections) lines.push(`  ${s.name}: ${oneLine(s.text, 90)}`)
+  } else lines.push(`${p.bold('runtime context')} none in this request`)
+  lines.push(p.bold('events'))
+  for (const e of view.events) lines.push(`  ${String(e.seq).padStart(4)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 70))}`)
+  return lines.join('\n') + '\n'
+}

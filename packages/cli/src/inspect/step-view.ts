@@ -1,0 +1,171 @@
+import type { Message } from '@bridle/llm'
+import { textOf } from '@bridle/llm'
+import { reconstructRequest, type SessionEvent } from '@bridle/session'
+import { attributeSections, type AttributedSection, type KnownSection } from './sections.js'
+
+export interface StepSummary {
+  turn: number
+  step: number
+  stepStartSeq: number
+  requested: boolean
+  toolCalls: string[]
+  answer: string | undefined
+}
+
+export type TurnEndView = { kind: string; [key: string]: unknown }
+
+export interface TurnSummary {
+  turn: number
+  startSeq: number
+  end: { seq: number; reason: TurnEndView } | undefined
+  steps: StepSummary[]
+}
+
+export interface MessageView {
+  index: number
+  id: string
+  role: string
+  source: string
+  /** The seq of the event that put this message on the surface. */
+  seq: number | undefined
+  summary: string
+}
+
+export interface StepView {
+  turn: number
+  step: number
+  header: { reason: string | undefined; seq: number | undefined; provider: string; model: string; config: Record<string, unknown> }
+  context: Record<string, unknown> | undefined
+  /** The system string as logged. */
+  systemText: string
+  /** The same string split back into sections, named when `known` could match them. */
+  system: AttributedSection[]
+  tools: string[]
+  messages: MessageView[]
+  snapshot: { seq: number | undefined; sections: { name: string; text: string }[]; text: string } | undefined
+  /** The events of this step, from its `step/start` to its `step/end` (or the log's end). */
+  events: { seq: number; type: string; detail: string }[]
+}
+
+/** Turns and steps of a log, for the overview. */
+export function summarizeTurns(events: readonly SessionEvent[]): TurnSummary[] {
+  const turns: TurnSummary[] = []
+  for (const event of events) {
+    const data = event.data as Record<string, unknown>
+    const current = turns.at(-1)
+    const step = current?.steps.at(-1)
+    if (event.type === 'turn/start') turns.push({ turn: data.turn as number, startSeq: event.seq, end: undefined, steps: [] })
+    else if (event.type === 'turn/end' && current) current.end = { seq: event.seq, reason: data.reason as TurnEndView }
+    else if (event.type === 'step/start' && current)
+      current.steps.push({ turn: data.turn as number, step: data.step as number, stepStartSeq: event.seq, requested: false, toolCalls: [], answer: undefined })
+    else if (event.type === 'request/digest' && step) step.requested = true
+    else if (event.type === 'tool/call' && step) step.toolCalls.push(String(data.name))
+    else if (event.type === 'assistant/message' && step) {
+      const text = textOf((data.message as Message).content)
+      if (text) step.answer = text
+    }
+  }
+  return turns
+}
+
+function describeSource(message: Message): string {
+  const source = message.source as { kind: string; [key: string]: unknown }
+  switch (source.kind) {
+    case 'user':
+      return 'user'
+    case 'model':
+      return `model ${source.provider}/${source.model}`
+    case 'tool':
+      return `tool result for ${source.callId}`
+    case 'plugin':
+      return `plugin ${source.plugin}${source.form ? ` (${source.form})` : ''}`
+    default:
+      return source.kind
+  }
+}
+
+function describeContent(message: Message): string {
+  return message.content
+    .map((block) => {
+      switch (block.type) {
+        case 'text':
+        case 'reasoning':
+          return `${block.type === 'reasoning' ? '[reasoning] ' : ''}${block.text}`
+        case 'tool-call':
+          return `[tool call ${block.name} ${block.arguments}]`
+        case 'tool-result':
+          return `${block.isError ? '[error] ' : ''}${textOf(block.content)}`
+        default:
+          return `[${block.type}]`
+      }
+    })
+    .join(' ')
+}
+
+function describeEvent(event: SessionEvent): string {
+  const data = event.data as Record<string, unknown> | null
+  switch (event.type) {
+    case 'user/message':
+      return describeSource(event.data as Message)
+    case 'assistant/chunk':
+      return String((data?.chunk as { type: string }).type)
+    case 'assistant/message':
+      return `${(data?.message as Message).content.map((b) => b.type).join(', ') || 'empty'}`
+    case 'tool/call':
+      return `${data?.name} ${data?.arguments}`
+    case 'tool/result':
+      return `for ${(data?.message as Message).source.kind === 'tool' ? (data?.message as { source: { callId: string } }).source.callId : '?'}`
+    case 'request/header':
+      return `reason ${data?.reason}`
+    case 'request/digest':
+      return `attempt ${data?.attempt} request ${String(data?.request).slice(0, 12)}…`
+    default:
+      return data === null ? '' : JSON.stringify(data).slice(0, 100)
+  }
+}
+
+/**
+ * What one step's request contained, rebuilt from the log with `reconstructRequest`: header and its reason,
+ * system sections (named by matching `known`), tools in order, messages with their sources and the events
+ * that put them there, the runtime-context snapshot, and the step's own events.
+ */
+export function stepView(events: readonly SessionEvent[], turn: number, step: number, known: readonly KnownSection[]): StepView {
+  const rebuilt = reconstructRequest(events as SessionEvent[], { turn, step })
+  const seqOf = new Map<string, number>()
+  for (const event of events.slice(0, rebuilt.cutSeq)) {
+    const data = event.data as Record<string, unknown> | null
+    const message = event.type === 'user/message' ? (event.data as Message) : (data?.message as Message | undefined)
+    if (event.surfaceOp !== undefined && message?.id) seqOf.set(message.id, event.seq)
+  }
+  const messages = rebuilt.messages.map((message, index) => ({
+    index: index + 1,
+    id: message.id,
+    role: message.role,
+    source: describeSource(message),
+    seq: seqOf.get(message.id),
+    summary: describeContent(message),
+  }))
+  const snapshotMessage = [...rebuilt.messages].reverse().find((m) => m.source.kind === 'plugin' && (m.source as { plugin: string }).plugin === '@bridle/system-prompt')
+  const config = rebuilt.header.config as unknown as Record<string, unknown>
+  const endIndex = events.findIndex(
+    (e, i) => i > rebuilt.stepStartSeq && (e.type === 'step/end' || e.type === 'turn/end') && (e.data as { turn: number }).turn === turn,
+  )
+  return {
+    turn,
+    step,
+    header: { reason: rebuilt.headerReason, seq: rebuilt.headerSeq, provider: String(config.provider), model: String(config.model), config },
+    context: rebuilt.context as Record<string, unknown> | undefined,
+    systemText: rebuilt.header.system ?? '',
+    system: attributeSections(rebuilt.header.system ?? '', known),
+    tools: (rebuilt.header.tools ?? []).map((t) => t.name),
+    messages,
+    snapshot: snapshotMessage && {
+      seq: seqOf.get(snapshotMessage.id),
+      sections: ((snapshotMessage.source as { sections?: { name: string; text: string }[] }).sections ?? []).map((s) => ({ ...s })),
+      text: textOf(snapshotMessage.content),
+    },
+    events: events
+      .slice(rebuilt.stepStartSeq, endIndex === -1 ? events.length : endIndex + 1)
+      .map((e) => ({ seq: e.seq, type: e.type, detail: describeEvent(e) })),
+  }
+}

@@ -1,0 +1,73 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { PluginRow } from './app-config.js'
+import { AppConfigError, rowName } from './app-config.js'
+
+type Module = Record<string, unknown>
+
+/** A plugin object (`apply` function; zod schemas have one too and are excluded) or a plugin class. */
+const looksLikePlugin = (value: unknown): boolean =>
+  (typeof value === 'object' && value !== null && typeof (value as { apply?: unknown }).apply === 'function' &&
+    !('safeParse' in value)) ||
+  (typeof value === 'function' && ('inject' in value || 'Config' in value))
+
+/**
+ * Picks the cordis plugin a module provides: its default export, else the module itself when it has an
+ * `apply` function (a functional plugin module), else its only plugin-shaped named export.
+ */
+export function pickPlugin(mod: Module, label: string): unknown {
+  if (looksLikePlugin(mod.default)) return mod.default
+  if (typeof mod.apply === 'function') return mod
+  const candidates = [...new Set(Object.values(mod).filter(looksLikePlugin))]
+  if (candidates.length === 1) return candidates[0]
+  throw new AppConfigError(
+    `plugin "${label}": the module has ${candidates.length === 0 ? 'no' : 'more than one'} cordis plugin export ` +
+      '(expected a default export, an `apply` function, or exactly one plugin object or service class)',
+  )
+}
+
+/** Finds a package's ESM entry under `<dir>/node_modules`, walking up, for packages the CLI itself lacks. */
+function resolveFromApp(name: string, dir: string): string | undefined {
+  for (let at = resolve(dir); ; at = resolve(at, '..')) {
+    const manifestPath = join(at, 'node_modules', name, 'package.json')
+    if (existsSync(manifestPath)) {
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+        exports?: Record<string, unknown> | string
+        module?: string
+        main?: string
+      }
+      const root = typeof manifest.exports === 'string' ? manifest.exports : (manifest.exports?.['.'] as unknown)
+      const entry =
+        typeof root === 'string'
+          ? root
+          : ((root as { import?: unknown; default?: unknown } | undefined)?.import ??
+            (root as { default?: unknown } | undefined)?.default)
+      const target = typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? (entry as { default?: string }).default : undefined
+      return join(at, 'node_modules', name, target ?? manifest.module ?? manifest.main ?? 'index.js')
+    }
+    if (at === resolve(at, '..')) return undefined
+  }
+}
+
+/**
+ * Imports the module of a plugin row: a package (resolved from the CLI's own dependencies first, then from
+ * the app folder's node_modules) or a local file relative to the app folder. `fresh` bypasses the ESM cache,
+ * which `bridle dev` needs to see an edited file.
+ */
+export async function importPluginModule(row: PluginRow, dir: string, fresh = false): Promise<Module> {
+  const label = rowName(row)
+  if ('path' in row) {
+    const file = resolve(dir, row.path)
+    if (!existsSync(file)) throw new AppConfigError(`plugin "${label}": file not found: ${file}`)
+    const url = pathToFileURL(file).href + (fresh ? `?v=${Date.now()}-${Math.random().toString(36).slice(2)}` : '')
+    return (await import(url)) as Module
+  }
+  try {
+    return (await import(row.package)) as Module
+  } catch (error) {
+    const local = resolveFromApp(row.package, dir)
+    if (local) return (await import(pathToFileURL(local).href)) as Module
+    throw new AppConfigError(`plugin "${label}": cannot import the package: ${(error as Error).message}`)
+  }
+}

@@ -1,0 +1,38 @@
+import pc from 'picocolors'
+
+/** Where the CLI writes: stdout for the answer, stderr for what Bridle says about it. */
+export interface Io {
+  out(text: string): void
+  err(text: string): void
+  /** Colors only on a TTY (and never when NO_COLOR is set), so piped output stays plain. */
+  color: boolean
+}
+
+export const processIo = (): Io => ({
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+})
+
+export interface Paint {
+  dim(text: string): string
+  bold(text: string): string
+  red(text: string): string
+  green(text: string): string
+  cyan(text: string): string
+  yellow(text: string): string
+}
+
+/** Color helpers that fall back to plain text when the output is not a terminal. */
+export function paint(io: Io): Paint {
+  const plain = (text: string) => text
+  return io.color
+    ? { dim: pc.dim, bold: pc.bold, red: pc.red, green: pc.green, cyan: pc.cyan, yellow: pc.yellow }
+    : { dim: plain, bold: plain, red: plain, green: plain, cyan: plain, yellow: plain }
+}
+
+/** One line of text, shortened to `max` characters with an ellipsis. */
+export function oneLine(text: string, max = 100): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
