@@ -134,7 +134,6 @@ export class HarnessError extends Error {
 export interface ConfigIssue {
   readonly path: readonly PropertyKey[]
   readonly message: string
-  readonly [key: string]: unknown
 }
 
 /** Formats an issue path as `a.b.0`, or `(root)` when empty. */
