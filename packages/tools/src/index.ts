@@ -1,1 +1,19 @@
-export {}
+export { ToolRegistry } from './registry.js'
+export { ToolRegistry as default } from './registry.js'
+export { ToolArgsError, ToolNotFoundError, TOOL_ABORTED, TOOL_ABORTED_BEFORE_DISPATCH, thrownMessage } from './errors.js'
+export { TOOL_NAME_PATTERN, isZodSchema } from './definition.js'
+export { formatArgumentPath, parseRawArguments } from './arguments.js'
+export type {
+  JsonSchemaObject,
+  PostToolDecision,
+  PreparedToolCall,
+  PreToolDecision,
+  ToolAgent,
+  ToolDefinition,
+  ToolExecution,
+  ToolExecutionInput,
+  ToolExecutionMode,
+  ToolExecutionResult,
+  ToolReturn,
+  ToolRunContext,
+} from './types.js'

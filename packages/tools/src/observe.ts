@@ -1,0 +1,30 @@
+import type { Context } from 'cordis'
+
+function warn(ctx: Context, name: string, error: unknown): void {
+  try {
+    ctx.emit(ctx, 'internal/warning', `${name} listener failed:`, error)
+  } catch {
+    // a throwing warning sink must not break the call either
+  }
+}
+
+/**
+ * Dispatches an observe-only event (`L:` in the specs) so that one listener's failure never affects the others or
+ * the caller: each admitted listener runs in order, a synchronous throw or a rejected promise is reported as an
+ * `internal/warning`, and the next listener still runs. Upstream `emit` would stop at the first throw and leave
+ * rejections unhandled, which is why this reads the admitted hooks through the public `filterHooks`.
+ */
+export function emitContained(ctx: Context, thisArg: object, name: string, args: readonly unknown[]): void {
+  const lifecycle = ctx.lifecycle
+  const hooks = lifecycle.filterHooks(lifecycle._hooks[name] ?? [], thisArg)
+  for (const hook of hooks) {
+    try {
+      const returned: unknown = hook.callback.apply(thisArg, args as unknown[])
+      if (typeof returned === 'object' && returned !== null && typeof (returned as PromiseLike<unknown>).then === 'function') {
+        Promise.resolve(returned).then(undefined, (e: unknown) => warn(ctx, name, e))
+      }
+    } catch (e) {
+      warn(ctx, name, e)
+    }
+  }
+}

@@ -1,0 +1,154 @@
+import type { ToolSchema } from '@bridle/llm'
+import { NamedEntries, ScopedLayers, scopeTarget, type ScopeKey, type Scoped } from '@bridle/scope'
+import type {} from '@bridle/system-prompt'
+import { type Awaitable, type Context, Service } from 'cordis'
+import { compileTool, toolSchemaOf, type CompiledTool } from './definition.js'
+import { prepareCall, readArguments, type PipelineHost } from './pipeline.js'
+import type {
+  PostToolDecision,
+  PreparedToolCall,
+  PreToolDecision,
+  ToolAgent,
+  ToolDefinition,
+  ToolExecution,
+  ToolExecutionInput,
+  ToolExecutionMode,
+  ToolExecutionResult,
+  ToolReturn,
+  ToolRunContext,
+} from './types.js'
+
+declare module 'cordis' {
+  interface Context {
+    tools: ToolRegistry
+  }
+  interface Events {
+    /** Every successful registration and every removal; no arguments, no carrier, so every listener hears it. */
+    'tools/change'(): void
+    /** Waterfall, scope-filtered: may deny a call. Listeners cannot change arguments. */
+    'tools/pre-execute'(this: Scoped<ToolRegistry>, exec: ToolExecution, next: () => Promise<PreToolDecision>): Awaitable<PreToolDecision>
+    /** Waterfall, scope-filtered: wraps the body; `next()` runs it and yields its raw return value. */
+    'tools/execute'(this: Scoped<ToolRegistry>, exec: ToolRunContext, next: () => Promise<ToolReturn>): Awaitable<ToolReturn>
+    /** Waterfall, scope-filtered: may accept (optionally rewriting content) or block the outcome. */
+    'tools/post-execute'(
+      this: Scoped<ToolRegistry>,
+      exec: ToolExecution,
+      result: ToolExecutionResult,
+      next: () => Promise<PostToolDecision>,
+    ): Awaitable<PostToolDecision>
+    /** Observe-only, scope-filtered: the final result. Listener failures are logged and contained. */
+    'tools/result'(this: Scoped<ToolRegistry>, exec: ToolExecution, result: ToolExecutionResult): void
+  }
+}
+
+interface ToolLayer {
+  readonly tools: NamedEntries<CompiledTool>
+  isEmpty(): boolean
+}
+
+function createLayer(scope: ScopeKey | undefined): ToolLayer {
+  const tools = new NamedEntries<CompiledTool>((name) =>
+    scope === undefined
+      ? new Error(`tool "${name}" is already registered (for a per-agent variant, register through that agent's \`agent.ctx\` instead)`)
+      : new Error(`tool "${name}" is already registered in this scope`),
+  )
+  return { tools, isEmpty: () => tools.isEmpty() }
+}
+
+/**
+ * `ctx.tools`: tool definitions and their model-facing schemas, the feed into prompt assembly, and the per-call
+ * pipeline (parse → validate → `tools/pre-execute` → `tools/execute` → `tools/post-execute` → `tools/result`).
+ * The scheduler that runs one assistant message's calls lives in `@bridle/agent-loop` and drives `prepare`.
+ */
+export class ToolRegistry extends Service {
+  static inject = ['systemPrompt']
+
+  /** The registry's own context: hooks are dispatched and `tools/change` emitted here. */
+  private readonly home: Context
+  private readonly layers: ScopedLayers<ToolLayer>
+  private readonly host: PipelineHost
+
+  constructor(ctx: Context) {
+    super(ctx, 'tools', true)
+    this.home = ctx
+    this.layers = new ScopedLayers<ToolLayer>(createLayer, () => this.home.emit('tools/change'))
+    const registry = this
+    this.host = {
+      hookContext: ctx,
+      carrier: (agent) => scopeTarget(registry, agent) as object,
+      resolve: (name, agent) => registry.lookup(name, agent),
+    }
+    ctx.systemPrompt.tools((c) => ({ schemas: registry.schemas(c.scope) }))
+  }
+
+  /**
+   * Registers a tool in the caller's layer (untagged context → global, `agent.ctx` → that agent) and returns its
+   * idempotent disposer; the plugin unloading or the agent's scope being disposed removes it too. Validation and
+   * schema conversion run first and throw `TypeError`; a duplicate name in the same layer throws `Error`. Either way
+   * nothing is registered or emitted. Emits `tools/change`.
+   */
+  register<A>(definition: ToolDefinition<A>): () => void {
+    const compiled = compileTool(definition as ToolDefinition)
+    return this.layers.effect(this.ctx, (layer) => layer.tools.insert(compiled.name, compiled))
+  }
+
+  /** The compiled tool `scope` sees under `name`: nearest chain layer first, then the global layer. */
+  private lookup(name: string, scope: ScopeKey | undefined): CompiledTool | undefined {
+    const chain = this.layers.chainLayers(scope)
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const found = chain[i]!.tools.get(name)
+      if (found !== undefined) return found
+    }
+    return this.layers.global.tools.get(name)
+  }
+
+  /** The definition as `scope` sees it (a frozen copy taken at registration), or `undefined`. */
+  get(name: string, scope?: ScopeKey): Readonly<ToolDefinition> | undefined {
+    return this.lookup(name, scope)?.definition
+  }
+
+  /**
+   * Fresh `ToolSchema` copies of every tool `scope` can see: global entries in registration order (a scoped shadow
+   * takes its global slot), then scope-only entries. Assembly reorders them canonically, so this order never
+   * reaches the model.
+   */
+  schemas(scope?: ScopeKey): ToolSchema[] {
+    return [...this.layers.merge(scope, (layer) => layer.tools).values()].map(toolSchemaOf)
+  }
+
+  /**
+   * `'parallel'` only when the tool is visible to `input.agent`, its arguments parse and validate, and
+   * `concurrencySafe` is `true` or a predicate returning exactly `true` for them; anything else is `'exclusive'`.
+   */
+  executionMode(input: ToolExecutionInput): ToolExecutionMode {
+    try {
+      const tool = this.lookup(input.name, input.agent)
+      if (tool === undefined) return 'exclusive'
+      const safe = tool.definition.concurrencySafe
+      if (safe === undefined || safe === false) return 'exclusive'
+      const args = readArguments(tool, input)
+      if (!args.ok) return 'exclusive'
+      if (safe === true) return 'parallel'
+      return safe(args.value) === true ? 'parallel' : 'exclusive'
+    } catch {
+      return 'exclusive'
+    }
+  }
+
+  /** Runs stages 1–5 of one call and returns its staged form (spec §6.5). Rejects only on malformed input. */
+  prepare(input: ToolExecutionInput): Promise<PreparedToolCall> {
+    return prepareCall(this.host, input)
+  }
+
+  /**
+   * Runs the whole pipeline for one call and resolves with its final result. Tool errors become `isError` results,
+   * never rejections. Writes no session events: only the agent loop turns results into `tool/result`.
+   */
+  async execute(input: ToolExecutionInput): Promise<ToolExecutionResult> {
+    const prepared = await this.prepare(input)
+    if (prepared.stage === 'dispatch') await prepared.dispatch()
+    return prepared.finalize()
+  }
+}
+
+export type { ToolAgent }

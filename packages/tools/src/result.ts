@@ -1,0 +1,101 @@
+import { deepFreeze, type ContentBlock, type JsonValue, type UserMessage } from '@bridle/llm'
+import { snapshotJsonValue } from '@bridle/session'
+import { harnessInfo, thrownMessage, TOOL_ABORTED, TOOL_ABORTED_BEFORE_DISPATCH } from './errors.js'
+import type { ToolExecutionResult } from './types.js'
+
+/** A result before contexts and conclusion are attached (what the pipeline carries between stages). */
+export interface Outcome {
+  content: ContentBlock[]
+  isError: boolean
+  error?: { message: string; info?: { name: string; code: string } }
+  meta?: JsonValue
+}
+
+/** Message of the error result for a body whose result content or `meta` is not lossless JSON. */
+export const NON_JSON_RESULT = 'tool result must be losslessly JSON-serializable'
+
+/** An error outcome with the canonical text `Error: <message>` (spec §6.2). */
+export function errorOutcome(message: string, info?: { name: string; code: string }): Outcome {
+  const outcome: Outcome = { content: [{ type: 'text', text: `Error: ${message}` }], isError: true, error: { message } }
+  if (info !== undefined) outcome.error!.info = info
+  return outcome
+}
+
+/** The error outcome for any thrown value: its message, plus `{name, code}` when it is a `HarnessError`. */
+export function thrownOutcome(e: unknown): Outcome {
+  return errorOutcome(thrownMessage(e), harnessInfo(e))
+}
+
+/** The synthetic result for a call that was cancelled before its body started. */
+export function abortedBeforeDispatchOutcome(): Outcome {
+  return errorOutcome('tool call aborted before dispatch', { name: 'AbortError', code: TOOL_ABORTED_BEFORE_DISPATCH })
+}
+
+/** The override for a call whose body succeeded but whose turn was cancelled meanwhile. */
+export function abortedOutcome(): Outcome {
+  return errorOutcome('tool call aborted', { name: 'AbortError', code: TOOL_ABORTED })
+}
+
+function isContentBlockArray(value: unknown): value is ContentBlock[] {
+  return (
+    Array.isArray(value) &&
+    value.every((b) => typeof b === 'object' && b !== null && typeof (b as { type?: unknown }).type === 'string')
+  )
+}
+
+/** Snapshots content blocks as lossless JSON; `undefined` when they are not. */
+export function snapshotContent(content: readonly ContentBlock[]): ContentBlock[] | undefined {
+  return snapshotJsonValue(content) as ContentBlock[] | undefined
+}
+
+/**
+ * Turns what a body (or a `tools/execute` wrapper) returned into an outcome: a string becomes one text block, a
+ * block array is used as-is, and a plain object with an own `content` array gives that content and `meta`. Anything
+ * else is `tool "<name>" returned an unsupported value`; content or meta that is not lossless JSON is an error too.
+ */
+export function normalizeReturn(toolName: string, value: unknown): Outcome {
+  let content: ContentBlock[]
+  let meta: unknown
+  let hasMeta = false
+  if (typeof value === 'string') {
+    content = [{ type: 'text', text: value }]
+  } else if (isContentBlockArray(value)) {
+    content = value
+  } else if (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    [Object.prototype, null].includes(Object.getPrototypeOf(value)) &&
+    Object.hasOwn(value, 'content') &&
+    isContentBlockArray((value as { content: unknown }).content)
+  ) {
+    content = (value as { content: ContentBlock[] }).content
+    hasMeta = Object.hasOwn(value, 'meta') && (value as { meta?: unknown }).meta !== undefined
+    meta = (value as { meta?: unknown }).meta
+  } else {
+    return errorOutcome(`tool "${toolName}" returned an unsupported value`)
+  }
+  const contentCopy = snapshotContent(content)
+  const metaCopy = hasMeta ? snapshotJsonValue(meta) : undefined
+  if (contentCopy === undefined || (hasMeta && metaCopy === undefined)) return errorOutcome(NON_JSON_RESULT)
+  const outcome: Outcome = { content: contentCopy, isError: false }
+  if (hasMeta) outcome.meta = metaCopy as JsonValue
+  return outcome
+}
+
+/** Builds the final, deep-frozen result: `error` only on errors, contexts only when any, `concludesTurn` only on success. */
+export function finalResult(outcome: Outcome, contexts: readonly UserMessage[], concludes: boolean): ToolExecutionResult {
+  const result: {
+    content: ContentBlock[]
+    isError: boolean
+    error?: Outcome['error']
+    meta?: JsonValue
+    additionalContexts?: UserMessage[]
+    concludesTurn?: true
+  } = { content: outcome.content, isError: outcome.isError }
+  if (outcome.isError && outcome.error !== undefined) result.error = outcome.error
+  if (outcome.meta !== undefined) result.meta = outcome.meta
+  if (contexts.length > 0) result.additionalContexts = [...contexts]
+  if (concludes && !outcome.isError) result.concludesTurn = true
+  return deepFreeze(result)
+}

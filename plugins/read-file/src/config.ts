@@ -1,0 +1,31 @@
+import { parseConfig } from '@bridle/llm'
+import { isAbsolute } from 'node:path'
+import { z } from 'zod'
+
+const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema)
+
+/**
+ * Config of `@bridle/plugin-read-file` (zod 4 strict object; `null` counts as absent, unknown keys are rejected).
+ * - `root`: absolute workspace root. Absent → the agent's cwd (`agent.session.header.cwd`), else `process.cwd()`.
+ * - `maxBytes`: cap on the UTF-8 size of the numbered text one call returns (default 64 KiB).
+ * - `defaultLimit`: lines returned when the model gives no `limit` (default 2000).
+ * - `maxLineLength`: characters kept per line; longer lines are cut with a marker (default 2000).
+ */
+export const ConfigSchema = z.strictObject({
+  root: nullable(
+    z
+      .string()
+      .refine((p) => isAbsolute(p), { message: 'root must be an absolute path' })
+      .optional(),
+  ),
+  maxBytes: nullable(z.number().int().min(256).max(16 * 1024 * 1024).default(64 * 1024)),
+  defaultLimit: nullable(z.number().int().min(1).max(1_000_000).default(2000)),
+  maxLineLength: nullable(z.number().int().min(16).max(1_000_000).default(2000)),
+})
+
+export type ReadFileConfig = z.output<typeof ConfigSchema>
+
+/** Parses a raw config; throws `ConfigError` naming `plugin-read-file` and every failing field. Idempotent. */
+export function Config(raw: unknown): ReadFileConfig {
+  return parseConfig('plugin-read-file', ConfigSchema, raw)
+}

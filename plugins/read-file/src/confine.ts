@@ -1,0 +1,59 @@
+import { realpath } from 'node:fs/promises'
+import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { ReadFileError } from './errors.js'
+
+/** The agent a call runs for, structurally: only its session header's `cwd` is read. */
+export interface WorkspaceAgent {
+  readonly session?: { readonly header?: { readonly cwd?: string } }
+}
+
+/**
+ * The workspace root for one call: the configured `root`, else the agent's cwd from its session header, else the
+ * process cwd. A configured root wins because it is the operator's confinement decision.
+ */
+export function workspaceRootOf(configuredRoot: string | undefined, agent: WorkspaceAgent | undefined): string {
+  if (configuredRoot !== undefined) return resolve(configuredRoot)
+  const cwd = agent?.session?.header?.cwd
+  return typeof cwd === 'string' && isAbsolute(cwd) ? resolve(cwd) : process.cwd()
+}
+
+/** True when `target` is `root` itself or lies below it (both absolute and normalized). */
+export function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target)
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
+/**
+ * Resolves a model-supplied path inside the workspace, refusing every escape: a relative path that climbs out with
+ * `..`, an absolute path elsewhere, and a path whose real location (after following symlinks, at any component)
+ * lies outside the workspace's real location. Returns the real path to open. Throws `ReadFileError`:
+ * `OUTSIDE_WORKSPACE`, or `NOT_FOUND` when nothing exists there.
+ */
+export async function confineToWorkspace(root: string, requested: string): Promise<string> {
+  if (requested.includes('\0')) throw new ReadFileError(`path "${requested.replace(/\0/g, '\\0')}" contains a NUL byte`, 'OUTSIDE_WORKSPACE')
+  const lexical = isAbsolute(requested) ? resolve(requested) : resolve(root, requested)
+  if (!isInside(root, lexical)) {
+    throw new ReadFileError(`path "${requested}" is outside the workspace (${root}); only files inside it can be read`, 'OUTSIDE_WORKSPACE')
+  }
+  let realRoot: string
+  try {
+    realRoot = await realpath(root)
+  } catch (e) {
+    throw new ReadFileError(`the workspace root ${root} does not exist or cannot be read`, 'NOT_FOUND', { cause: e })
+  }
+  let real: string
+  try {
+    real = await realpath(lexical)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new ReadFileError(`file not found: "${requested}" (paths are relative to the workspace root ${root})`, 'NOT_FOUND', { cause: e })
+    }
+    if (code === 'ELOOP') throw new ReadFileError(`path "${requested}" is a symlink loop`, 'UNREADABLE', { cause: e })
+    throw new ReadFileError(`cannot resolve "${requested}": ${(e as Error).message}`, 'UNREADABLE', { cause: e })
+  }
+  if (!isInside(realRoot, real)) {
+    throw new ReadFileError(`path "${requested}" resolves through a symlink to a location outside the workspace; refused`, 'OUTSIDE_WORKSPACE')
+  }
+  return real
+}

@@ -1,0 +1,61 @@
+import type {} from '@bridle/system-prompt'
+import type { ToolAgent } from '@bridle/tools'
+import type { Context } from 'cordis'
+import { z } from 'zod'
+import { Config, type ReadFileConfig } from './config.js'
+import { confineToWorkspace, workspaceRootOf } from './confine.js'
+import {
+  READ_FILE_DESCRIPTION,
+  READ_FILE_GUIDANCE,
+  READ_FILE_GUIDANCE_ORDER,
+  READ_FILE_GUIDANCE_SECTION,
+  READ_FILE_TOOL,
+} from './guidance.js'
+import { readPage } from './read-lines.js'
+
+/** The `read_file` arguments as the model sends them. */
+export const ReadFileParameters = z.strictObject({
+  path: z.string().min(1).describe('File path, relative to the workspace root.'),
+  offset: z.number().int().min(1).optional().describe('1-based line number to start at (default 1).'),
+  limit: z.number().int().min(1).optional().describe('Maximum number of lines to return.'),
+})
+
+export type ReadFileArguments = z.output<typeof ReadFileParameters>
+
+/**
+ * `@bridle/plugin-read-file`: registers the workspace-confined `read_file` tool and its tool-guidance section
+ * (order 110). Load it with `ctx.plugin(ReadFile, config)`; loaded through an agent's `agent.ctx` it serves that
+ * agent only. Unloading it removes both the tool and the section from the next step.
+ */
+export class ReadFile {
+  static inject = ['tools', 'systemPrompt']
+  /** Mountable more than once (globally and under agent scopes), each mount with its own config. */
+  static reusable = true
+  static Config = Config
+
+  readonly config: ReadFileConfig
+
+  constructor(ctx: Context, config?: unknown) {
+    const cfg = Config(config)
+    this.config = cfg
+    ctx.tools.register({
+      name: READ_FILE_TOOL,
+      description: READ_FILE_DESCRIPTION,
+      parameters: ReadFileParameters,
+      concurrencySafe: true,
+      async execute(args: ReadFileArguments, exec) {
+        const root = workspaceRootOf(cfg.root, exec.agent as ToolAgent | undefined)
+        const file = await confineToWorkspace(root, args.path)
+        return readPage(file, {
+          offset: args.offset ?? 1,
+          limit: args.limit ?? cfg.defaultLimit,
+          maxBytes: cfg.maxBytes,
+          maxLineLength: cfg.maxLineLength,
+          signal: exec.signal,
+          displayPath: args.path,
+        })
+      },
+    })
+    ctx.systemPrompt.section({ name: READ_FILE_GUIDANCE_SECTION, order: READ_FILE_GUIDANCE_ORDER, text: READ_FILE_GUIDANCE })
+  }
+}
