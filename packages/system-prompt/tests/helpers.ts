@@ -16,8 +16,11 @@ export function setup(config?: unknown): { root: Context; sp: SystemPrompt; chan
 /** Loads a throwaway plugin under `parent` and returns its context and fork. */
 export function plugin(parent: Context): { ctx: Context; dispose: () => boolean } {
   let captured: Context | undefined
-  const fork = parent.plugin((ctx: Context) => {
-    captured = ctx
+  const fork = parent.plugin({
+    inject: ['systemPrompt'],
+    apply: (ctx: Context) => {
+      captured = ctx
+    },
   })
   if (!captured) throw new Error('plugin did not apply synchronously')
   return { ctx: captured, dispose: () => fork.dispose() }

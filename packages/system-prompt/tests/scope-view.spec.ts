@@ -1,0 +1,144 @@
+import { describe, expect, it, vi } from 'vitest'
+import { scope, setup, tool } from './helpers.js'
+
+const names = (list: { name: string }[]) => list.map((entry) => entry.name)
+
+describe('scope view', () => {
+  it('tie order with a shadow (spec example 1); the shadowed provider is never called', async () => {
+    const { root, sp } = setup({ includeHarnessIdentity: false })
+    const globalIntro = vi.fn(() => 'global intro')
+    sp.section({ name: 'intro', order: 5, text: globalIntro })
+    sp.section({ name: 'rules', order: 5, text: 'rules' })
+    const s = scope(root)
+    s.ctx.systemPrompt.section({ name: 'extras', order: 5, text: 'extras' })
+    s.ctx.systemPrompt.section({ name: 'intro', order: 5, text: 'scoped intro' })
+
+    const scoped = await sp.assemble({ scope: s.key })
+    expect(scoped.sections.filter((x) => x.name !== 'deployment:persona')).toEqual([
+      { name: 'intro', text: 'scoped intro' },
+      { name: 'rules', text: 'rules' },
+      { name: 'extras', text: 'extras' },
+    ])
+    expect(globalIntro).not.toHaveBeenCalled()
+
+    const global = await sp.assemble()
+    expect(names(global.sections)).toEqual(['deployment:persona', 'intro', 'rules'])
+    expect(globalIntro).toHaveBeenCalledTimes(1)
+  })
+
+  it('a scope-only entry comes after every global entry with the same order, farthest layer first', async () => {
+    const { root, sp } = setup({ includeHarnessIdentity: false })
+    const parent = scope(root)
+    const child = scope(root, { parent: parent.key })
+    child.ctx.systemPrompt.section({ name: 'near', order: 1, text: 'n' })
+    parent.ctx.systemPrompt.section({ name: 'far', order: 1, text: 'f' })
+    sp.section({ name: 'glob', order: 1, text: 'g' })
+    sp.section({ name: 'early', order: 0.5, text: 'e' })
+    expect(names((await sp.assemble({ scope: child.key })).sections)).toEqual([
+      'deployment:persona',
+      'early',
+      'glob',
+      'far',
+      'near',
+    ])
+  })
+
+  it('descendant and sibling layers are not visible; an unknown key yields the global view', async () => {
+    const { root, sp } = setup({ includeHarnessIdentity: false })
+    const parent = scope(root)
+    const child = scope(root, { parent: parent.key })
+    const sibling = scope(root)
+    const childText = vi.fn(() => 'child')
+    child.ctx.systemPrompt.section({ name: 'c', order: 1, text: childText })
+    sibling.ctx.systemPrompt.tools(() => ({ schemas: [tool('sib')] }))
+    parent.ctx.systemPrompt.variable('p', () => 'parent')
+    const atParent = await sp.assemble({ scope: parent.key })
+    expect(names(atParent.sections)).toEqual(['deployment:persona'])
+    expect(atParent.tools).toEqual([])
+    expect(atParent.variables).toEqual({ p: 'parent' })
+    expect(childText).not.toHaveBeenCalled()
+    const unknown = await sp.assemble({ scope: {} })
+    expect(unknown.variables).toEqual({})
+    expect(names((await sp.assemble({ scope: child.key })).sections)).toEqual(['deployment:persona', 'c'])
+  })
+
+  it('anonymous tables accumulate: global, then farthest chain layer, down to the nearest', async () => {
+    const { root, sp } = setup({ toolOrder: ['<unlisted-tools>'] })
+    const parent = scope(root)
+    const child = scope(root, { parent: parent.key })
+    const calls: string[] = []
+    child.ctx.systemPrompt.tools(() => (calls.push('child'), { schemas: [tool('b')] }))
+    parent.ctx.systemPrompt.tools(() => (calls.push('parent'), { schemas: [tool('b')] }))
+    sp.tools(() => (calls.push('global'), { schemas: [tool('a')] }))
+    const a = await sp.assemble({ scope: child.key })
+    expect(calls).toEqual(['global', 'parent', 'child'])
+    expect(names(a.tools)).toEqual(['a', 'b', 'b'])
+  })
+
+  it('shadowed variable providers are never evaluated; the key sits at its effective layer position', async () => {
+    const { root, sp } = setup()
+    const globalCwd = vi.fn(() => 'global')
+    sp.variable('cwd', globalCwd)
+    sp.variable('model', () => 'm')
+    const s = scope(root)
+    s.ctx.systemPrompt.variable('cwd', () => 'scoped')
+    const a = await sp.assemble({ scope: s.key })
+    expect(globalCwd).not.toHaveBeenCalled()
+    expect(Object.keys(a.variables)).toEqual(['model', 'cwd'])
+    expect(a.variables).toEqual({ model: 'm', cwd: 'scoped' })
+    expect((await sp.assemble()).variables).toEqual({ cwd: 'global', model: 'm' })
+  })
+
+  it('complete is read from the effective entry: a non-complete scoped shadow switches complete mode off', async () => {
+    const { root, sp } = setup()
+    sp.section({ name: 'exact', order: 10, text: 'EXACT', complete: true })
+    sp.section({ name: 'other', order: 20, text: 'OTHER' })
+    const s = scope(root)
+    s.ctx.systemPrompt.section({ name: 'exact', order: 10, text: 'scoped exact' })
+    expect((await sp.assemble()).sections).toEqual([{ name: 'exact', text: 'EXACT' }])
+    expect(names((await sp.assemble({ scope: s.key })).sections)).toEqual([
+      'harness:identity',
+      'deployment:persona',
+      'exact',
+      'other',
+    ])
+  })
+
+  it('two complete sections in different layers of one chain both count', async () => {
+    const { root, sp } = setup()
+    sp.section({ name: 'zeta', order: 1, text: 'G', complete: true })
+    const s = scope(root)
+    s.ctx.systemPrompt.section({ name: 'alpha', order: 2, text: 'S', complete: true })
+    await expect(sp.assemble({ scope: s.key })).rejects.toThrow(
+      'multiple complete prompt sections are active: "zeta", "alpha"',
+    )
+    expect((await sp.assemble()).sections).toEqual([{ name: 'zeta', text: 'G' }])
+  })
+
+  it('suppressors stack and dispose independently; a scoped one suppresses only its view', async () => {
+    const { root, sp } = setup()
+    sp.context({ name: 'env', order: 1, text: 'E' })
+    const s = scope(root)
+    const off = s.ctx.systemPrompt.suppressRuntimeContext()
+    expect((await sp.assemble({ scope: s.key })).contexts).toEqual([])
+    expect((await sp.assemble()).contexts).toEqual([{ name: 'env', text: 'E' }])
+    const g1 = sp.suppressRuntimeContext()
+    const g2 = sp.suppressRuntimeContext()
+    off()
+    g1()
+    expect((await sp.assemble()).contexts).toEqual([])
+    expect((await sp.assemble({ scope: s.key })).contexts).toEqual([])
+    g2()
+    expect((await sp.assemble({ scope: s.key })).contexts).toEqual([{ name: 'env', text: 'E' }])
+  })
+
+  it('includeRuntimeContext: false installs a global suppressor no scope can undo', async () => {
+    const { root, sp } = setup({ includeRuntimeContext: false })
+    const provider = vi.fn(() => 'E')
+    sp.context({ name: 'env', order: 1, text: provider })
+    const s = scope(root)
+    s.ctx.systemPrompt.context({ name: 'env', order: 1, text: provider })
+    expect((await sp.assemble({ scope: s.key })).contexts).toEqual([])
+    expect(provider).not.toHaveBeenCalled()
+  })
+})
