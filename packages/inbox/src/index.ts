@@ -1,1 +1,3 @@
-export {}
+export { Inbox } from './inbox.js'
+export { foldConsumedWork, type ConsumedWork } from './consumed-work.js'
+export { INBOX_SPLICED, type InboxNotifications, type InboxSplice, type InboxTarget } from './types.js'

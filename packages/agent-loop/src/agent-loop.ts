@@ -1,0 +1,235 @@
+import type { Session, SessionPreparation } from '@bridle/session'
+import { Service, type Context } from 'cordis'
+import { Agent, abortSetup } from './agent.js'
+import { emitAgentEvent } from './agent-events.js'
+import { BAD_CAP_MESSAGE, Config, type ResolvedAgentLoopConfig } from './config.js'
+import { startConfiguredAgents } from './configured-agents.js'
+import { registerLoopVariables } from './variables.js'
+import type { AgentOptions, CreateAgentOptions, ResumeAgentOptions } from './types.js'
+
+interface Entry {
+  agent: Agent
+  detach?: () => void
+  owner?: () => void
+  released: boolean
+}
+
+function agentOptionsOf(options: AgentOptions): AgentOptions {
+  if (options.maxTokens !== undefined && !(Number.isSafeInteger(options.maxTokens) && options.maxTokens > 0)) {
+    throw new TypeError('agent maxTokens must be a positive safe integer')
+  }
+  const out: AgentOptions = {}
+  if (options.provider !== undefined) out.provider = options.provider
+  if (options.model !== undefined) out.model = options.model
+  if (options.maxTokens !== undefined) out.maxTokens = options.maxTokens
+  return out
+}
+
+/**
+ * The agent loop service (`ctx.agentLoop`): creates, resumes, lists and disposes agents, and registers
+ * the `provider` / `model` / `cwd` prompt variables. An app loads it with `ctx.plugin(AgentLoop, config)`.
+ */
+export class AgentLoop extends Service {
+  static inject = ['sessions', 'llm', 'tools', 'systemPrompt']
+  static Config = Config
+
+  declare readonly config: ResolvedAgentLoopConfig
+  readonly #own: Context
+  readonly #entries = new Map<string, Entry>()
+  readonly #inFlight = new Set<Promise<unknown>>()
+  readonly #unloadWaiters = new Set<() => void>()
+  #active = true
+
+  constructor(ctx: Context, config?: unknown) {
+    const resolved = Config(config)
+    super(ctx, 'agentLoop', true)
+    ;(this as { config: ResolvedAgentLoopConfig }).config = resolved
+    this.#own = ctx
+    registerLoopVariables(ctx)
+    startConfiguredAgents(this, ctx, resolved.agents)
+  }
+
+  /**
+   * Creates an agent synchronously: prepares its session unpublished, constructs the agent, runs
+   * `setup`, then publishes (`session/created`, `agent/created`, `agent/session-start` with `startup`).
+   * The calling context owns it: when that plugin unloads, the agent is disposed. Any failure rolls
+   * everything back and frees the id.
+   */
+  create(options: CreateAgentOptions = {}): Agent {
+    const caller = this.ctx
+    const agentOptions = agentOptionsOf(options)
+    if (!this.#active) throw new Error('agent loop is not active')
+    const prepareOptions: { seed?: CreateAgentOptions['seed']; meta?: { cwd: string } } = {}
+    if (options.seed !== undefined) prepareOptions.seed = options.seed
+    if (options.cwd !== undefined) prepareOptions.meta = { cwd: options.cwd }
+    const session = this.#own.sessions.prepare(options.sessionId, prepareOptions)
+    return this.#publish(caller, session, agentOptions, options.setup, 'startup')
+  }
+
+  /**
+   * Resumes a persisted session as a new agent (`agent/session-start` with `resume`). Rejects when no
+   * persistence backend is loaded, when the id is live, on abort, on loop unload and on owner unload.
+   */
+  async resume(sessionId: string, options: ResumeAgentOptions = {}): Promise<Agent> {
+    const caller = this.ctx
+    const agentOptions = agentOptionsOf(options)
+    if (!this.#active) throw new Error('agent loop is not active')
+    const persistence = this.#own.get('sessionPersistence')
+    if (!persistence) {
+      throw new Error(
+        'cannot resume: session persistence is not configured (load a session persistence backend such as @bridle/session-jsonl)',
+      )
+    }
+    if (this.#own.sessions.get(sessionId)) throw new Error(`session "${sessionId}" already exists`)
+    const task = this.#prepareRaced(caller, sessionId, options.signal, () => persistence.prepare(sessionId, options.signal))
+    this.#inFlight.add(task)
+    let preparation: SessionPreparation
+    try {
+      preparation = await task
+    } finally {
+      this.#inFlight.delete(task)
+    }
+    try {
+      if (!this.#active) throw new Error('agent loop is not active')
+      return this.#publish(caller, preparation.session, agentOptions, options.setup, 'resume')
+    } finally {
+      preparation[Symbol.dispose]()
+    }
+  }
+
+  /** The live published agent with this id. */
+  get(id: string): Agent | undefined {
+    return this.#entries.get(id)?.agent
+  }
+
+  /** Live published agents, in publication order. */
+  list(): Agent[] {
+    return [...this.#entries.values()].map((e) => e.agent)
+  }
+
+  /** `get(id)?.dispose()`; resolves `false` when there is no such live agent. */
+  async dispose(id: string): Promise<boolean> {
+    const agent = this.get(id)
+    if (!agent) return false
+    await agent.dispose()
+    return true
+  }
+
+  /** Unloading the loop disposes every live agent and waits for resumes still in flight. */
+  protected override async stop(): Promise<void> {
+    this.#active = false
+    for (const reject of [...this.#unloadWaiters]) reject()
+    await Promise.allSettled([...this.#entries.values()].map((e) => e.agent.dispose()))
+    await Promise.allSettled([...this.#inFlight])
+  }
+
+  /** Whether the loop still accepts agents (false once it is unloading). */
+  get active(): boolean {
+    return this.#active
+  }
+
+  #publish(
+    caller: Context,
+    session: Session,
+    options: AgentOptions,
+    setup: ((agent: Agent) => void) | undefined,
+    source: 'startup' | 'resume',
+  ): Agent {
+    let agent: Agent | undefined
+    const entry: Partial<Entry> & { released: boolean } = { released: false }
+    try {
+      agent = new Agent({ loop: this, loopCtx: this.#own, session, options, release: (a) => this.#release(a) })
+      entry.agent = agent
+      setup?.(agent)
+      entry.detach = agent.ctx.sessions.enter(session)
+      agent.ctx.sessions.announce(session)
+      this.#entries.set(agent.id, entry as Entry)
+      emitAgentEvent(this.#own, agent, 'agent/created', {}, { veto: true })
+      if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
+      emitAgentEvent(this.#own, agent, 'agent/session-start', { source })
+      if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
+    } catch (error) {
+      if (agent) {
+        abortSetup(agent)
+        if (this.#entries.get(agent.id) === entry) {
+          this.#entries.delete(agent.id)
+          emitAgentEvent(this.#own, agent, 'agent/disposed', {})
+        }
+        entry.released = true
+        entry.detach?.()
+      }
+      throw error
+    }
+    const live = agent
+    entry.owner = caller.effect(() => () => {
+      void live.dispose()
+    })
+    return live
+  }
+
+  /** Leaves the registry (`agent/disposed`), detaches the session, removes the owner effect. Idempotent. */
+  #release(agent: Agent): void {
+    const entry = this.#entries.get(agent.id)
+    if (!entry || entry.agent !== agent || entry.released) return
+    entry.released = true
+    this.#entries.delete(agent.id)
+    emitAgentEvent(this.#own, agent, 'agent/disposed', {})
+    entry.detach?.()
+    entry.owner?.()
+  }
+
+  /** Races a persistence preparation against the caller's signal, loop unload and owner unload. */
+  #prepareRaced(
+    caller: Context,
+    id: string,
+    signal: AbortSignal | undefined,
+    prepare: () => Promise<SessionPreparation>,
+  ): Promise<SessionPreparation> {
+    return new Promise<SessionPreparation>((resolve, reject) => {
+      let settled = false
+      const cleanups: (() => void)[] = []
+      const finish = (fn: () => void) => {
+        if (settled) return false
+        settled = true
+        for (const c of cleanups) c()
+        fn()
+        return true
+      }
+      const abortError = (): Error => {
+        const reason: unknown = signal?.reason
+        return reason instanceof Error ? reason : new Error(`agent "${id}" creation aborted`, { cause: reason })
+      }
+      if (signal?.aborted) {
+        finish(() => reject(abortError()))
+        return
+      }
+      if (signal) {
+        const onAbort = () => finish(() => reject(abortError()))
+        signal.addEventListener('abort', onAbort, { once: true })
+        cleanups.push(() => signal.removeEventListener('abort', onAbort))
+      }
+      const onUnload = () => finish(() => reject(new Error('agent loop is not active')))
+      this.#unloadWaiters.add(onUnload)
+      cleanups.push(() => this.#unloadWaiters.delete(onUnload))
+      const owner = caller.effect(() => () => {
+        finish(() => reject(new Error(`agent "${id}" setup aborted: owner disposed during setup`)))
+      })
+      cleanups.push(() => owner())
+      let pending: Promise<SessionPreparation>
+      try {
+        pending = prepare()
+      } catch (error) {
+        finish(() => reject(error))
+        return
+      }
+      pending.then(
+        (preparation) => {
+          if (!finish(() => resolve(preparation))) preparation[Symbol.dispose]()
+        },
+        (error: unknown) => finish(() => reject(error)),
+      )
+    })
+  }
+}
+
+export { BAD_CAP_MESSAGE }

@@ -1,0 +1,150 @@
+import {
+  deepFreeze,
+  LlmError,
+  markLoopRequest,
+  type GenerateOptions,
+  type LlmCallConfig,
+  type Message,
+  type PreparedLlmCall,
+  type ToolSchema,
+} from '@bridle/llm'
+import { canonicalHeader, headerEquals, type EpochHeader } from '@bridle/session'
+import { agentWaterfall } from './agent-events.js'
+import type { AgentRuntime } from './runtime.js'
+
+/** Inputs of station S10 for one attempt. */
+export interface BuildRequestInput {
+  turn: number
+  step: number
+  tools: readonly ToolSchema[]
+  system: string
+  messages: readonly Message[]
+  signal: AbortSignal
+}
+
+/** A frozen, loop-marked request and how to dispatch it. */
+export interface BuiltRequest {
+  request: GenerateOptions
+  header: EpochHeader
+  /** `undefined` for an unprepared route (`NO_ADAPTER`): dispatch through `ctx.llm.stream`. */
+  prepared: PreparedLlmCall | undefined
+}
+
+function omitUndefined<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v
+  return out as T
+}
+
+/**
+ * The default `agent/request` config (§8.1). The first request of this Agent instance starts from the
+ * agent options (restoring `reasoningEffort` from the folded header only for the same route and only
+ * when it was not adapter-supplied); later ones start from the folded header minus adapter-supplied
+ * fields, so a route switch materializes its own defaults. Returns a deep-frozen clone.
+ */
+export function seedConfig(rt: AgentRuntime): LlmCallConfig {
+  const folded = rt.session.requestHeader()
+  const options = rt.agent.options
+  let seed: LlmCallConfig
+  if (!rt.requests.headerLogged || !folded) {
+    seed = { provider: options.provider ?? '', model: options.model ?? '' }
+    if (
+      folded &&
+      folded.config.provider === seed.provider &&
+      folded.config.model === seed.model &&
+      folded.config.reasoningEffort !== undefined &&
+      folded.adapterDefaults?.reasoningEffort !== true
+    ) {
+      seed.reasoningEffort = folded.config.reasoningEffort
+    }
+    if (options.maxTokens !== undefined) seed.maxTokens = options.maxTokens
+  } else {
+    seed = structuredClone(folded.config) as LlmCallConfig
+    if (folded.adapterDefaults?.reasoningEffort) delete seed.reasoningEffort
+    if (folded.adapterDefaults?.maxTokens) delete seed.maxTokens
+  }
+  return deepFreeze(omitUndefined(structuredClone(seed)))
+}
+
+/**
+ * Station S10 up to the frozen request (§8): `agent/request` → `prepareCall` → canonical header →
+ * `request/header` (first request of the instance, or changed) → `request/context` (changed) →
+ * deep-frozen, loop-marked request. Throws on a missing route, on any `prepareCall` failure other than
+ * `NO_ADAPTER`, and when the signal aborts between stages.
+ */
+export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): Promise<BuiltRequest> {
+  const { turn, step, signal } = input
+  const seed = seedConfig(rt)
+  const proposed = (await agentWaterfall(rt.ctx, rt.agent, 'agent/request', { turn, step, signal }, () => seed)) as
+    | LlmCallConfig
+    | undefined
+  signal.throwIfAborted()
+  if (!proposed || !proposed.provider || !proposed.model) {
+    throw new Error(
+      `agent "${rt.agent.id}" has no provider/model: set AgentOptions.provider and AgentOptions.model or supply both via the agent/request waterfall`,
+    )
+  }
+  let prepared: PreparedLlmCall | undefined
+  let config: LlmCallConfig
+  try {
+    prepared = await rt.ctx.llm.prepareCall(proposed, signal)
+    config = prepared.config
+  } catch (error) {
+    if (!(error instanceof LlmError && error.code === 'NO_ADAPTER')) throw error
+    prepared = undefined
+    config = proposed
+  }
+  signal.throwIfAborted()
+
+  const adapterDefaults = prepared?.adapterDefaults
+  const header = canonicalHeader({
+    config,
+    ...(adapterDefaults && Object.values(adapterDefaults).some((v) => v === true) ? { adapterDefaults } : {}),
+    ...(input.system !== '' ? { system: input.system } : {}),
+    ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
+  })
+  logHeader(rt, header)
+  logContext(rt, config, prepared?.context?.contextWindow)
+
+  signal.throwIfAborted()
+  const request = markLoopRequest(
+    deepFreeze({
+      ...header.config,
+      messages: input.messages,
+      ...(header.system !== undefined ? { system: header.system } : {}),
+      ...(header.tools !== undefined ? { tools: header.tools } : {}),
+      sessionId: rt.session.id,
+      signal,
+    } as GenerateOptions),
+  )
+  return { request, header, prepared }
+}
+
+/** Appends `request/header`: always on the instance's first request, later only when it changed. */
+function logHeader(rt: AgentRuntime, header: EpochHeader): void {
+  const folded = rt.session.requestHeader()
+  if (!rt.requests.headerLogged) {
+    rt.session.append('request/header', { header, reason: folded ? 'resume' : 'initial' })
+    rt.requests.headerLogged = true
+  } else if (!folded || !headerEquals(folded, header)) {
+    rt.session.append('request/header', { header, reason: 'change' })
+  }
+}
+
+/** Appends `request/context` when route or advertised capacity differs from the folded record. */
+function logContext(rt: AgentRuntime, config: LlmCallConfig, contextWindow: number | undefined): void {
+  const folded = rt.session.requestContext()
+  if (
+    folded &&
+    folded.provider === config.provider &&
+    folded.model === config.model &&
+    folded.contextWindow === contextWindow
+  ) {
+    return
+  }
+  rt.session.append('request/context', {
+    provider: config.provider,
+    model: config.model,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  })
+}

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto'
+import { errorChain } from '@bridle/llm'
+import type { Context } from 'cordis'
+import { warn } from './agent-events.js'
+import type { AgentLoop } from './agent-loop.js'
+import type { ConfiguredAgent } from './config.js'
+
+/** Resolves once no live session holds `id` (a disposing predecessor during hot reload detaches first). */
+function whenDetached(ctx: Context, id: string): Promise<void> {
+  if (!ctx.sessions.get(id)) return Promise.resolve()
+  return new Promise((resolve) => {
+    const off = ctx.on('session/disposed', (session) => {
+      if (session.id !== id) return
+      off()
+      resolve()
+    })
+  })
+}
+
+/** Resolves with the persistence service once it is available on `ctx`. */
+function whenPersistence(ctx: Context) {
+  const present = ctx.get('sessionPersistence')
+  if (present) return Promise.resolve(present)
+  return new Promise<NonNullable<typeof present>>((resolve) => {
+    ctx.inject(['sessionPersistence'], (c) => resolve(c.get('sessionPersistence')!))
+  })
+}
+
+/**
+ * Starts the agents listed in the loop's config, owned by the loop (§2.5). Without a session id an agent
+ * gets `<id>-session-<uuid>`; an exact `sessionId` is resumed when persistence lists it, otherwise
+ * created; `resumeSessionId` always resumes (waiting for persistence). A failure warns and emits
+ * `agent-loop/config-start-failed`; nothing is reported once the loop unloads.
+ */
+export function startConfiguredAgents(loop: AgentLoop, ctx: Context, agents: readonly ConfiguredAgent[]): void {
+  for (const entry of agents) {
+    queueMicrotask(() => {
+      void startOne(loop, ctx, entry)
+    })
+  }
+}
+
+async function startOne(loop: AgentLoop, ctx: Context, a: ConfiguredAgent): Promise<void> {
+  const options = {
+    ...(a.provider !== undefined ? { provider: a.provider } : {}),
+    ...(a.model !== undefined ? { model: a.model } : {}),
+    ...(a.maxTokens !== undefined ? { maxTokens: a.maxTokens } : {}),
+  }
+  const sessionId = a.resumeSessionId ?? a.sessionId ?? `${a.id}-session-${randomUUID()}`
+  let mode: 'restore' | 'resume' = a.resumeSessionId !== undefined ? 'resume' : 'restore'
+  try {
+    if (!loop.active) return
+    if (a.resumeSessionId !== undefined) {
+      await whenPersistence(ctx)
+      await whenDetached(ctx, sessionId)
+      if (!loop.active) return
+      await loop.resume(sessionId, options)
+      return
+    }
+    if (a.sessionId !== undefined) {
+      await whenDetached(ctx, sessionId)
+      const persistence = ctx.get('sessionPersistence')
+      if (persistence) {
+        const stored = await persistence.list()
+        if (stored.some((h) => h.id === sessionId)) {
+          mode = 'resume'
+          if (!loop.active) return
+          await loop.resume(sessionId, options)
+          return
+        }
+      }
+    }
+    if (!loop.active) return
+    loop.create({ ...options, sessionId, ...(a.cwd !== undefined ? { cwd: a.cwd } : {}) })
+  } catch (error) {
+    if (!loop.active) return
+    warn(ctx, `agent "${a.id}": config-driven ${mode} of "${sessionId}" failed: ${errorChain(error)}`)
+    try {
+      ctx.emit('agent-loop/config-start-failed', { sessionId, error })
+    } catch {
+      // contained
+    }
+  }
+}

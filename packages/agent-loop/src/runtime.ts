@@ -1,0 +1,50 @@
+import type { Inbox } from '@bridle/inbox'
+import type { Session } from '@bridle/session'
+import type { Context } from 'cordis'
+import type { Agent } from './agent.js'
+import type { AgentLoop } from './agent-loop.js'
+import type { RequestDigester } from './request-digest.js'
+import type { RuntimeContextProjection } from './runtime-context.js'
+
+/** Driver phase `idle`: nothing runs; `lastTurn` is the number of the last opened turn. */
+export interface IdlePhase {
+  kind: 'idle'
+  lastTurn: number
+}
+
+/** Driver phase `running`: one turn's controller, its turn and last opened step, and a latched wake. */
+export interface RunningPhase {
+  kind: 'running'
+  abort: AbortController
+  turn: number
+  step: number
+  wakeRequested: boolean
+}
+
+/** Per-instance request facts: whether this instance logged a header yet, and the digest chain. */
+export interface RequestState {
+  headerLogged: boolean
+  digester: RequestDigester
+}
+
+/**
+ * The internals one agent's stations share. The `Agent` owns it; the station functions (proposal,
+ * pre-step, step, request building, tool calls, turn) receive it instead of reaching into the class.
+ */
+export interface AgentRuntime {
+  readonly agent: Agent
+  readonly loop: AgentLoop
+  /** The AgentLoop's own context: services (`llm`, `tools`, `systemPrompt`) and event dispatch. */
+  readonly ctx: Context
+  readonly session: Session
+  readonly inbox: Inbox
+  readonly projection: RuntimeContextProjection
+  readonly requests: RequestState
+  phase: IdlePhase | RunningPhase
+}
+
+/** The running phase, or a `TypeError` if the driver is idle (a loop bug). */
+export function running(rt: AgentRuntime): RunningPhase {
+  if (rt.phase.kind !== 'running') throw new TypeError(`agent "${rt.agent.id}" driver is not running`)
+  return rt.phase
+}

@@ -1,0 +1,93 @@
+import { BlockAssembler, LlmError, type LlmFailure, type StreamChunk, type ToolCallBlock } from '@bridle/llm'
+import { renderPrompt, type PromptAssembly } from '@bridle/system-prompt'
+import { agentWaterfall } from './agent-events.js'
+import { buildRequest } from './build-request.js'
+import { verifyRequest } from './verify-request.js'
+import { runToolCalls } from './tool-calls.js'
+import type { AgentRuntime } from './runtime.js'
+import type { RequestErrorDecision, StepEnding } from './types.js'
+
+/**
+ * One opened step after its user messages are durable: the attempt loop of stations S8–S10, the
+ * stream, the assistant message and the tool calls. Returns `completed` (no tool calls, or a tool
+ * result concluded the turn), `max-tokens`, or `null` (tool results are owed a follow-up request).
+ * A failed attempt goes to `agent/request-error`; `{kind:'retry'}` restarts it in the same step.
+ */
+export async function runStep(
+  rt: AgentRuntime,
+  assembly: PromptAssembly,
+  turn: number,
+  step: number,
+  signal: AbortSignal,
+): Promise<StepEnding> {
+  let system: string | undefined
+  for (let attempt = 1; ; attempt++) {
+    // S8: the history this request carries, captured before any await.
+    signal.throwIfAborted()
+    const messages = rt.session.deriveMessages()
+    // S9: strict interpolation; pure, so computed once per step.
+    system ??= renderPrompt(assembly)
+    // S10: header, context, frozen request.
+    const built = await buildRequest(rt, { turn, step, tools: assembly.tools, system, messages, signal })
+    const { request, prepared } = built
+    // Verification, digest and dispatch happen with no await in between.
+    if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
+    const digest = rt.requests.digester.digest(request, rt.session.requestHeader(), rt.session.surface.replaceGeneration)
+    rt.session.append('request/digest', { turn, step, attempt, ...digest })
+    const stream = prepared ? prepared.stream(request) : rt.ctx.llm.stream(request)
+    signal.throwIfAborted()
+
+    const assembler = new BlockAssembler()
+    const chunkSeqs: number[] = []
+    for await (const chunk of stream as AsyncIterable<StreamChunk>) {
+      signal.throwIfAborted()
+      chunkSeqs.push(rt.session.append('assistant/chunk', { turn, step, chunk }).seq)
+      assembler.push(chunk)
+    }
+    signal.throwIfAborted()
+
+    const finish = assembler.finish
+    if (finish.kind === 'error' || finish.kind === 'aborted') {
+      const failure = (finish as { failure: LlmFailure }).failure
+      const decision = (await agentWaterfall(
+        rt.ctx,
+        rt.agent,
+        'agent/request-error',
+        {
+          turn,
+          step,
+          provider: request.provider,
+          failure,
+          retryPolicy: prepared?.retryPolicy ?? safeRetryPolicy(rt, request.provider),
+          signal,
+        },
+        () => undefined,
+      )) as RequestErrorDecision
+      signal.throwIfAborted()
+      if (decision?.kind === 'retry') continue
+      throw new LlmError(failure.message, failure.code, failure)
+    }
+
+    const message = assembler.message({ provider: request.provider, model: request.model })
+    const usage = assembler.usage
+    rt.session.append(
+      'assistant/message',
+      { turn, step, message, ...(usage !== undefined ? { usage } : {}) },
+      { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+    )
+    if (finish.kind === 'max-tokens') return 'max-tokens'
+    const calls = message.content.filter((b): b is ToolCallBlock => b.type === 'tool-call')
+    if (calls.length === 0) return 'completed'
+    const concluded = await runToolCalls(rt, calls, turn, step, signal, (m) => rt.inbox.append('next-step', m))
+    return concluded ? 'completed' : null
+  }
+}
+
+/** The route's retry policy for an unprepared request, or `undefined` when the route is unknown. */
+function safeRetryPolicy(rt: AgentRuntime, provider: string) {
+  try {
+    return rt.ctx.llm.retryPolicy(provider)
+  } catch {
+    return undefined
+  }
+}
