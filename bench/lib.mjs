@@ -1,0 +1,95 @@
+// Shared helpers for the benchmarks: an app booted from the built packages, and a median timer.
+import { Context } from 'cordis'
+import { Bench } from 'tinybench'
+
+const dist = (name) => new URL(`../packages/${name}/dist/index.js`, import.meta.url).href
+export const llm = await import(dist('llm'))
+export const systemPrompt = await import(dist('system-prompt'))
+export const session = await import(dist('session'))
+export const tools = await import(dist('tools'))
+export const agentLoop = await import(dist('agent-loop'))
+export const sessionJsonl = await import(dist('session-jsonl'))
+
+export const quick = process.argv.includes('--quick')
+
+/** A context with the core services; `verifyRequests` off, since it is O(log) by design. */
+export function bootCore({ persistence } = {}) {
+  const ctx = new Context()
+  ctx.plugin(llm.LlmRuntime)
+  ctx.plugin(systemPrompt.SystemPrompt, {})
+  ctx.plugin(session.SessionStore)
+  ctx.plugin(tools.ToolRegistry)
+  if (persistence) ctx.plugin(sessionJsonl.SessionJsonl, persistence)
+  ctx.plugin(agentLoop.AgentLoop, { verifyRequests: false })
+  return ctx
+}
+
+/** Median milliseconds per call of `fn`, measured by tinybench for about `time` ms. */
+export async function median(name, fn, { time = quick ? 150 : 600, iterations = 5 } = {}) {
+  const bench = new Bench({ time, iterations, warmupTime: quick ? 30 : 150 })
+  bench.add(name, fn)
+  await bench.run()
+  const task = bench.tasks[0]
+  if (task.result?.error) throw task.result.error
+  return task.result.latency.p50
+}
+
+/** `count` JSON-schema tools, registered through ctx.tools in shuffled order. */
+export function registerTools(ctx, count, random = Math.random) {
+  const names = Array.from({ length: count }, (_, i) => `tool_${String(i).padStart(4, '0')}`)
+  shuffle(names, random)
+  for (const name of names) {
+    ctx.tools.register({
+      name,
+      description: `Benchmark tool ${name}: reads a thing and reports it.`,
+      parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } }, required: ['path'] },
+      execute: () => 'ok',
+    })
+  }
+}
+
+export function shuffle(items, random = Math.random) {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[items[i], items[j]] = [items[j], items[i]]
+  }
+  return items
+}
+
+/** A seeded PRNG (mulberry32) so a benchmark's "random" load order is reproducible. */
+export function prng(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** An `llm/stream` listener that answers every request at once (the adapter is excluded from timing). */
+export function instantModel(ctx, onRequest = () => {}) {
+  ctx.llm.registerAdapter(['bench'], {
+    async *stream(request) {
+      onRequest(request)
+      yield { type: 'block-start', index: 0, blockType: 'text' }
+      yield { type: 'text-delta', index: 0, text: 'ok' }
+      yield { type: 'block-end', index: 0, block: { type: 'text', text: 'ok' } }
+      yield { type: 'finish', reason: { kind: 'stop' } }
+    },
+  })
+}
+
+/** `count` user messages as a well-formed seed log. */
+export function seedHistory(count) {
+  return Array.from({ length: count }, (_, seq) => ({
+    type: 'user/message',
+    seq,
+    time: 0,
+    data: llm.createUserMessage(`history message ${seq}: ${'lorem ipsum dolor sit amet '.repeat(4)}`),
+    surfaceOp: 'append',
+  }))
+}
+
+export const tick = () => new Promise((resolve) => setImmediate(resolve))

@@ -1,0 +1,49 @@
+// `pnpm bench [--quick]`: runs every scenario, prints the tables and, for a full run, writes them into
+// BENCHMARKS.md. Results are ratios from one run on one machine; a bar that fails makes the exit code 1.
+import { readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { quick } from './lib.mjs'
+import { stepOverhead } from './step-overhead.mjs'
+import { assembly } from './assembly.mjs'
+import { sessionAppend } from './session-append.mjs'
+import { jsonlReload } from './jsonl-reload.mjs'
+import { cacheStability } from './cache-stability.mjs'
+
+const scenarios = [stepOverhead, assembly, sessionAppend, jsonlReload, cacheStability]
+const started = Date.now()
+const sections = []
+let failed = 0
+for (const scenario of scenarios) {
+  process.stderr.write(`bench: ${scenario.name}…\n`)
+  const r = await scenario()
+  const table = [
+    `### ${r.title}`,
+    '',
+    `| ${r.columns.join(' | ')} |`,
+    `|${r.columns.map(() => '---').join('|')}|`,
+    ...r.rows.map((row) => `| ${row.join(' | ')} |`),
+    '',
+    ...r.bars.map((b) => `- ${b.ok ? '✅' : '❌'} ${b.name}: measured ${Number.isInteger(b.value) ? b.value : b.value.toFixed(3)}`),
+  ].join('\n')
+  failed += r.bars.filter((b) => !b.ok).length
+  sections.push(table)
+  process.stdout.write(`${table}\n\n`)
+}
+
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`
+const body = [
+  `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}.`,
+  '',
+  ...sections.flatMap((s) => [s, '']),
+].join('\n')
+
+if (!quick) {
+  const file = new URL('../BENCHMARKS.md', import.meta.url)
+  const text = readFileSync(file, 'utf8')
+  const [head, rest] = text.split('<!-- results:start -->')
+  const tail = rest?.split('<!-- results:end -->')[1] ?? '\n'
+  writeFileSync(file, `${head}<!-- results:start -->\n${body}<!-- results:end -->${tail}`)
+  process.stderr.write('bench: BENCHMARKS.md updated\n')
+}
+if (failed > 0) process.stderr.write(`bench: ${failed} bar(s) not met\n`)
+process.exit(failed > 0 ? 1 : 0)
