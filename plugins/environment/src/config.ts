@@ -1,0 +1,47 @@
+import { parseConfig } from '@bridle/llm'
+import { z } from 'zod'
+
+const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema)
+
+/** Label names that suggest a secret; such labels are refused so a credential cannot be exposed by mistake. */
+export const SECRET_NAME_PATTERN = /token|secret|passw|pwd|credential|api[-_]?key|private[-_]?key|auth|cookie|session|bearer/i
+
+/** Values that look like credentials (common key prefixes, PEM blocks, bearer headers, URLs with a password). */
+export const SECRET_VALUE_PATTERN =
+  /-----BEGIN|\bBearer\s|\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}|\bgh[pousr]_[A-Za-z0-9]{8,}|\bAKIA[0-9A-Z]{12,}|\bxox[abpr]-|:\/\/[^/\s:@]+:[^/\s@]+@/
+
+/** A public, single-line value the model may see. */
+const publicValue = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters')
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), { message: 'must be a single line without control characters' })
+  .refine((v) => !SECRET_VALUE_PATTERN.test(v), { message: 'looks like a credential; only public values may be exposed' })
+
+const labelName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,39}$/, 'label names match /^[a-z][a-z0-9_-]{0,39}$/')
+  .refine((k) => !SECRET_NAME_PATTERN.test(k), { message: 'names a secret; labels may only carry public facts' })
+  .refine((k) => k !== 'environment' && k !== 'region', { message: 'is reserved (set it as a top-level field)' })
+
+/**
+ * Config of `@bridle/plugin-environment` (zod 4 strict object; `null` counts as absent, unknown keys are rejected,
+ * so a stray `apiKey:` fails loudly instead of being ignored).
+ * - `environment`, `region`: the public deployment facts (required).
+ * - `labels`: further public facts by name (optional). Secret-looking names or values are refused.
+ * - `contextName`: the runtime context's name (default `environment`).
+ * The plugin never reads `process.env`: only these configured, allow-listed keys reach the model.
+ */
+export const ConfigSchema = z.strictObject({
+  environment: publicValue,
+  region: publicValue,
+  labels: nullable(z.record(labelName, publicValue).optional()),
+  contextName: nullable(z.string().min(1).default('environment')),
+})
+
+export type EnvironmentConfig = z.output<typeof ConfigSchema>
+
+/** Parses a raw config; throws `ConfigError` naming `plugin-environment` and every failing field. Idempotent. */
+export function Config(raw: unknown): EnvironmentConfig {
+  return parseConfig('plugin-environment', ConfigSchema, raw)
+}

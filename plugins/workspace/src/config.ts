@@ -1,0 +1,33 @@
+import { parseConfig } from '@bridle/llm'
+import { isAbsolute } from 'node:path'
+import { z } from 'zod'
+
+const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema)
+
+/**
+ * Config of `@bridle/plugin-workspace` (zod 4 strict object; `null` counts as absent, unknown keys are rejected).
+ * - `defaultCwd`: absolute directory used for agents whose session header has no `cwd` (default: `process.cwd()`).
+ * - `git`: whether to add the `workspace:git` context (default `true`).
+ * - `gitBinary`: the git executable (default `git`, looked up on `PATH`).
+ * - `gitTimeoutMs`: how long one `git status` may take before it is killed and the context left out (default 1500).
+ * - `gitMaxBytes`: how much `git status` output is read at most (default 256 KiB); beyond it the summary says so.
+ */
+export const ConfigSchema = z.strictObject({
+  defaultCwd: nullable(
+    z
+      .string()
+      .refine((p) => isAbsolute(p), { message: 'defaultCwd must be an absolute path' })
+      .optional(),
+  ),
+  git: nullable(z.boolean().default(true)),
+  gitBinary: nullable(z.string().min(1).default('git')),
+  gitTimeoutMs: nullable(z.number().int().min(50).max(60_000).default(1500)),
+  gitMaxBytes: nullable(z.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024)),
+})
+
+export type WorkspaceConfig = z.output<typeof ConfigSchema>
+
+/** Parses a raw config; throws `ConfigError` naming `plugin-workspace` and every failing field. Idempotent. */
+export function Config(raw: unknown): WorkspaceConfig {
+  return parseConfig('plugin-workspace', ConfigSchema, raw)
+}

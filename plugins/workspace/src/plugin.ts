@@ -1,0 +1,54 @@
+import type { PromptAssembly } from '@bridle/system-prompt'
+import type { Context } from 'cordis'
+import { Config, type WorkspaceConfig } from './config.js'
+import { cwdOf } from './cwd.js'
+import { formatGitStatus, probeGit } from './git.js'
+import {
+  CWD_CONTEXT,
+  CWD_CONTEXT_ORDER,
+  GIT_CONTEXT,
+  GIT_CONTEXT_ORDER,
+  PATHS_GUIDANCE,
+  PATHS_SECTION,
+  PATHS_SECTION_ORDER,
+} from './guidance.js'
+
+/** The prompt variable this plugin fills. */
+export const CWD_VARIABLE = 'cwd'
+
+/**
+ * `@bridle/plugin-workspace`: the runtime contexts `workspace:cwd` and `workspace:git`, the `{{cwd}}` variable and
+ * the `workspace:paths` section. Load with `ctx.plugin(Workspace, config)`; through `agent.ctx` it applies to that
+ * agent only. Everything it adds is removed when it unloads.
+ *
+ * `{{cwd}}` is filled by a `system-prompt/assemble` listener when no provider gave it a value, because
+ * `@bridle/agent-loop` already registers a global `cwd` variable (a second registration would be a duplicate).
+ */
+export class Workspace {
+  static inject = ['systemPrompt']
+  static reusable = true
+  static Config = Config
+
+  readonly config: WorkspaceConfig
+
+  constructor(ctx: Context, config?: unknown) {
+    const cfg = Config(config)
+    this.config = cfg
+    ctx.systemPrompt.context({ name: CWD_CONTEXT, order: CWD_CONTEXT_ORDER, text: (c) => `cwd: ${cwdOf(c, cfg.defaultCwd)}` })
+    if (cfg.git) {
+      ctx.systemPrompt.context({
+        name: GIT_CONTEXT,
+        order: GIT_CONTEXT_ORDER,
+        text: (c) => {
+          const status = probeGit(cwdOf(c, cfg.defaultCwd), { binary: cfg.gitBinary, timeoutMs: cfg.gitTimeoutMs, maxBytes: cfg.gitMaxBytes })
+          return status === undefined ? '' : formatGitStatus(status)
+        },
+      })
+    }
+    ctx.systemPrompt.section({ name: PATHS_SECTION, order: PATHS_SECTION_ORDER, text: PATHS_GUIDANCE })
+    ctx.on('system-prompt/assemble', (assembly: PromptAssembly, context, next) => {
+      if (assembly.variables[CWD_VARIABLE] === undefined) assembly.variables[CWD_VARIABLE] = cwdOf(context, cfg.defaultCwd)
+      return next()
+    })
+  }
+}
