@@ -1,0 +1,92 @@
+/**
+ * Shared harness (spec §10): a cordis `Context` with `LlmRuntime` and one `llm-openai` route named
+ * `mock` pointed at a loopback mock server, plus `run()`, which drives `ctx.llm.stream` through a
+ * `BlockAssembler`.
+ */
+import './setup.js'
+import {
+  BlockAssembler,
+  LlmRuntime,
+  createUserMessage,
+  streamGrammarViolations,
+  type FinishReason,
+  type GenerateOptions,
+  type StreamChunk,
+  type TokenUsage,
+} from '@bridle/llm'
+import { Context } from 'cordis'
+import { expect, vi } from 'vitest'
+import * as llmOpenai from '@bridle/llm-openai'
+import { startMockServer, type MockBehaviour, type MockServer } from '@bridle/llm-openai/testing'
+
+export const TEST_KEY = 'sk-test-0123456789'
+
+export interface Harness {
+  ctx: Context
+  server: MockServer
+}
+
+/** Starts a mock server with `script` and mounts the `mock` route; `overrides` patch the plugin config. */
+export async function boot(script: MockBehaviour[] = [], overrides: Record<string, unknown> = {}): Promise<Harness> {
+  vi.stubEnv('BRIDLE_TEST_KEY', TEST_KEY)
+  const server = await startMockServer(script)
+  const ctx = new Context()
+  ctx.plugin(LlmRuntime)
+  ctx.plugin(llmOpenai, {
+    provider: 'mock',
+    baseURL: server.url,
+    apiKeyEnv: 'BRIDLE_TEST_KEY',
+    maxRetries: 0,
+    models: [{ id: 'mock-chat', contextWindow: 8192, defaultMaxTokens: 256 }],
+    ...overrides,
+  })
+  expect(ctx.llm.hasProvider('mock')).toBe(true)
+  return { ctx, server }
+}
+
+/** The default request: route `mock`, model `mock-chat`, one user message. */
+export function request(partial: Partial<GenerateOptions> = {}): GenerateOptions {
+  return { provider: 'mock', model: 'mock-chat', messages: [createUserMessage('hi')], ...partial }
+}
+
+export interface RunResult {
+  chunks: StreamChunk[]
+  message: ReturnType<BlockAssembler['message']>
+  usage: TokenUsage | undefined
+  finish: FinishReason
+}
+
+/** Drives one call to the end; asserts the chunk grammar holds. */
+export async function run(ctx: Context, partial: Partial<GenerateOptions> = {}): Promise<RunResult> {
+  const options = request(partial)
+  const assembler = new BlockAssembler()
+  const chunks: StreamChunk[] = []
+  for await (const chunk of ctx.llm.stream(options)) {
+    chunks.push(chunk)
+    assembler.push(chunk)
+  }
+  expect(streamGrammarViolations(chunks)).toEqual([])
+  return {
+    chunks,
+    message: assembler.message({ provider: options.provider, model: options.model }),
+    usage: assembler.usage,
+    finish: assembler.finish,
+  }
+}
+
+/** The failure of an `error` or `aborted` finish; fails the test otherwise. */
+export function failureOf(finish: FinishReason) {
+  if (finish.kind !== 'error' && finish.kind !== 'aborted') throw new Error(`expected a failed finish, got ${finish.kind}`)
+  return finish.failure
+}
+
+/** Closes the server after asserting the script was consumed exactly. */
+export async function teardown(h: Harness | undefined, { strict = true } = {}): Promise<void> {
+  vi.unstubAllEnvs()
+  if (h === undefined) return
+  await h.server.close()
+  if (strict) {
+    expect(h.server.remaining()).toBe(0)
+    expect(h.server.unexpected).toBe(0)
+  }
+}
