@@ -1,0 +1,186 @@
+/**
+ * `cachePrefixReport` (provability.md §4): for each digested request, how much of the previous request's prefix it
+ * kept (system → tools → messages, the order providers serialize it) and why the rest broke, beside the cached
+ * input tokens the provider reported.
+ */
+import type { Message, ToolSchema } from '@bridle/llm'
+import type { AnySessionEvent, RequestDigestRecord } from './events.js'
+import { canonicalJson } from './canonical.js'
+import { messageChain, messageDigest } from './digest.js'
+import { isReplacementSurfaceEvent } from './events.js'
+import { requestForDigest } from './verify.js'
+import type { ReconstructedRequest } from './reconstruct.js'
+
+export type MessageBreakCause =
+  /** A surface replace (compaction) at `seq` rewrote history. */
+  | { readonly kind: 'replace'; readonly seq: number }
+  /** A runtime-context snapshot at `seq` was inserted before the tail. */
+  | { readonly kind: 'context-snapshot'; readonly seq: number }
+  /** The message at the break came from the event at `seq`, for no reason the log names. */
+  | { readonly kind: 'changed'; readonly seq: number | undefined }
+
+export interface CachePrefixRow {
+  readonly turn: number
+  readonly step: number
+  readonly attempt: number
+  /** Seq of this request's `request/digest`. */
+  readonly seq: number
+  /** Seq of the previous request's `request/digest`; absent for the first request. */
+  readonly previousSeq?: number
+  readonly system?: { readonly kept: true } | { readonly kept: false; readonly firstDifferingLine: number; readonly previousLine: string; readonly currentLine: string }
+  readonly tools?: { readonly kept: boolean; readonly added: readonly string[]; readonly removed: readonly string[]; readonly moved: readonly string[] }
+  readonly messages?: { readonly kept: true } | { readonly kept: false; readonly firstDifferingPosition: number; readonly cause: MessageBreakCause }
+  /** The longest part of this request byte-identical to a prefix of the previous one. */
+  readonly prefixKept?: { readonly messages: number; readonly chars: number }
+  /** Provider-reported cached input tokens for this request (`cacheReadTokens` of its assistant message). */
+  readonly cachedInputTokens?: number
+  /** Set when the request could not be rebuilt from the log. */
+  readonly error?: string
+}
+
+interface Digested {
+  readonly seq: number
+  readonly record: RequestDigestRecord
+  readonly rebuilt?: ReconstructedRequest
+  readonly error?: string
+}
+
+function firstDifferingLine(a: string, b: string): { line: number; previousLine: string; currentLine: string } {
+  const x = a.split('\n')
+  const y = b.split('\n')
+  let i = 0
+  while (i < x.length && i < y.length && x[i] === y[i]) i++
+  return { line: i + 1, previousLine: x[i] ?? '', currentLine: y[i] ?? '' }
+}
+
+function toolDiff(previous: readonly ToolSchema[], current: readonly ToolSchema[]) {
+  const prevNames = previous.map((t) => t.name)
+  const currNames = current.map((t) => t.name)
+  const added = currNames.filter((n) => !prevNames.includes(n))
+  const removed = prevNames.filter((n) => !currNames.includes(n))
+  const keptPrev = prevNames.filter((n) => currNames.includes(n))
+  const keptCurr = currNames.filter((n) => prevNames.includes(n))
+  const moved = keptCurr.filter((n, i) => keptPrev[i] !== n)
+  const changed = keptCurr.filter((n) => {
+    const a = previous.find((t) => t.name === n)
+    const b = current.find((t) => t.name === n)
+    return canonicalJson(a) !== canonicalJson(b)
+  })
+  return { added, removed, moved: [...new Set([...moved, ...changed])] }
+}
+
+const commonPrefixLength = (a: string, b: string): number => {
+  let i = 0
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/** The event a message of `rebuilt` came from: the surface node whose projection is that message. */
+function eventOfMessage(events: readonly AnySessionEvent[], message: Message, cutSeq: number): AnySessionEvent | undefined {
+  for (let i = cutSeq - 1; i >= 0; i--) {
+    const e = events[i]!
+    const data = e.data as { message?: unknown } | null
+    if (e.data === message || data?.message === message) return e
+  }
+  return undefined
+}
+
+function messageBreak(events: readonly AnySessionEvent[], prev: Digested, curr: Digested, position: number): MessageBreakCause {
+  for (let i = prev.seq + 1; i < curr.seq; i++) {
+    const e = events[i]!
+    if (isReplacementSurfaceEvent(e)) return { kind: 'replace', seq: e.seq }
+  }
+  const message = curr.rebuilt!.messages[position]
+  const origin = message === undefined ? undefined : eventOfMessage(events, message, curr.rebuilt!.cutSeq)
+  if (origin !== undefined && isReplacementSurfaceEvent(origin)) return { kind: 'replace', seq: origin.seq }
+  const source = (message?.source ?? {}) as { kind?: string; form?: string }
+  if (origin !== undefined && source.kind === 'plugin' && source.form === 'snapshot') return { kind: 'context-snapshot', seq: origin.seq }
+  return { kind: 'changed', seq: origin?.seq }
+}
+
+function cachedTokens(events: readonly AnySessionEvent[], digest: Digested): number | undefined {
+  for (let i = digest.seq + 1; i < events.length; i++) {
+    const e = events[i]!
+    if (e.type === 'request/digest') return undefined
+    if (e.type !== 'assistant/message') continue
+    const data = e.data as { turn?: number; step?: number; usage?: { cacheReadTokens?: number } }
+    if (data.turn === digest.record.turn && data.step === digest.record.step) return data.usage?.cacheReadTokens
+  }
+  return undefined
+}
+
+/**
+ * One row per digested request, in log order. Each row after the first compares the request with the previous one:
+ * whether system, tools and messages held, why they broke (first differing system line; tools added, removed or
+ * moved; the compaction or context snapshot that changed history), the prefix kept, and the provider's reported
+ * cached input tokens.
+ */
+export function cachePrefixReport(events: readonly AnySessionEvent[]): CachePrefixRow[] {
+  const digests: Digested[] = []
+  for (const event of events) {
+    if (event.type !== 'request/digest') continue
+    const record = event.data as RequestDigestRecord
+    try {
+      digests.push({ seq: event.seq, record, rebuilt: requestForDigest(events, event.seq, record) })
+    } catch (error) {
+      digests.push({ seq: event.seq, record, error: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  return digests.map((curr, index): CachePrefixRow => {
+    const base = {
+      turn: curr.record.turn,
+      step: curr.record.step,
+      attempt: curr.record.attempt,
+      seq: curr.seq,
+      cachedInputTokens: cachedTokens(events, curr),
+    }
+    const prev = digests[index - 1]
+    if (prev === undefined) return curr.error === undefined ? base : { ...base, error: curr.error }
+    if (curr.rebuilt === undefined || prev.rebuilt === undefined) {
+      return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error }
+    }
+    const p = prev.rebuilt.request
+    const c = curr.rebuilt.request
+    const pSystem = p.system ?? ''
+    const cSystem = c.system ?? ''
+    const systemKept = curr.record.system === prev.record.system
+    const diffLine = systemKept ? undefined : firstDifferingLine(pSystem, cSystem)
+    const toolsKept = curr.record.tools === prev.record.tools
+    const tools = toolsKept ? { added: [], removed: [], moved: [] } : toolDiff(p.tools ?? [], c.tools ?? [])
+
+    const pCount = prev.record.messages.count
+    const chain = messageChain(c.messages)
+    const messagesKept = chain[pCount] === prev.record.messages.chain
+    let sameMessages = 0
+    while (
+      sameMessages < p.messages.length &&
+      sameMessages < c.messages.length &&
+      (p.messages[sameMessages] === c.messages[sameMessages] ||
+        messageDigest(p.messages[sameMessages]!) === messageDigest(c.messages[sameMessages]!))
+    ) {
+      sameMessages++
+    }
+
+    const pTools = canonicalJson(p.tools ?? [])
+    const cTools = canonicalJson(c.tools ?? [])
+    let prefixKept: { messages: number; chars: number }
+    if (!systemKept) prefixKept = { messages: 0, chars: commonPrefixLength(pSystem, cSystem) }
+    else if (!toolsKept) prefixKept = { messages: 0, chars: cSystem.length + commonPrefixLength(pTools, cTools) }
+    else {
+      let chars = cSystem.length + cTools.length
+      for (let i = 0; i < sameMessages; i++) chars += canonicalJson(c.messages[i]).length
+      prefixKept = { messages: sameMessages, chars }
+    }
+
+    return {
+      ...base,
+      previousSeq: prev.seq,
+      system: diffLine === undefined
+        ? { kept: true }
+        : { kept: false, firstDifferingLine: diffLine.line, previousLine: diffLine.previousLine, currentLine: diffLine.currentLine },
+      tools: { kept: toolsKept, ...tools },
+      messages: messagesKept ? { kept: true } : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(events, prev, curr, sameMessages) },
+      prefixKept,
+    }
+  })
+}

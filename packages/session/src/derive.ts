@@ -1,0 +1,69 @@
+/**
+ * Projection of surface nodes into model messages (session.md §10).
+ */
+import type { Message } from '@bridle/llm'
+import type { AnySessionEvent } from './events.js'
+import type { SurfacePlan } from './surface.js'
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+
+/**
+ * The message a single surface node contributes: `data` for `user/message`, `data.message` for `tool/result` and
+ * for a non-empty `assistant/message`, `null` otherwise. Ignores `surfaceOp`. Returns the log's own frozen object.
+ */
+export function deriveEventMessage(event: AnySessionEvent): Message | null {
+  switch (event.type) {
+    case 'user/message':
+      return event.data as Message
+    case 'assistant/message': {
+      const message = isRecord(event.data) ? event.data.message : undefined
+      if (!isRecord(message) || !Array.isArray(message.content) || message.content.length === 0) return null
+      return message as unknown as Message
+    }
+    case 'tool/result': {
+      const message = isRecord(event.data) ? event.data.message : undefined
+      return isRecord(message) ? (message as unknown as Message) : null
+    }
+    default:
+      return null
+  }
+}
+
+/**
+ * The incremental cache behind `session.deriveMessages()`: an entry list aligned with the surface nodes. An append
+ * projects only the new node; a replace splices the aligned list and projects only the replacement. Events are
+ * never re-read. `messages()` returns the same frozen array while nothing changed, else one new frozen array built
+ * with a single reference copy.
+ */
+export class MessageProjection {
+  private readonly entries: (Message | null)[] = []
+  private cached: readonly Message[] = Object.freeze([])
+  private dirty = false
+  /** How many events have been projected in this projection's life (each at most once). */
+  projections = 0
+
+  /** Mirrors an applied surface plan for `event`. */
+  apply(plan: SurfacePlan, event: AnySessionEvent): void {
+    if (plan.kind === 'none') return
+    const projected = deriveEventMessage(event)
+    this.projections++
+    if (plan.kind === 'append') {
+      this.entries.push(projected)
+      if (projected !== null) this.dirty = true
+      return
+    }
+    const removed = this.entries.splice(plan.startIndex, plan.endIndex - plan.startIndex + 1, projected)
+    if (projected !== null || removed.some((entry) => entry !== null)) this.dirty = true
+  }
+
+  /** The non-null projections in node order, as a frozen array shared with the log's messages. */
+  messages(): readonly Message[] {
+    if (this.dirty) {
+      const out: Message[] = []
+      for (const entry of this.entries) if (entry !== null) out.push(entry)
+      this.cached = Object.freeze(out)
+      this.dirty = false
+    }
+    return this.cached
+  }
+}

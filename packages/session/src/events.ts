@@ -1,0 +1,200 @@
+/**
+ * The session event vocabulary (session.md §3–§4): the envelope, the merge-extensible payload map, the surface
+ * markers, and the guards that tell surface-eligible events from log-only ones.
+ */
+import type {
+  AssistantMessage,
+  CallId,
+  JsonValue,
+  LlmCallConfig,
+  LlmFailure,
+  StreamChunk,
+  TokenUsage,
+  ToolResultMessage,
+  ToolSchema,
+  UserMessage,
+} from '@bridle/llm'
+
+/** Why an agent turn was cancelled; `Agent.cancel` takes it and `turn/end {kind:'aborted'}` records it. */
+export type AgentCancelCause =
+  | { readonly kind: 'user' }
+  | { readonly kind: 'parent' }
+  | { readonly kind: 'disposed' }
+  | { readonly kind: 'hook'; readonly reason: string }
+
+/** The ways a turn can end, keyed by `kind`. Extend by declaration merging. */
+export interface TurnEndReasonMap {
+  completed: { readonly kind: 'completed' }
+  blocked: { readonly kind: 'blocked' }
+  'max-tokens': { readonly kind: 'max-tokens' }
+  /** Written only by crash repair (`interruptedTurnClosers`). */
+  interrupted: { readonly kind: 'interrupted' }
+  error: { readonly kind: 'error'; readonly error: LlmFailure }
+  aborted: { readonly kind: 'aborted'; readonly reason: AgentCancelCause }
+}
+
+export type TurnEndReason = TurnEndReasonMap[keyof TurnEndReasonMap]
+
+/** Flags marking config fields that the adapter, not the caller, supplied. */
+export interface EpochHeaderAdapterDefaults {
+  readonly reasoningEffort?: true
+  readonly maxTokens?: true
+}
+
+/** What was sent: the request header recorded by `request/header` (session.md §11). */
+export interface EpochHeader {
+  readonly config: LlmCallConfig
+  readonly adapterDefaults?: EpochHeaderAdapterDefaults
+  readonly system?: string
+  readonly tools?: readonly ToolSchema[]
+}
+
+/** Route capacity metadata recorded by `request/context`; plays no part in header equality. */
+export interface RequestContext {
+  readonly provider: string
+  readonly model: string
+  readonly contextWindow?: number
+}
+
+export type RequestHeaderReason = 'initial' | 'resume' | 'change'
+
+/** One todo entry of `todo/write` (the whole list is written each time; last wins). */
+export interface TodoItem {
+  readonly content: string
+  readonly status: 'pending' | 'in_progress' | 'completed'
+}
+
+/** The payload of `request/digest` (provability.md §2). */
+export interface RequestDigestRecord {
+  readonly turn: number
+  readonly step: number
+  readonly attempt: number
+  readonly algorithm: 'sha256'
+  readonly request: string
+  readonly config: string
+  readonly system: string
+  readonly tools: string
+  readonly messages: { readonly count: number; readonly chain: string }
+}
+
+/**
+ * Payload types by event type. Merge-extensible: plugins add their own types by module augmentation
+ * (`@bridle/inbox` adds `agent/inbox/spliced` this way).
+ */
+export interface SessionEventMap {
+  'turn/start': { readonly turn: number }
+  'turn/end': { readonly turn: number; readonly reason: TurnEndReason }
+  'step/start': { readonly turn: number; readonly step: number }
+  'step/end': { readonly turn: number; readonly step: number }
+  'user/message': UserMessage
+  'assistant/chunk': { readonly turn: number; readonly step: number; readonly chunk: StreamChunk }
+  'assistant/message': {
+    readonly turn: number
+    readonly step: number
+    readonly message: AssistantMessage
+    readonly usage?: TokenUsage
+  }
+  'tool/call': {
+    readonly turn: number
+    readonly step: number
+    readonly callId: CallId
+    readonly name: string
+    readonly arguments: string
+  }
+  'tool/result': {
+    readonly turn: number
+    readonly step: number
+    readonly message: ToolResultMessage
+    readonly error?: { readonly name: string; readonly code: string }
+    readonly meta?: JsonValue
+  }
+  'todo/write': { readonly todos: readonly TodoItem[] }
+  'request/header': { readonly header: EpochHeader; readonly reason: RequestHeaderReason }
+  'request/context': RequestContext
+  'request/digest': RequestDigestRecord
+  'session/end-seed': Readonly<Record<string, never>>
+}
+
+export type SessionEventType = keyof SessionEventMap & string
+
+/** A replace marker: swap the inclusive node range `start..end` (by seq, in current node order) for this event. */
+export interface ReplaceSurfaceOp {
+  readonly op: 'replace'
+  readonly start: number
+  readonly end: number
+}
+
+export type SurfaceOp = 'append' | ReplaceSurfaceOp
+
+/** The envelope of every event. `seq` is the event's index in the log. */
+export interface SessionEventEnvelope<T extends string = string, D = unknown> {
+  readonly type: T
+  readonly seq: number
+  readonly time: number
+  readonly data: D
+  readonly surfaceOp?: SurfaceOp
+  readonly sourceEventSeqs?: readonly number[]
+  readonly ignorable?: true
+}
+
+/** A known session event, discriminated by `type`. */
+export type SessionEvent<K extends keyof SessionEventMap = keyof SessionEventMap> = {
+  [P in K]: SessionEventEnvelope<P & string, SessionEventMap[P]>
+}[K]
+
+/** Any event a log may hold, including plugin types unknown to this package. */
+export type AnySessionEvent = SessionEvent | SessionEventEnvelope
+
+/** Options of `session.append`; other keys are silently ignored. */
+export interface AppendOptions {
+  readonly surfaceOp?: SurfaceOp
+  readonly sourceEventSeqs?: readonly number[]
+}
+
+/** The three types that can be surface nodes. */
+export type SurfaceEventType = 'user/message' | 'assistant/message' | 'tool/result'
+
+const SURFACE_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>(['user/message', 'assistant/message', 'tool/result'])
+
+/** The 15 event types this harness knows. Only the persistence read path refuses types outside it. */
+export const KNOWN_SESSION_EVENT_TYPES: ReadonlySet<string> = Object.freeze(
+  new Set<string>([
+    'turn/start',
+    'turn/end',
+    'step/start',
+    'step/end',
+    'user/message',
+    'assistant/chunk',
+    'assistant/message',
+    'tool/call',
+    'tool/result',
+    'todo/write',
+    'request/header',
+    'request/context',
+    'request/digest',
+    'session/end-seed',
+    'agent/inbox/spliced',
+  ]),
+)
+
+/** True for `user/message`, `assistant/message` and `tool/result`. */
+export function isSurfaceEligibleType(type: string): type is SurfaceEventType {
+  return SURFACE_TYPES.has(type)
+}
+
+/** A surface-eligible event that carries a surface marker. */
+export function isSurfaceEvent(event: AnySessionEvent): event is SessionEvent<SurfaceEventType> {
+  return isSurfaceEligibleType(event.type) && event.surfaceOp !== undefined
+}
+
+/** A surface event appended at the end of the surface (`surfaceOp: 'append'`). */
+export function isAppendSurfaceEvent(event: AnySessionEvent): event is SessionEvent<SurfaceEventType> {
+  return isSurfaceEvent(event) && event.surfaceOp === 'append'
+}
+
+/** A surface event that replaced a range of the surface (`surfaceOp: {op:'replace', …}`). */
+export function isReplacementSurfaceEvent(
+  event: AnySessionEvent,
+): event is SessionEvent<SurfaceEventType> & { readonly surfaceOp: ReplaceSurfaceOp } {
+  return isSurfaceEvent(event) && typeof event.surfaceOp === 'object' && event.surfaceOp !== null
+}

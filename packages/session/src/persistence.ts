@@ -1,0 +1,87 @@
+/**
+ * Types and error classes shared with durable backends (session.md §15, persistence.md §9–§11). A backend such as
+ * `@bridle/session-jsonl` implements `SessionPersistence` and provides it as `ctx.sessionPersistence`.
+ */
+import type { SessionEvent } from './events.js'
+import type { SessionHeader } from './header.js'
+import type { Session } from './session.js'
+
+/** Where a backend keeps (or would keep) a session; never an authorization. */
+export interface SessionLocation {
+  readonly kind: string
+  readonly path: string
+}
+
+/** A frozen view of one session's header and events. */
+export interface SessionInspection {
+  readonly meta: SessionHeader
+  readonly events: readonly SessionEvent[]
+}
+
+/** One unpublished session handed out by `ctx.sessions.prepare` or a backend's `prepare`. */
+export interface SessionPreparation {
+  readonly session: Session
+  /** Idempotent; calls the optional release hook once. */
+  [Symbol.dispose](): void
+}
+
+export interface SessionSnapshotInfo {
+  readonly meta: SessionHeader
+  readonly revision: string
+}
+
+export interface SessionRawLog {
+  readonly header: SessionHeader
+  readonly fileName: string
+  readonly content: string
+}
+
+/** The durable-backend contract (`ctx.sessionPersistence`). Every method takes ids; paths never cross it. */
+export interface SessionPersistence {
+  locate(meta: SessionHeader): SessionLocation
+  list(signal?: AbortSignal): Promise<readonly SessionHeader[]>
+  listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]>
+  readRaw(id: string, signal?: AbortSignal): Promise<SessionRawLog | undefined>
+  inspect(id: string, signal?: AbortSignal): Promise<SessionInspection>
+  load(id: string): Promise<SessionInspection>
+  prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation>
+  resume(id: string, signal?: AbortSignal): Promise<Session>
+}
+
+/** A stored log is damaged: header, scan or identity failures, or a failed validation of its events. */
+export class SessionPersistenceCorruptionError extends Error {
+  readonly path: string | undefined
+
+  constructor(message: string, options: { cause?: unknown; path?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'SessionPersistenceCorruptionError'
+    this.path = options.path
+  }
+}
+
+/** A stored log uses a format this harness does not read; nothing is damaged and the raw file stays readable. */
+export class SessionFormatUnsupportedError extends Error {
+  readonly location: SessionLocation
+
+  constructor(message: string, location: SessionLocation, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'SessionFormatUnsupportedError'
+    this.location = location
+  }
+}
+
+/**
+ * Wraps one unpublished session; disposing it is idempotent and calls `release` once. Persistence uses it to
+ * hand a prepared session to a caller that may never publish it.
+ */
+export function createSessionPreparation(session: Session, release?: () => void): SessionPreparation {
+  let disposed = false
+  return Object.freeze({
+    session,
+    [Symbol.dispose]() {
+      if (disposed) return
+      disposed = true
+      release?.()
+    },
+  })
+}

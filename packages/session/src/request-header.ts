@@ -1,0 +1,123 @@
+/**
+ * Request header and request context folds (session.md §11): what was sent, and the route's capacity.
+ */
+import { deepFreeze, type LlmCallConfig, type ToolSchema } from '@bridle/llm'
+import type { AnySessionEvent, EpochHeader, EpochHeaderAdapterDefaults, RequestContext, RequestHeaderReason } from './events.js'
+
+/**
+ * Builds the canonical form of a header as a new object: `config` verbatim, `adapterDefaults` whole only when a flag
+ * is `true`, `system` and `tools` only when non-empty (tools keep their order). Nothing is sorted or hashed.
+ */
+export function canonicalHeader(header: EpochHeader): EpochHeader {
+  const out: { config: LlmCallConfig; adapterDefaults?: EpochHeaderAdapterDefaults; system?: string; tools?: readonly ToolSchema[] } = {
+    config: header.config,
+  }
+  const defaults = header.adapterDefaults
+  if (defaults !== undefined && (defaults.reasoningEffort === true || defaults.maxTokens === true)) out.adapterDefaults = defaults
+  if (header.system !== undefined && header.system !== '') out.system = header.system
+  if (header.tools !== undefined && header.tools.length > 0) out.tools = header.tools
+  return out
+}
+
+const stopEquals = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean => {
+  if (a === undefined || b === undefined) return a === b
+  return a.length === b.length && a.every((value, i) => value === b[i])
+}
+
+/**
+ * Field-by-field header equality without canonicalizing: config fields by `===` (`stop` element-wise, `undefined`
+ * differs from `[]`), both adapter-default flags, `system` by `===` (absent differs from `''`), and tools by
+ * length and pairwise `JSON.stringify` (order and key order matter; absent equals `[]`).
+ */
+export function headerEquals(a: EpochHeader, b: EpochHeader): boolean {
+  const x = a.config
+  const y = b.config
+  if (
+    x.provider !== y.provider ||
+    x.model !== y.model ||
+    x.reasoningEffort !== y.reasoningEffort ||
+    x.temperature !== y.temperature ||
+    x.maxTokens !== y.maxTokens ||
+    !stopEquals(x.stop, y.stop)
+  ) {
+    return false
+  }
+  if (a.adapterDefaults?.reasoningEffort !== b.adapterDefaults?.reasoningEffort) return false
+  if (a.adapterDefaults?.maxTokens !== b.adapterDefaults?.maxTokens) return false
+  if (a.system !== b.system) return false
+  const ta = a.tools ?? []
+  const tb = b.tools ?? []
+  return ta.length === tb.length && ta.every((tool, i) => JSON.stringify(tool) === JSON.stringify(tb[i]))
+}
+
+interface HeaderRecordData {
+  readonly header: EpochHeader
+  readonly reason: RequestHeaderReason
+}
+
+/** The last `request/header` of `events` with its seq, or `undefined`. Scans backwards. */
+export function lastRequestHeaderRecord(
+  events: readonly AnySessionEvent[],
+  end = events.length,
+): { readonly seq: number; readonly header: EpochHeader; readonly reason: RequestHeaderReason } | undefined {
+  for (let i = end - 1; i >= 0; i--) {
+    const event = events[i]!
+    if (event.type === 'request/header') {
+      const data = event.data as HeaderRecordData
+      return { seq: event.seq, header: data.header, reason: data.reason }
+    }
+  }
+  return undefined
+}
+
+/**
+ * The `canonicalHeader` of the last `request/header` in `events`; with none, `from` (the same object) or
+ * `undefined`.
+ */
+export function foldRequestHeader(events: Iterable<AnySessionEvent>, from?: EpochHeader): EpochHeader | undefined {
+  let last: EpochHeader | undefined
+  for (const event of events) if (event.type === 'request/header') last = (event.data as HeaderRecordData).header
+  return last === undefined ? from : canonicalHeader(last)
+}
+
+/** The data of the last `request/context` in `events`, or `undefined`. */
+export function foldRequestContext(events: Iterable<AnySessionEvent>): RequestContext | undefined {
+  let last: RequestContext | undefined
+  for (const event of events) if (event.type === 'request/context') last = event.data as RequestContext
+  return last
+}
+
+/**
+ * The incremental folds behind `session.requestHeader()` / `requestContext()`: each call reads only the events
+ * appended since the previous call. Results are deep-frozen and keep their identity until a new record arrives.
+ */
+export class RequestFacts {
+  private headerCursor = 0
+  private contextCursor = 0
+  private header: EpochHeader | undefined
+  private context: RequestContext | undefined
+  /** Events read by the folds in this object's life (each at most once per fold). */
+  reads = 0
+
+  requestHeader(events: readonly AnySessionEvent[]): EpochHeader | undefined {
+    let latest: EpochHeader | undefined
+    for (let i = this.headerCursor; i < events.length; i++) {
+      this.reads++
+      const event = events[i]!
+      if (event.type === 'request/header') latest = (event.data as HeaderRecordData).header
+    }
+    this.headerCursor = events.length
+    if (latest !== undefined) this.header = deepFreeze(canonicalHeader(latest))
+    return this.header
+  }
+
+  requestContext(events: readonly AnySessionEvent[]): RequestContext | undefined {
+    for (let i = this.contextCursor; i < events.length; i++) {
+      this.reads++
+      const event = events[i]!
+      if (event.type === 'request/context') this.context = event.data as RequestContext
+    }
+    this.contextCursor = events.length
+    return this.context
+  }
+}

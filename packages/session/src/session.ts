@@ -1,0 +1,238 @@
+/**
+ * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
+ * surface, the model messages and the request facts (session.md §7–§11).
+ */
+import { deepFreeze, type Message, type SessionId } from '@bridle/llm'
+import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
+import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
+import { jsonViolationError, snapshotJsonValueOrViolation } from './json.js'
+import { MessageProjection } from './derive.js'
+import { RequestFacts } from './request-header.js'
+import { assertMessageEventShape, assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation } from './shape.js'
+import { planSurface, SurfaceManager, SurfaceState, type SurfacePlan, type SurfaceView } from './surface.js'
+import { PUBLISHER, PUBLISHING, type SessionPublisher } from './internal.js'
+
+/** The live surface of a session: one object for the session's lifetime. */
+export interface SessionSurface {
+  /** Frozen snapshot of the node order (seqs), cached until the surface changes. */
+  readonly nodes: readonly number[]
+  /** O(1) membership. */
+  has(seq: number): boolean
+  /** How many replaces the surface has seen. */
+  readonly replaceGeneration: number
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+export class Session {
+  readonly id: SessionId
+  /** Detached deep-frozen header. */
+  readonly header: SessionHeader
+  /** The first seq appended after the seed (the seed length, or 0 without a seed). */
+  readonly firstLiveSeq: number
+  readonly surface: SessionSurface
+
+  private readonly log: AnySessionEvent[] = []
+  private eventsCache: readonly AnySessionEvent[] | undefined
+  private readonly state = new SurfaceState()
+  private nodesCache: readonly number[] | undefined
+  private readonly projection = new MessageProjection()
+  private readonly facts = new RequestFacts();
+
+  /** @internal */
+  [PUBLISHER]: SessionPublisher | undefined = undefined;
+  /** @internal */
+  [PUBLISHING] = false;
+
+  private constructor(id: string, header: SessionHeader, firstLiveSeq: number) {
+    this.id = id as SessionId
+    this.header = header
+    this.firstLiveSeq = firstLiveSeq
+    const self = this
+    this.surface = Object.freeze({
+      get nodes() {
+        return (self.nodesCache ??= Object.freeze([...self.state.order]))
+      },
+      has: (seq: number) => self.state.members.has(seq),
+      get replaceGeneration() {
+        return self.state.replaceGeneration
+      },
+    })
+  }
+
+  /**
+   * Builds a detached session in snapshot mode: seed events and the header are copied through
+   * `snapshotJsonValue`. The seed is checked before the header (default `{version: 0, id, createdAt: now}`).
+   * A given seed (even `[]`) that does not end in `session/end-seed` gets the marker appended.
+   */
+  static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
+    const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
+    const checked = validateSessionHeader(header ?? { version: 0, id, createdAt: Date.now() }, id, 'snapshot')
+    return Session.build(id, checked, events)
+  }
+
+  /**
+   * Builds a detached session in restore mode: persistence transfers ownership of fresh values, which are validated
+   * and frozen in place without copying or JSON checks. The header is checked first.
+   */
+  static fromRestore(id: string, seed: readonly unknown[], header: unknown): Session {
+    const checked = validateSessionHeader(header, id, 'restore')
+    return Session.build(id, checked, readSeed(seed, 'restore'))
+  }
+
+  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined): Session {
+    const session = new Session(id, header, seed?.events.length ?? 0)
+    if (seed === undefined) return session
+    seed.events.forEach((event, index) => session.commit(deepFreeze(event), seed.plans[index]!))
+    if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
+    return session
+  }
+
+  /** The next seq (= `events.length`). */
+  get seq(): number {
+    return this.log.length
+  }
+
+  /** The log as a frozen array, cached until the next append; older arrays never grow. */
+  get events(): readonly SessionEvent[] {
+    return (this.eventsCache ??= Object.freeze([...this.log])) as readonly SessionEvent[]
+  }
+
+  /**
+   * Appends one event and returns the committed (deep-frozen) object. Validates lossless JSON, legacy vocabulary and
+   * surface metadata; refuses re-entrance while an append is being published; plans the surface change; lets
+   * store-side listeners veto; commits; then notifies observers, containing their failures. A rejected append
+   * commits nothing.
+   */
+  append<K extends keyof SessionEventMap & string>(type: K, data: SessionEventMap[K], opts?: AppendOptions): SessionEvent<K>
+  append(type: string, data: unknown, opts?: AppendOptions): SessionEventEnvelope
+  append(type: string, data: unknown, opts?: AppendOptions): AnySessionEvent {
+    if (typeof type !== 'string') throw new TypeError('session event type must be a string')
+    const snap = snapshotJsonValueOrViolation(data)
+    if (!snap.ok) {
+      throw new Error(`session event "${type}" carries non-JSON-serializable data`, { cause: jsonViolationError(snap.violation) })
+    }
+    const legacy = legacyViolation(type, snap.value)
+    if (legacy !== undefined) throw new Error(legacy)
+
+    const surfaceOp = opts?.surfaceOp
+    const sourceEventSeqs = opts?.sourceEventSeqs
+    const meta: { surfaceOp?: unknown; sourceEventSeqs?: unknown } = {}
+    for (const [key, value] of [['surfaceOp', surfaceOp], ['sourceEventSeqs', sourceEventSeqs]] as const) {
+      if (value === undefined) continue
+      const metaSnap = snapshotJsonValueOrViolation(value)
+      if (!metaSnap.ok) {
+        throw new Error(`session event "${type}" carries non-JSON-serializable surface metadata`, {
+          cause: jsonViolationError({ ...metaSnap.violation, path: metaSnap.violation.path.replace(/^\$/, key) }),
+        })
+      }
+      meta[key] = metaSnap.value
+    }
+
+    if (this[PUBLISHING]) throw new Error('session append cannot reenter while another append is being published')
+
+    const event = deepFreeze({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
+    const plan = planSurface(this.view(), event)
+
+    const publisher = this[PUBLISHER]
+    if (publisher === undefined) {
+      this.commit(event, plan)
+      return event
+    }
+    this[PUBLISHING] = true
+    try {
+      const prepared = publisher.prepare(event)
+      this.commit(event, plan)
+      publisher.notify(prepared, event)
+    } finally {
+      this[PUBLISHING] = false
+      publisher.settled()
+    }
+    return event
+  }
+
+  /**
+   * The model-visible history: non-null projections of the surface nodes, in node order, as a frozen array whose
+   * messages are the log's own deep-frozen objects. Amortized O(new events); the same array while unchanged.
+   */
+  deriveMessages(): readonly Message[] {
+    return this.projection.messages()
+  }
+
+  /** Canonical header of the last `request/header`, folded incrementally; `undefined` before any record. */
+  requestHeader(): EpochHeader | undefined {
+    return this.facts.requestHeader(this.log)
+  }
+
+  /** Data of the last `request/context`, folded incrementally; `undefined` before any record. */
+  requestContext(): RequestContext | undefined {
+    return this.facts.requestContext(this.log)
+  }
+
+  private view(): SurfaceView {
+    const { state, log } = this
+    return {
+      expectedSeq: log.length,
+      nodes: state.order,
+      indexOf: (seq) => state.indexOf(seq),
+      eventAt: (seq) => log[seq],
+    }
+  }
+
+  private commit(event: AnySessionEvent, plan: SurfacePlan): void {
+    this.log.push(event)
+    this.eventsCache = undefined
+    this.state.apply(plan)
+    if (plan.kind !== 'none') this.nodesCache = undefined
+    this.projection.apply(plan, event)
+  }
+}
+
+/** Checked seed events with the surface plan of each. */
+interface SeedPlan {
+  readonly events: readonly AnySessionEvent[]
+  readonly plans: readonly SurfacePlan[]
+}
+
+/**
+ * Reads and checks every seed slot once (session.md §7), in order: JSON snapshot (snapshot mode), legacy type,
+ * envelope, `request/header` and message shape, legacy reason, contiguity and the surface transition.
+ */
+function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
+  if (!Array.isArray(seed)) throw new TypeError('session seed must be an array of events')
+  const out: AnySessionEvent[] = []
+  const plans: SurfacePlan[] = []
+  const surface = new SurfaceManager()
+  const length = seed.length
+  for (let index = 0; index < length; index++) {
+    let value: unknown = seed[index]
+    if (mode === 'snapshot') {
+      const snap = snapshotJsonValueOrViolation(value)
+      if (!snap.ok) {
+        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, { cause: jsonViolationError(snap.violation) })
+      }
+      value = snap.value
+    }
+    if (isRecord(value) && value.type === 'request/header-delta') {
+      throw new Error(`seed event at index ${index} uses unsupported legacy request/header-delta format`)
+    }
+    if (!hasValidEventEnvelope(value)) throw new Error(`seed event at index ${index} has an invalid event envelope`)
+    if (value.type === 'request/header') assertSeedRequestHeader(value.data, index)
+    assertMessageEventShape(value, `seed ${value.type} at index ${index}`)
+    if (value.type === 'request/header' && isRecord(value.data) && value.data.reason === 'fallback') {
+      throw new Error(`seed event at index ${index} uses unsupported legacy request/header reason "fallback"`)
+    }
+    if (value.seq !== index) {
+      throw new Error(`seed event at index ${index} has seq ${value.seq} (expected ${index}); seed must be contiguous from 0`)
+    }
+    try {
+      plans.push(surface.push(value))
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : 'invalid surface metadata'
+      throw new Error(`invalid seed event at index ${index}: ${detail}`, { cause: error })
+    }
+    out.push(value)
+  }
+  return { events: out, plans }
+}

@@ -1,0 +1,106 @@
+/**
+ * Structural checks for events arriving from outside `append`: seeds, persistence loads and adopted events
+ * (session.md §3, §5, §11). `append` itself does not validate message shapes.
+ */
+import { deepFreeze } from '@bridle/llm'
+import type { AnySessionEvent } from './events.js'
+
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable'])
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
+
+/**
+ * True when `value` has a valid seed/load envelope: own keys within the seven fields, a string `type`, a
+ * non-negative safe-integer `seq`, a safe-integer `time`, `data` present and `ignorable` absent or `true`.
+ */
+export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent {
+  if (!isRecord(value)) return false
+  for (const key of Reflect.ownKeys(value)) if (typeof key !== 'string' || !ENVELOPE_KEYS.has(key)) return false
+  if (typeof value.type !== 'string') return false
+  const seq = value.seq
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0 || Object.is(seq, -0)) return false
+  if (typeof value.time !== 'number' || !Number.isSafeInteger(value.time)) return false
+  if (!Object.prototype.hasOwnProperty.call(value, 'data')) return false
+  return value.ignorable === undefined || value.ignorable === true
+}
+
+/**
+ * The legacy-vocabulary message for an event, or `undefined` (session.md §8 step 2, §11). Messages are phrased as
+ * `session event "<type>" uses …`; seeds and loads wrap them in their own prefixes.
+ */
+export function legacyViolation(type: string, data: unknown): string | undefined {
+  if (type === 'request/header-delta') return `session event "${type}" uses unsupported legacy request/header-delta format`
+  if (type === 'request/header' && isRecord(data) && data.reason === 'fallback') {
+    return `session event "${type}" uses unsupported legacy request/header reason "fallback"`
+  }
+  return undefined
+}
+
+/**
+ * Validates the message carried by a surface-eligible event (session.md §5). `subject` is
+ * `seed <type> at index <i>` or `session event at seq <n>`. Events of other types pass unchecked.
+ */
+export function assertMessageEventShape(event: { readonly type: string; readonly data: unknown }, subject: string): void {
+  const { type } = event
+  if (type !== 'user/message' && type !== 'assistant/message' && type !== 'tool/result') return
+  const data = event.data
+  const message = type === 'user/message' ? data : isRecord(data) ? data.message : undefined
+  if (!isRecord(message) || !isNonEmptyString(message.id)) throw new Error(`${subject} lacks an identified message`)
+  const role = type === 'assistant/message' ? 'assistant' : 'user'
+  if (message.role !== role) throw new Error(`${subject} message must have role "${role}"`)
+  const source = message.source
+  if (!isRecord(source) || !isNonEmptyString(source.kind)) throw new Error(`${subject} message has invalid source`)
+  if (!Array.isArray(message.content)) throw new Error(`${subject} message has invalid content`)
+  if (type === 'assistant/message') {
+    if (source.kind !== 'model' || !isNonEmptyString(source.provider) || !isNonEmptyString(source.model)) {
+      throw new Error(`${subject} message must have model source`)
+    }
+  } else if (type === 'tool/result') {
+    if (source.kind !== 'tool' || !isNonEmptyString(source.callId)) throw new Error(`${subject} message must have tool source`)
+    const blocks = message.content as unknown[]
+    const results = blocks.filter((block) => isRecord(block) && block.type === 'tool-result')
+    const only = results[0]
+    if (blocks.length !== 1 || results.length !== 1 || !isRecord(only) || !Array.isArray(only.content)) {
+      throw new Error(`${subject} message must contain one tool-result block`)
+    }
+    if (only.toolCallId !== source.callId) throw new Error(`${subject} message has mismatched tool call ids`)
+  }
+}
+
+/** The three extra checks of a seeded `request/header` (session.md §5); `index` names the seed slot. */
+export function assertSeedRequestHeader(data: unknown, index: number): void {
+  const header = isRecord(data) ? data.header : undefined
+  const config = isRecord(header) ? header.config : undefined
+  if (!isRecord(header) || !isRecord(config) || !isNonEmptyString(config.provider) || !isNonEmptyString(config.model)) {
+    throw new Error(`seed request/header at index ${index} lacks provider/model`)
+  }
+  if (config.reasoningEffort !== undefined && !isNonEmptyString(config.reasoningEffort)) {
+    throw new Error(`seed request/header at index ${index} has an invalid reasoningEffort`)
+  }
+  const defaults = header.adapterDefaults
+  if (defaults !== undefined) {
+    const valid =
+      isRecord(defaults) &&
+      Object.keys(defaults).every(
+        (key) => (key === 'reasoningEffort' || key === 'maxTokens') && defaults[key] === true && config[key] !== undefined,
+      ) &&
+      Reflect.ownKeys(defaults).every((key) => typeof key === 'string')
+    if (!valid) throw new Error(`seed request/header at index ${index} has invalid adapterDefaults`)
+  }
+}
+
+/**
+ * Validates the message shape of a single event and deep-freezes it in place, returning the same object.
+ * For events handed over by a trusted producer (persistence) that already owns a fresh value.
+ */
+export function adoptSessionEvent<E extends { readonly type: string; readonly seq: number; readonly data: unknown }>(event: E): E {
+  assertMessageEventShape(event, `session event at seq ${event.seq}`)
+  return deepFreeze(event)
+}
+
+/** `adoptSessionEvent(structuredClone(event))`: validates and returns a detached frozen copy. */
+export function snapshotSessionEvent<E extends { readonly type: string; readonly seq: number; readonly data: unknown }>(event: E): E {
+  return adoptSessionEvent(structuredClone(event))
+}

@@ -1,0 +1,282 @@
+/**
+ * `SessionStore` — the `ctx.sessions` service (session.md §15): prepares sessions, enters and announces them on the
+ * caller's context, publishes their appends to scope-filtered listeners, flushes them, and forks them (`branch`).
+ */
+import { Context, Service } from 'cordis'
+import { scopeOf, scopeTarget } from '@bridle/scope'
+import type { SessionEvent } from './events.js'
+import { Session } from './session.js'
+import type { SessionPersistence } from './persistence.js'
+import { PUBLISHER, PUBLISHING, type SessionPublisher } from './internal.js'
+import { forkErrors, forkPrefix } from './fork.js'
+
+declare module 'cordis' {
+  interface Context {
+    sessions: SessionStore
+    /** Provided by a durable backend such as `@bridle/session-jsonl`; absent when sessions live only in memory. */
+    sessionPersistence?: SessionPersistence
+  }
+  interface Events<C extends Context = Context> {
+    /** A session entered the store and was announced. A synchronous throw vetoes `create`. */
+    'session/created'(session: Session): void
+    /** An event was committed to an attached session; `session.events.at(-1) === event`. */
+    'session/event'(session: Session, event: SessionEvent): void
+    /** A durability barrier: `ctx.sessions.flush(session)` awaits every listener. */
+    'session/flush'(session: Session): Promise<void> | void
+    /** An announced session left the store. */
+    'session/disposed'(session: Session): void
+  }
+}
+
+/** Optional header fields a caller may set when preparing a session. */
+export interface SessionMeta {
+  readonly createdAt?: number
+  readonly cwd?: string
+  readonly parentSession?: string
+  readonly seedLength?: number
+}
+
+export interface PrepareSessionOptions {
+  readonly seed?: readonly unknown[]
+  readonly meta?: SessionMeta
+  /** `'persistence'` adopts the seed in restore mode (`Session.fromRestore`). Default `'snapshot'`. */
+  readonly seedSource?: 'snapshot' | 'persistence'
+}
+
+interface Hook {
+  readonly callback: (...args: unknown[]) => unknown
+}
+
+interface Entry {
+  readonly session: Session
+  readonly carrier: object
+  announced: boolean
+  busy: number
+  detachPending: boolean
+  gone: boolean
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+
+export class SessionStore extends Service {
+  private readonly entries = new Map<string, Entry>()
+  private counter = 0
+  private readonly root: Context
+  private readonly self: SessionStore
+
+  constructor(ctx: Context) {
+    super(ctx, 'sessions', true)
+    this.root = ctx
+    this.self = this
+  }
+
+  /**
+   * Builds an unpublished session. Without an id, mints `session-<n>` skipping taken ids. The header is
+   * `{version: 0, id, createdAt (default now)}` plus the defined `meta` fields, validated per session.md §2.
+   */
+  prepare(id?: string, opts: PrepareSessionOptions = {}): Session {
+    if (id === undefined) {
+      do id = `session-${++this.counter}`
+      while (this.entries.has(id))
+    } else if (this.entries.has(id)) {
+      throw new Error(`session "${id}" already exists`)
+    }
+    const meta = opts.meta ?? {}
+    const header: Record<string, unknown> = { version: 0, id, createdAt: meta.createdAt ?? Date.now() }
+    for (const key of ['cwd', 'parentSession', 'seedLength'] as const) if (meta[key] !== undefined) header[key] = meta[key]
+    return opts.seedSource === 'persistence' ? Session.fromRestore(id, opts.seed ?? [], header) : Session.create(id, opts.seed, header)
+  }
+
+  /**
+   * Enters an unpublished session through the caller's context (its `@bridle/scope` scope becomes the dispatch
+   * carrier) without announcing it. Returns an idempotent `detach`; a stale detach cannot remove a replacement.
+   */
+  enter(session: Session): () => void {
+    return this.enterFrom(this.ctx, session)
+  }
+
+  /** Emits `session/created` for an entered session. A synchronous listener throw propagates. */
+  announce(session: Session): void {
+    const entry = this.entries.get(session.id)
+    if (entry === undefined || entry.session !== session || entry.gone) throw new Error(`session "${session.id}" is not live in this store`)
+    if (entry.announced) throw new Error(`session "${session.id}" was already announced`)
+    entry.announced = true
+    entry.busy++
+    try {
+      for (const hook of this.resolve(entry, 'session/created', [session])) {
+        const result = hook.callback.apply(entry.carrier, [session])
+        if (isThenable(result)) {
+          result.then(undefined, (error) => this.warn(`session "${session.id}": session/created listener rejected: ${String(error)}`))
+        }
+      }
+    } finally {
+      entry.busy--
+      this.settle(entry)
+    }
+  }
+
+  /**
+   * Prepares, enters and announces a session as an effect of the caller's context: disposing the calling plugin
+   * detaches it. A synchronous `session/created` listener throw detaches the entry (emitting `session/disposed`)
+   * and is rethrown.
+   */
+  create(id?: string, opts?: PrepareSessionOptions): Session {
+    const ctx = this.ctx
+    const session = this.prepare(id, opts)
+    ctx.effect(() => {
+      const detach = this.enterFrom(ctx, session)
+      try {
+        this.announce(session)
+      } catch (error) {
+        detach()
+        throw error
+      }
+      return detach
+    })
+    return session
+  }
+
+  /** The live session with this id, if any. */
+  get(id: string): Session | undefined {
+    return this.entries.get(id)?.session
+  }
+
+  /** Every live session, in insertion order, as a fresh array. */
+  list(): Session[] {
+    return Array.from(this.entries.values(), (entry) => entry.session)
+  }
+
+  /**
+   * Runs every `session/flush` listener (sync throws become rejections) and waits for all to settle; rejects with
+   * the first failure in registration order, else resolves `true` when at least one listener ran.
+   */
+  async flush(session: Session): Promise<boolean> {
+    const entry = session === null || session === undefined ? undefined : this.entries.get(session.id)
+    if (entry === undefined || entry.session !== session) throw new Error(`session "${session?.id}" is not live in this store`)
+    const hooks = this.resolve(entry, 'session/flush', [session])
+    const runs = hooks.map((hook) => {
+      try {
+        return Promise.resolve(hook.callback.apply(entry.carrier, [session]))
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    })
+    const settled = await Promise.allSettled(runs)
+    const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected')
+    if (failure) throw failure.reason
+    return hooks.length > 0
+  }
+
+  /**
+   * Forks `source` at the inclusive seq `boundary` (default: its last seq) into a new live session seeded with that
+   * prefix. Named `branch` because upstream cordis treats a service's `fork` method as a per-fork hook.
+   */
+  branch(source: string | Session, boundary?: number, childId?: string): Session {
+    if (childId !== undefined && this.entries.has(childId)) throw forkErrors.exists(childId)
+    const sourceId = typeof source === 'string' ? source : source?.id
+    const entry = this.entries.get(sourceId)
+    if (entry === undefined) throw forkErrors.notFound(String(sourceId))
+    if (typeof source !== 'string' && entry.session !== source) throw forkErrors.notLive(sourceId)
+    const live = entry.session
+    const prefix = forkPrefix(live.id, live.events, boundary)
+    const meta: SessionMeta = {
+      ...(live.header.cwd !== undefined ? { cwd: live.header.cwd } : {}),
+      parentSession: live.id,
+      seedLength: prefix.length,
+    }
+    return this.create(childId, { seed: prefix, meta })
+  }
+
+  protected override stop(): void {
+    for (const entry of [...this.entries.values()]) this.detach(entry)
+  }
+
+  private enterFrom(ctx: Context, session: Session): () => void {
+    if (!(session instanceof Session)) throw new TypeError('sessions.enter expects a Session')
+    if (this.entries.has(session.id)) throw new Error(`session "${session.id}" already exists`)
+    if (session[PUBLISHER] !== undefined) throw new Error(`session "${session.id}" is already attached to a store`)
+    const entry: Entry = {
+      session,
+      carrier: scopeTarget(this.self, scopeOf(ctx)),
+      announced: false,
+      busy: 0,
+      detachPending: false,
+      gone: false,
+    }
+    this.entries.set(session.id, entry)
+    session[PUBLISHER] = this.publisher(entry)
+    return () => this.detach(entry)
+  }
+
+  private publisher(entry: Entry): SessionPublisher {
+    const { session } = entry
+    return {
+      prepare: (event) => this.resolve(entry, 'session/event', [session, event]),
+      notify: (prepared, event) => {
+        for (const hook of prepared as Hook[]) {
+          try {
+            const result = hook.callback.apply(entry.carrier, [session, event])
+            if (isThenable(result)) {
+              result.then(undefined, (error) => this.warn(`session "${session.id}": session/event listener rejected: ${String(error)}`))
+            }
+          } catch (error) {
+            this.warn(`session "${session.id}": session/event listener threw: ${String(error)}`)
+          }
+        }
+      },
+      settled: () => this.settle(entry),
+    }
+  }
+
+  /** Snapshots the admitted listeners of `name` for the entry's carrier and emits `internal/event`. */
+  private resolve(entry: Entry, name: string, args: unknown[]): Hook[] {
+    const lifecycle = this.root.lifecycle
+    const hooks = lifecycle.filterHooks(lifecycle._hooks[name] ?? [], entry.carrier) as Hook[]
+    this.root.emit('internal/event', 'emit', name, args, entry.carrier)
+    return hooks
+  }
+
+  /** Runs a detach that was deferred while an announce or append was being published. */
+  private settle(entry: Entry): void {
+    if (entry.detachPending && entry.busy === 0 && !entry.session[PUBLISHING]) this.detach(entry)
+  }
+
+  private detach(entry: Entry): void {
+    if (entry.gone) return
+    if (entry.busy > 0 || entry.session[PUBLISHING]) {
+      entry.detachPending = true
+      return
+    }
+    entry.gone = true
+    const { session } = entry
+    if (this.entries.get(session.id) === entry) this.entries.delete(session.id)
+    session[PUBLISHER] = undefined
+    if (entry.announced) this.announceDisposed(entry)
+  }
+
+  private announceDisposed(entry: Entry): void {
+    const { session } = entry
+    let hooks: Hook[]
+    try {
+      hooks = this.resolve(entry, 'session/disposed', [session])
+    } catch (error) {
+      this.warn(`session "${session.id}": session/disposed dispatch threw: ${String(error)}`)
+      return
+    }
+    for (const hook of hooks) {
+      try {
+        const result = hook.callback.apply(entry.carrier, [session])
+        if (isThenable(result)) {
+          result.then(undefined, (error) => this.warn(`session "${session.id}": session/disposed listener rejected: ${String(error)}`))
+        }
+      } catch (error) {
+        this.warn(`session "${session.id}": session/disposed listener threw: ${String(error)}`)
+      }
+    }
+  }
+
+  private warn(message: string): void {
+    this.root.logger('session').warn(message.replace(/%/g, '%%'))
+  }
+}
