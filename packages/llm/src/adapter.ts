@@ -96,6 +96,7 @@ export function validateRetryPolicy(policy: unknown): LlmRetryPolicy {
     throw new TypeError('retry policy jitterRatio must be within [0, 1]')
   const codes = p.retryableCodes
   if (!Array.isArray(codes)) throw new TypeError('retry policy retryableCodes must be an array of codes')
+  if (codes.length === 0) throw new TypeError('retry policy retryableCodes must not be empty')
   const seen = new Set<string>()
   for (const code of codes) {
     if (typeof code !== 'string' || code === '') throw new TypeError('retry policy retryableCodes must not contain empty codes')
