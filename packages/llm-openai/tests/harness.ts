@@ -27,7 +27,10 @@ export interface Harness {
 }
 
 /** Starts a mock server with `script` and mounts the `mock` route; `overrides` patch the plugin config. */
-export async function boot(script: MockBehaviour[] = [], overrides: Record<string, unknown> = {}): Promise<Harness> {
+export async function boot(
+  script: MockBehaviour[] = [],
+  overrides: Record<string, unknown> | ((url: string) => Record<string, unknown>) = {},
+): Promise<Harness> {
   vi.stubEnv('BRIDLE_TEST_KEY', TEST_KEY)
   const server = await startMockServer(script)
   const ctx = new Context()
@@ -38,7 +41,7 @@ export async function boot(script: MockBehaviour[] = [], overrides: Record<strin
     apiKeyEnv: 'BRIDLE_TEST_KEY',
     maxRetries: 0,
     models: [{ id: 'mock-chat', contextWindow: 8192, defaultMaxTokens: 256 }],
-    ...overrides,
+    ...(typeof overrides === 'function' ? overrides(server.url) : overrides),
   })
   expect(ctx.llm.hasProvider('mock')).toBe(true)
   return { ctx, server }
