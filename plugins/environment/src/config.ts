@@ -18,11 +18,16 @@ const publicValue = z
   .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), { message: 'must be a single line without control characters' })
   .refine((v) => !SECRET_VALUE_PATTERN.test(v), { message: 'looks like a credential; only public values may be exposed' })
 
-const labelName = z
-  .string()
-  .regex(/^[a-z][a-z0-9_-]{0,39}$/, 'label names match /^[a-z][a-z0-9_-]{0,39}$/')
-  .refine((k) => !SECRET_NAME_PATTERN.test(k), { message: 'names a secret; labels may only carry public facts' })
-  .refine((k) => k !== 'environment' && k !== 'region', { message: 'is reserved (set it as a top-level field)' })
+/** Checks label names here (not as a record key schema) so each failure names the label and says why. */
+const labels = z.record(z.string(), publicValue).superRefine((record, ctx) => {
+  for (const name of Object.keys(record)) {
+    let message: string | undefined
+    if (!/^[a-z][a-z0-9_-]{0,39}$/.test(name)) message = 'label names match /^[a-z][a-z0-9_-]{0,39}$/'
+    else if (SECRET_NAME_PATTERN.test(name)) message = 'names a secret; labels may only carry public facts'
+    else if (name === 'environment' || name === 'region') message = 'is reserved (set it as a top-level field)'
+    if (message !== undefined) ctx.addIssue({ code: 'custom', path: [name], message })
+  }
+})
 
 /**
  * Config of `@bridle/plugin-environment` (zod 4 strict object; `null` counts as absent, unknown keys are rejected,
@@ -35,7 +40,7 @@ const labelName = z
 export const ConfigSchema = z.strictObject({
   environment: publicValue,
   region: publicValue,
-  labels: nullable(z.record(labelName, publicValue).optional()),
+  labels: nullable(labels.optional()),
   contextName: nullable(z.string().min(1).default('environment')),
 })
 
