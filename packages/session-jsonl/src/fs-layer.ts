@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 
 /** The subset of a `node:fs/promises` FileHandle that the backend uses. */
 export interface FileHandleLike {
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>
   write(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesWritten: number }>
   sync(): Promise<void>
   truncate(length: number): Promise<void>

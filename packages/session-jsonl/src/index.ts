@@ -1,1 +1,11 @@
-export {}
+export { SessionJsonl, SessionJsonl as default, type SessionJsonlOptions } from './service.js'
+export { Config, ConfigSchema, type SessionJsonlConfig, type SessionJsonlConfigInput } from './config.js'
+export { JsonlBackend, storedMetaOf, type JsonlBackendOptions } from './backend.js'
+export { registerCheckpoints } from './checkpoints.js'
+export { encodeSegment, decodeSegment } from './segment.js'
+export { headerLine, eventLine, type StoredEvent, type StoredMeta } from './line-format.js'
+export { parseHeader } from './header.js'
+export { scanEvents, type ScanResult } from './scan.js'
+export { revisionOf } from './read-stable.js'
+export { nodeFs, type FsLayer, type FileHandleLike } from './fs-layer.js'
+export { isRollbackFailure } from './file-writer.js'

@@ -55,11 +55,16 @@ export function eventLine(event: StoredEvent): string {
   return JSON.stringify(record) + '\n'
 }
 
-/** The UTF-8 bytes of a batch of events: one line each, concatenated for a single write. */
-export function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
+/** The text of a batch of events: one line each, concatenated for a single write. */
+export function eventsText(events: readonly StoredEvent[]): string {
   let text = ''
   for (const event of events) text += eventLine(event)
-  return encoder.encode(text)
+  return text
+}
+
+/** The UTF-8 bytes of a batch of events. */
+export function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
+  return encoder.encode(eventsText(events))
 }
 
 /** UTF-8 encodes a string. */

@@ -1,0 +1,373 @@
+import { join } from 'node:path'
+import {
+  createSessionPreparation,
+  KNOWN_SESSION_EVENT_TYPES,
+  type Session,
+  type SessionEvent,
+  type SessionHeader,
+  type SessionInspection,
+  type SessionLocation,
+  type SessionPreparation,
+  type SessionRawLog,
+  type SessionSnapshotInfo,
+  type SessionStore,
+} from '@bridle/session'
+import { repairFile } from './file-writer.js'
+import { isNotFound, type FsLayer } from './fs-layer.js'
+import { IdChain } from './id-chain.js'
+import { encodeEvents, eventLine, type StoredMeta } from './line-format.js'
+import { LiveBinding } from './live-binding.js'
+import { currentRevision } from './read-stable.js'
+import { LogReader } from './reader.js'
+import { encodeSegment } from './segment.js'
+
+/** Everything a `JsonlBackend` is built from. `root` must be absolute. */
+export interface JsonlBackendOptions {
+  readonly root: string
+  readonly fs: FsLayer
+  readonly writeBatchMaxDelayMs: number
+  readonly extraEventTypes: readonly string[]
+  /** The session store of the backend's own context. */
+  readonly sessions: SessionStore
+  readonly warn: (message: string) => void
+}
+
+interface PreparedEntry {
+  readonly session: Session
+  readonly meta: StoredMeta
+  /** How many of the session's events are durable (the repaired stored log). */
+  readonly cursor: number
+}
+
+/**
+ * The JSONL backend without the cordis wiring: binds live sessions to their files (persistence.md §4), answers the
+ * store events, and implements the read/repair API (§9–§11). `SessionJsonl` wraps it as `ctx.sessionPersistence`.
+ */
+export class JsonlBackend {
+  readonly root: string
+  private readonly fs: FsLayer
+  private readonly sessions: SessionStore
+  private readonly warn: (message: string) => void
+  private readonly reader: LogReader
+  private readonly chain = new IdChain()
+  private readonly bindings = new Map<string, LiveBinding>()
+  private readonly prepared = new Map<string, PreparedEntry | 'pending'>()
+  private readonly retiring = new Map<string, Promise<void>>()
+  private readonly extraTypes: ReadonlySet<string>
+  private readonly warnedTypes = new Set<string>()
+  private readonly delayMs: number
+  private admitting = true
+
+  constructor(options: JsonlBackendOptions) {
+    this.root = options.root
+    this.fs = options.fs
+    this.sessions = options.sessions
+    this.warn = options.warn
+    this.delayMs = options.writeBatchMaxDelayMs
+    this.extraTypes = new Set(options.extraEventTypes)
+    this.reader = new LogReader(this.fs, this.root, this.extraTypes)
+  }
+
+  /** The absolute file path of a session id (the file may not exist). */
+  pathOf(id: string): string {
+    return join(this.root, `${encodeSegment(id)}.jsonl`)
+  }
+
+  /** `{kind: 'jsonl', path}` for a header; reads and creates nothing. Not an authorization. */
+  locate(meta: Pick<SessionHeader, 'id'>): SessionLocation {
+    return Object.freeze({ kind: 'jsonl', path: this.pathOf(meta.id) })
+  }
+
+  // ---- binding live sessions (§4) ----
+
+  /** Binds every session already live in the store; a pre-existing log for an empty session is a sticky error. */
+  bindExisting(): void {
+    for (const session of this.sessions.list()) if (!this.bindings.has(session.id)) this.bindFresh(session, false)
+  }
+
+  /** `session/created`: claims a prepared session or binds a new one. Throws (vetoes) for case 3. */
+  onCreated(session: Session): void {
+    if (!this.admitting) return
+    const prepared = this.prepared.get(session.id)
+    if (prepared !== undefined && prepared !== 'pending' && prepared.session === session) {
+      this.prepared.delete(session.id)
+      const binding = this.bind(session, { path: this.pathOf(session.id), meta: prepared.meta, cursor: prepared.cursor, materialized: true })
+      binding.admitAll()
+      this.writeNow(binding)
+      return
+    }
+    this.bindFresh(session, true)
+  }
+
+  /** `session/event`: queues the committed event on its session's write-behind window. */
+  onEvent(session: Session, event: SessionEvent): void {
+    if (!this.admitting) return
+    const binding = this.bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return
+    const type = event.type as string
+    if (!KNOWN_SESSION_EVENT_TYPES.has(type) && !this.extraTypes.has(type) && !this.warnedTypes.has(type)) {
+      this.warnedTypes.add(type)
+      this.warn(
+        `session-jsonl: session "${session.id}" persisted event type "${type}" that is not in KNOWN_SESSION_EVENT_TYPES or extraEventTypes; the log will refuse to load until it is declared`,
+      )
+    }
+    binding.admit(event)
+  }
+
+  /** `session/flush`: the barrier of a bound session (undefined when this backend does not own it). */
+  onFlush(session: Session): Promise<void> | undefined {
+    const binding = this.bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return undefined
+    return binding.flush()
+  }
+
+  /**
+   * `session/disposed`: flushes, then releases the state. A session disposed in the same synchronous run that
+   * created it (a vetoed create or a failed resume announce) is abandoned instead: nothing more is written.
+   */
+  onDisposed(session: Session): void {
+    const binding = this.bindings.get(session.id)
+    if (binding === undefined || binding.session !== session) return
+    if (binding.fresh) {
+      binding.abandon()
+      this.bindings.delete(session.id)
+      return
+    }
+    const retire = binding
+      .flush()
+      .catch((error: unknown) => this.warn(`session-jsonl: session "${session.id}" retirement failed: ${String(error)}`))
+      .finally(() => {
+        binding.queue.cancelTimer()
+        if (this.bindings.get(session.id) === binding) this.bindings.delete(session.id)
+        if (this.retiring.get(session.id) === retire) this.retiring.delete(session.id)
+      })
+    this.retiring.set(session.id, retire)
+  }
+
+  private bind(session: Session, start: ConstructorParameters<typeof LiveBinding>[1]): LiveBinding {
+    const binding = new LiveBinding(session, start, {
+      fs: this.fs,
+      root: this.root,
+      chain: this.chain,
+      delayMs: this.delayMs,
+      warn: this.warn,
+    })
+    this.bindings.set(session.id, binding)
+    return binding
+  }
+
+  /** Cases 2–4 of §4: a new session, a refused create over an existing log, or an adoption. */
+  private bindFresh(session: Session, veto: boolean): void {
+    const id = session.id
+    const path = this.pathOf(id)
+    const meta = storedMetaOf(session.header)
+    if (!this.fs.existsSync(path)) {
+      const binding = this.bind(session, { path, meta, cursor: 0, materialized: false })
+      if (session.events.length > 0) {
+        binding.admitAll()
+        this.writeNow(binding)
+      }
+      return
+    }
+    if (session.events.length === 0) {
+      const error = new Error(`session "${id}" already has a persisted log on disk; load/resume it instead of creating`)
+      if (veto) throw error
+      this.bind(session, { path, meta, cursor: 0, materialized: true }).sticky = error
+      return
+    }
+    const binding = this.bind(session, { path, meta, cursor: 0, materialized: true })
+    binding.init = this.chain.run(id, () => this.adopt(binding, path)).catch((error: unknown) => {
+      binding.sticky = error
+    })
+    binding.admitAll()
+    this.writeNow(binding)
+  }
+
+  /**
+   * Adoption (§4 case 4): the stored cwd must equal the live one and the live events must reproduce the stored
+   * prefix. A torn tail is truncated; an open turn is not closed, because the live session is the authority.
+   */
+  private async adopt(binding: LiveBinding, path: string): Promise<void> {
+    const session = binding.session
+    const id = session.id
+    const stored = await this.reader.read(id, path)
+    const persistedCwd = stored.meta.cwd
+    const liveCwd = session.header.cwd
+    if (persistedCwd !== liveCwd) {
+      throw new Error(`session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`)
+    }
+    const live = session.events
+    const matches =
+      stored.events.length <= live.length && stored.events.every((event, seq) => eventLine(event) === eventLine(live[seq]!))
+    if (!matches) throw new Error(`session "${id}" already has a persisted log on disk that does not match this live session (id collision)`)
+    if (stored.committedBytes < stored.size) await repairFile(this.fs, path, stored.committedBytes, new Uint8Array(0))
+    binding.adopted(stored.events.length)
+  }
+
+  /** Starts writing a binding's queued events at once (the first batch of a seeded or claimed session). */
+  private writeNow(binding: LiveBinding): void {
+    binding.flush().catch((error: unknown) =>
+      this.warn(`session-jsonl: background write for session "${binding.session.id}" failed (buffered events retained): ${String(error)}`),
+    )
+  }
+
+  // ---- reading (§9–§11) ----
+
+  /** Headers of every materialized session, sorted by `createdAt`, then id; unreadable headers are skipped. */
+  async list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
+    return Object.freeze((await this.listSnapshots(signal)).map((snapshot) => snapshot.meta))
+  }
+
+  /** `{meta, revision}` for every materialized session (same set and order as `list`). */
+  async listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
+    let names: string[]
+    try {
+      names = await this.fs.readdir(this.root)
+    } catch (error) {
+      if (isNotFound(error)) return Object.freeze([])
+      throw error
+    }
+    const out: SessionSnapshotInfo[] = []
+    for (const name of names) {
+      if (!name.endsWith('.jsonl')) continue
+      signal?.throwIfAborted()
+      const path = join(this.root, name)
+      try {
+        const { meta, revision } = await this.reader.readHeader(path, signal)
+        out.push(Object.freeze({ meta: Object.freeze({ ...meta }) as SessionHeader, revision }))
+      } catch (error) {
+        if (signal?.aborted) throw error
+        if (isNotFound(error)) continue
+        this.warn(`session-jsonl: skipping "${path}": ${String(error)}`)
+      }
+    }
+    out.sort((a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0))
+    return Object.freeze(out)
+  }
+
+  /** The exact file text of `id`, read revision-stably; `undefined` when absent; a corrupt header rejects. */
+  async readRaw(id: string, signal?: AbortSignal): Promise<SessionRawLog | undefined> {
+    await this.retiring.get(id)
+    const raw = await this.reader.readRaw(id, this.pathOf(id), signal)
+    return raw === undefined ? undefined : Object.freeze(raw)
+  }
+
+  /**
+   * A frozen `{meta, events}`. Live: the session's own header and events, no I/O (the turn may be open). Stored: the
+   * committed prefix plus closers computed in memory; never writes.
+   */
+  async inspect(id: string, signal?: AbortSignal): Promise<SessionInspection> {
+    const live = this.sessions.get(id)
+    if (live !== undefined) return Object.freeze({ meta: live.header, events: live.events })
+    await this.retiring.get(id)
+    const balanced = this.reader.validate(await this.reader.read(id, this.pathOf(id), signal))
+    return Object.freeze({ meta: balanced.meta, events: balanced.events })
+  }
+
+  /**
+   * Live: flush and return a snapshot, refusing an open turn. Stored: commit any repair on the id chain (truncate the
+   * torn tail, append closers) and return the re-read, balanced, frozen view.
+   */
+  async load(id: string): Promise<SessionInspection> {
+    const live = this.sessions.get(id)
+    if (live !== undefined) {
+      const events = live.events
+      if (hasOpenTurn(events)) {
+        throw new Error(`cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`)
+      }
+      await this.sessions.flush(live)
+      return Object.freeze({ meta: live.header, events })
+    }
+    await this.retiring.get(id)
+    return this.chain.run(id, () => this.commitRepair(id))
+  }
+
+  /** §10: repair on the id chain, re-reading whenever the file changed between the scan and the truncation. */
+  private async commitRepair(id: string): Promise<SessionInspection> {
+    const path = this.pathOf(id)
+    for (;;) {
+      const stored = await this.reader.read(id, path)
+      const balanced = this.reader.validate(stored)
+      if (stored.committedBytes === stored.size && balanced.closers.length === 0) {
+        return Object.freeze({ meta: balanced.meta, events: balanced.events })
+      }
+      if ((await currentRevision(this.fs, this.root, path)) !== stored.revision) continue
+      await repairFile(this.fs, path, stored.committedBytes, encodeEvents(balanced.closers))
+      const repaired = this.reader.validate(await this.reader.read(id, path))
+      return Object.freeze({ meta: repaired.meta, events: repaired.events })
+    }
+  }
+
+  /**
+   * Loads (repairing) a stored session and prepares an unpublished `Session` seeded with it; the session appends
+   * `session/end-seed`. When that session is announced, this backend claims it and writes the marker. Disposing the
+   * preparation before that releases the claim.
+   */
+  async prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation> {
+    if (this.sessions.get(id) !== undefined) throw new Error(`cannot prepare session "${id}" while it is live`)
+    if (this.prepared.has(id)) throw new Error(`cannot prepare session "${id}" while another preparation is outstanding`)
+    this.prepared.set(id, 'pending')
+    let entry: PreparedEntry
+    try {
+      signal?.throwIfAborted()
+      const view = await this.load(id)
+      signal?.throwIfAborted()
+      const meta = storedMetaOf(view.meta)
+      const session = this.sessions.prepare(id, {
+        seed: view.events,
+        meta: { createdAt: meta.createdAt, cwd: meta.cwd, parentSession: meta.parentSession, seedLength: meta.seedLength },
+        seedSource: 'persistence',
+      })
+      entry = { session, meta, cursor: view.events.length }
+    } catch (error) {
+      if (this.prepared.get(id) === 'pending') this.prepared.delete(id)
+      throw error
+    }
+    this.prepared.set(id, entry)
+    return createSessionPreparation(entry.session, () => {
+      if (this.prepared.get(id) === entry) this.prepared.delete(id)
+    })
+  }
+
+  // ---- teardown (§12) ----
+
+  /**
+   * Stops admitting events, flushes every live session and waits for every id chain. Rejects with
+   * `AggregateError(errors, 'session-jsonl dispose failed')` when any flush failed.
+   */
+  async dispose(): Promise<void> {
+    this.admitting = false
+    const errors: unknown[] = []
+    await Promise.all(
+      [...this.bindings.values()].map((binding) =>
+        binding.flush().catch((error: unknown) => {
+          errors.push(error)
+        }),
+      ),
+    )
+    await Promise.all(this.retiring.values())
+    await this.chain.idle()
+    for (const binding of this.bindings.values()) binding.queue.cancelTimer()
+    if (errors.length > 0) throw new AggregateError(errors, 'session-jsonl dispose failed')
+  }
+}
+
+/** The header fields a log stores, taken from an in-memory header (unknown keys are dropped). */
+export function storedMetaOf(header: SessionHeader): StoredMeta {
+  const meta: { -readonly [K in keyof StoredMeta]: StoredMeta[K] } = { version: 0, id: header.id, createdAt: header.createdAt }
+  if (header.cwd !== undefined) meta.cwd = header.cwd
+  if (header.parentSession !== undefined) meta.parentSession = header.parentSession
+  if (header.seedLength !== undefined) meta.seedLength = header.seedLength
+  return meta
+}
+
+/** True when the last `turn/start` of `events` has no `turn/end` after it. */
+function hasOpenTurn(events: readonly SessionEvent[]): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const type = events[i]!.type as string
+    if (type === 'turn/end') return false
+    if (type === 'turn/start') return true
+  }
+  return false
+}
+

@@ -1,0 +1,203 @@
+import { basename } from 'node:path'
+import {
+  interruptedTurnClosers,
+  KNOWN_SESSION_EVENT_TYPES,
+  Session,
+  SessionFormatUnsupportedError,
+  SessionPersistenceCorruptionError,
+  type SessionEvent,
+  type SessionHeader,
+} from '@bridle/session'
+import { isNotFound, type FsLayer } from './fs-layer.js'
+import { HeaderDefect, parseHeader } from './header.js'
+import type { StoredEvent, StoredMeta } from './line-format.js'
+import { readStable, revisionOf } from './read-stable.js'
+import { CommittedDamage, scanEvents } from './scan.js'
+
+/** The scanned state of one log file at one revision. */
+export interface StoredLog {
+  readonly path: string
+  readonly meta: StoredMeta
+  /** The accepted prefix (seqs contiguous from 0), before closers. */
+  readonly events: StoredEvent[]
+  readonly committedBytes: number
+  /** File size at the read revision; a torn tail exists exactly when `committedBytes < size`. */
+  readonly size: number
+  readonly revision: string
+}
+
+/** A validated, balanced view: stored events plus the closers that end an interrupted turn. */
+export interface BalancedLog {
+  readonly meta: SessionHeader
+  readonly events: readonly SessionEvent[]
+  readonly closers: readonly SessionEvent[]
+}
+
+/** Builds a `SessionFormatUnsupportedError` for a jsonl file. */
+export function formatUnsupported(message: string, path: string): SessionFormatUnsupportedError {
+  return new SessionFormatUnsupportedError(`${message} (raw log: ${path})`, { kind: 'jsonl', path })
+}
+
+function headerError(defect: HeaderDefect, path: string): Error {
+  if (defect.kind === 'format') return formatUnsupported(defect.message, path)
+  return new SessionPersistenceCorruptionError(defect.message, { cause: defect, path })
+}
+
+/**
+ * The read side of the backend (persistence.md §9): revision-stable reads, header and scan rules, identity, and the
+ * post-scan validation. Reads never write.
+ */
+export class LogReader {
+  constructor(
+    private readonly fs: FsLayer,
+    private readonly root: string,
+    private readonly extraEventTypes: ReadonlySet<string>,
+  ) {}
+
+  /**
+   * Reads and scans the log of `id` at `path`. Rejects with `session "<id>" not found` for a missing file, with
+   * `SessionPersistenceCorruptionError` (carrying `path`) for header, identity or committed-region damage, and with
+   * `SessionFormatUnsupportedError` for a foreign format version.
+   */
+  async read(id: string, path: string, signal?: AbortSignal): Promise<StoredLog> {
+    let read
+    try {
+      read = await readStable(this.fs, this.root, path, signal)
+    } catch (error) {
+      if (isNotFound(error)) throw new Error(`session "${id}" not found`)
+      throw error
+    }
+    const { bytes, revision } = read
+    let parsed
+    try {
+      parsed = parseHeader(bytes)
+    } catch (error) {
+      if (error instanceof HeaderDefect) throw headerError(error, path)
+      throw error
+    }
+    if (parsed.meta.id !== id) {
+      throw new SessionPersistenceCorruptionError(
+        `stored session identity mismatch: requested "${id}", header contains "${parsed.meta.id}"`,
+        { path },
+      )
+    }
+    try {
+      const { events, committedBytes } = scanEvents(bytes, parsed.headerEnd)
+      return { path, meta: parsed.meta, events, committedBytes, size: bytes.length, revision }
+    } catch (error) {
+      if (error instanceof CommittedDamage) throw new SessionPersistenceCorruptionError(error.message, { cause: error, path })
+      throw error
+    }
+  }
+
+  /**
+   * Validates a scanned log (persistence.md §9.4) and computes its closers: legacy vocabulary, then unknown
+   * non-ignorable types (`SessionFormatUnsupportedError`, never wrapped), then a full `Session.fromRestore` of the
+   * balanced events. Failures of the first and last check are wrapped as
+   * `stored session "<id>" failed validation: <err>`. The returned events are frozen in place.
+   */
+  validate(stored: StoredLog): BalancedLog {
+    const { meta, path } = stored
+    const id = meta.id
+    const events = stored.events as unknown as SessionEvent[]
+    const wrap = (error: unknown) =>
+      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, { cause: error, path })
+    for (const event of events) {
+      const legacy = legacyMessage(id, event)
+      if (legacy !== undefined) throw wrap(new Error(legacy))
+    }
+    for (const event of events) {
+      if (KNOWN_SESSION_EVENT_TYPES.has(event.type) || this.extraEventTypes.has(event.type)) continue
+      if ((event as { ignorable?: unknown }).ignorable === true) continue
+      throw formatUnsupported(
+        `session "${id}" contains event type "${event.type}" (seq ${event.seq}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
+        path,
+      )
+    }
+    const closers = interruptedTurnClosers(events) as unknown as SessionEvent[]
+    const balanced = closers.length === 0 ? events : events.concat(closers)
+    try {
+      Session.fromRestore(id, balanced, { ...meta })
+    } catch (error) {
+      throw wrap(error)
+    }
+    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers }
+  }
+
+  /**
+   * Reads only the header of one file (for `list`): returns its meta and a revision taken around the read, retrying
+   * until the file did not change meanwhile.
+   */
+  async readHeader(path: string, signal?: AbortSignal): Promise<{ meta: StoredMeta; revision: string }> {
+    for (;;) {
+      signal?.throwIfAborted()
+      const before = await this.fs.stat(path)
+      const head = await this.firstLine(path)
+      const after = await this.fs.stat(path)
+      const revision = revisionOf(this.root, before)
+      if (revision !== revisionOf(this.root, after)) continue
+      try {
+        return { meta: parseHeader(head).meta, revision }
+      } catch (error) {
+        if (error instanceof HeaderDefect) throw headerError(error, path)
+        throw error
+      }
+    }
+  }
+
+  /** Reads the whole file of `id` revision-stably; `undefined` when absent; a corrupt header rejects. */
+  async readRaw(id: string, path: string, signal?: AbortSignal): Promise<{ header: SessionHeader; fileName: string; content: string } | undefined> {
+    let bytes: Uint8Array
+    try {
+      bytes = (await readStable(this.fs, this.root, path, signal)).bytes
+    } catch (error) {
+      if (isNotFound(error)) return undefined
+      throw error
+    }
+    let meta: StoredMeta
+    try {
+      meta = parseHeader(bytes).meta
+    } catch (error) {
+      if (error instanceof HeaderDefect) throw headerError(error, path)
+      throw error
+    }
+    if (meta.id !== id) {
+      throw new SessionPersistenceCorruptionError(`stored session identity mismatch: requested "${id}", header contains "${meta.id}"`, { path })
+    }
+    return { header: Object.freeze({ ...meta }) as SessionHeader, fileName: basename(path), content: new TextDecoder().decode(bytes) }
+  }
+
+  /** The bytes of a file up to and including its first `\n` (all of it when there is none). */
+  private async firstLine(path: string): Promise<Uint8Array> {
+    const handle = await this.fs.open(path, 'r')
+    try {
+      const chunks: Uint8Array[] = []
+      let position = 0
+      for (;;) {
+        const chunk = new Uint8Array(4096)
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, position)
+        if (bytesRead === 0) break
+        const view = chunk.subarray(0, bytesRead)
+        chunks.push(view)
+        position += bytesRead
+        if (view.includes(0x0a)) break
+      }
+      return Buffer.concat(chunks)
+    } finally {
+      await handle.close()
+    }
+  }
+}
+
+function legacyMessage(id: string, event: SessionEvent): string | undefined {
+  const type = event.type as string
+  if (type === 'request/header-delta') return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
+  if (type === 'mode/set') return `session "${id}" contains unsupported legacy mode/set event at seq ${event.seq}`
+  if (type === 'request/header') {
+    const data = event.data as { reason?: unknown } | null
+    if (typeof data === 'object' && data !== null && data.reason === 'fallback') {
+      return `session "${id}" contains unsupported legacy request/header reason "fallback" at seq ${event.seq}`
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,131 @@
+import { resolve } from 'node:path'
+import type {
+  Session,
+  SessionHeader,
+  SessionInspection,
+  SessionLocation,
+  SessionPersistence,
+  SessionPreparation,
+  SessionRawLog,
+  SessionSnapshotInfo,
+} from '@bridle/session'
+import { Context, Service } from 'cordis'
+import { JsonlBackend } from './backend.js'
+import { registerCheckpoints } from './checkpoints.js'
+import { Config, ConfigSchema, PLUGIN_NAME, type SessionJsonlConfig } from './config.js'
+import { nodeFs, type FsLayer } from './fs-layer.js'
+
+/** Extra construction options (not part of the plugin config): the filesystem layer, for fault injection. */
+export interface SessionJsonlOptions {
+  readonly fs?: FsLayer
+}
+
+/**
+ * The `session-jsonl` plugin: provides `ctx.sessionPersistence`, storing each session as one JSONL file under
+ * `config.root` (persistence.md). Load it with `ctx.plugin(SessionJsonl, { root })` after `SessionStore`.
+ */
+export class SessionJsonl extends Service<SessionJsonlConfig> implements SessionPersistence {
+  static readonly inject = ['sessions']
+  static readonly Config = Config
+  static readonly ConfigSchema = ConfigSchema
+
+  /** The storage engine; kept out of the traced service surface. */
+  protected readonly backend: JsonlBackend
+
+  constructor(ctx: Context, config?: SessionJsonlConfig, options: SessionJsonlOptions = {}) {
+    super(ctx, 'sessionPersistence', true)
+    const parsed = Config(config)
+    this.config = parsed
+    const logger = ctx.logger(PLUGIN_NAME)
+    this.backend = new JsonlBackend({
+      root: resolve(parsed.root),
+      fs: options.fs ?? nodeFs,
+      writeBatchMaxDelayMs: parsed.writeBatchMaxDelayMs,
+      extraEventTypes: parsed.extraEventTypes,
+      sessions: ctx.sessions,
+      warn: (message) => logger.warn(message.replace(/%/g, '%%')),
+    })
+    const backend = this.backend
+    ctx.on('session/created', (session) => backend.onCreated(session))
+    ctx.on('session/event', (session, event) => backend.onEvent(session, event))
+    ctx.on('session/flush', (session) => backend.onFlush(session))
+    ctx.on('session/disposed', (session) => backend.onDisposed(session))
+    if (parsed.checkpoints) registerCheckpoints(ctx)
+    backend.bindExisting()
+  }
+
+  /** The absolute root directory (resolved once, against `process.cwd()`, when the plugin started). */
+  get root(): string {
+    return this.backend.root
+  }
+
+  /** `{kind: 'jsonl', path}` for a session header, even before the file exists. Reads and creates nothing. */
+  locate(meta: SessionHeader): SessionLocation {
+    return this.backend.locate(meta)
+  }
+
+  /** Headers of every materialized session, sorted by `createdAt` then id. A missing root gives `[]`. */
+  list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
+    return this.backend.list(signal)
+  }
+
+  /** `{meta, revision}` for every materialized session; any append or repair changes a revision. */
+  listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
+    return this.backend.listSnapshots(signal)
+  }
+
+  /** `{header, fileName, content}` with the exact file text; `undefined` when absent. */
+  readRaw(id: string, signal?: AbortSignal): Promise<SessionRawLog | undefined> {
+    return this.backend.readRaw(id, signal)
+  }
+
+  /** A frozen `{meta, events}`: the live session, or the stored prefix plus closers (computed, never written). */
+  inspect(id: string, signal?: AbortSignal): Promise<SessionInspection> {
+    return this.backend.inspect(id, signal)
+  }
+
+  /** Commits any repair and returns a balanced frozen `{meta, events}` with no open turn. */
+  load(id: string): Promise<SessionInspection> {
+    return this.backend.load(id)
+  }
+
+  /** Loads `id` and prepares an unpublished session seeded with it (`ctx.agentLoop.resume` uses this). */
+  prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation> {
+    return this.backend.prepare(id, signal)
+  }
+
+  /**
+   * Prepares `id`, then enters and announces it on the caller's context (as `ctx.sessions.create` does) and returns
+   * the live session; disposing the caller detaches it. If announcing throws, the preparation is disposed and
+   * nothing beyond the repair is written.
+   */
+  async resume(id: string, signal?: AbortSignal): Promise<Session> {
+    const caller = this.ctx
+    const preparation = await this.backend.prepare(id, signal)
+    const session = preparation.session
+    try {
+      caller.effect(() => {
+        const detach = caller.sessions.enter(session)
+        try {
+          caller.sessions.announce(session)
+        } catch (error) {
+          detach()
+          throw error
+        }
+        return detach
+      })
+    } catch (error) {
+      preparation[Symbol.dispose]()
+      throw error
+    }
+    preparation[Symbol.dispose]()
+    return session
+  }
+
+  protected override async stop(): Promise<void> {
+    await this.backend.dispose()
+  }
+}
+
+/** Cordis service augmentation lives in `@bridle/session` (`ctx.sessionPersistence?: SessionPersistence`). */
+export default SessionJsonl
