@@ -180,9 +180,16 @@ describe('Scope disposal', () => {
     scope.ctx.effect(() => () => {
       runs.push(1)
     })
+    const forkEvents: unknown[] = []
+    root.on('internal/fork', (fork) => {
+      forkEvents.push(fork)
+    })
     expect(scope.rawDispose()).toBe(true)
     expect(scope.rawDispose()).toBe(false)
     expect(runs).toEqual([1])
+    // upstream re-emits internal/fork on the repeated call, and nothing else happens
+    expect(forkEvents).toHaveLength(2)
+    expect(forkEvents[0]).toBe(forkEvents[1])
   })
 
   it('dispose() is memoised and tears down synchronously, before its promise settles', async () => {
