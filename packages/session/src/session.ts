@@ -68,7 +68,7 @@ export class Session {
    */
   static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
     const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
-    const checked = validateSessionHeader(header ?? { version: 0, id, createdAt: Date.now() }, id, 'snapshot')
+    const checked = validateSessionHeader(header === undefined ? { version: 0, id, createdAt: Date.now() } : header, id, 'snapshot')
     return Session.build(id, checked, events)
   }
 
