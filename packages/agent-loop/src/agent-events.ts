@@ -15,7 +15,7 @@ export function agentCarrier(agent: Agent): Scoped<Agent> {
 /** Logs a contained listener failure without throwing. */
 export function warn(ctx: Context, message: string): void {
   try {
-    ctx.emit('internal/warning', message)
+    ctx.logger('agent-loop').warn(message)
   } catch {
     // a failing logger must never break the loop
   }

@@ -34,17 +34,17 @@ export class AgentLoop extends Service {
   static Config = Config
 
   declare readonly config: ResolvedAgentLoopConfig
-  readonly #own: Context
-  readonly #entries = new Map<string, Entry>()
-  readonly #inFlight = new Set<Promise<unknown>>()
-  readonly #unloadWaiters = new Set<() => void>()
-  #active = true
+  private readonly own: Context
+  private readonly entries = new Map<string, Entry>()
+  private readonly inFlight = new Set<Promise<unknown>>()
+  private readonly unloadWaiters = new Set<() => void>()
+  private readonly state = { active: true }
 
   constructor(ctx: Context, config?: unknown) {
     const resolved = Config(config)
     super(ctx, 'agentLoop', true)
     ;(this as { config: ResolvedAgentLoopConfig }).config = resolved
-    this.#own = ctx
+    this.own = ctx
     registerLoopVariables(ctx)
     startConfiguredAgents(this, ctx, resolved.agents)
   }
@@ -58,12 +58,12 @@ export class AgentLoop extends Service {
   create(options: CreateAgentOptions = {}): Agent {
     const caller = this.ctx
     const agentOptions = agentOptionsOf(options)
-    if (!this.#active) throw new Error('agent loop is not active')
+    if (!this.state.active) throw new Error('agent loop is not active')
     const prepareOptions: { seed?: CreateAgentOptions['seed']; meta?: { cwd: string } } = {}
     if (options.seed !== undefined) prepareOptions.seed = options.seed
     if (options.cwd !== undefined) prepareOptions.meta = { cwd: options.cwd }
-    const session = this.#own.sessions.prepare(options.sessionId, prepareOptions)
-    return this.#publish(caller, session, agentOptions, options.setup, 'startup')
+    const session = this.own.sessions.prepare(options.sessionId, prepareOptions)
+    return this.publish(caller, session, agentOptions, options.setup, 'startup')
   }
 
   /**
@@ -73,25 +73,25 @@ export class AgentLoop extends Service {
   async resume(sessionId: string, options: ResumeAgentOptions = {}): Promise<Agent> {
     const caller = this.ctx
     const agentOptions = agentOptionsOf(options)
-    if (!this.#active) throw new Error('agent loop is not active')
-    const persistence = this.#own.get('sessionPersistence')
+    if (!this.state.active) throw new Error('agent loop is not active')
+    const persistence = this.own.get('sessionPersistence')
     if (!persistence) {
       throw new Error(
         'cannot resume: session persistence is not configured (load a session persistence backend such as @bridle/session-jsonl)',
       )
     }
-    if (this.#own.sessions.get(sessionId)) throw new Error(`session "${sessionId}" already exists`)
-    const task = this.#prepareRaced(caller, sessionId, options.signal, () => persistence.prepare(sessionId, options.signal))
-    this.#inFlight.add(task)
+    if (this.own.sessions.get(sessionId)) throw new Error(`session "${sessionId}" already exists`)
+    const task = this.prepareRaced(caller, sessionId, options.signal, () => persistence.prepare(sessionId, options.signal))
+    this.inFlight.add(task)
     let preparation: SessionPreparation
     try {
       preparation = await task
     } finally {
-      this.#inFlight.delete(task)
+      this.inFlight.delete(task)
     }
     try {
-      if (!this.#active) throw new Error('agent loop is not active')
-      return this.#publish(caller, preparation.session, agentOptions, options.setup, 'resume')
+      if (!this.state.active) throw new Error('agent loop is not active')
+      return this.publish(caller, preparation.session, agentOptions, options.setup, 'resume')
     } finally {
       preparation[Symbol.dispose]()
     }
@@ -99,12 +99,12 @@ export class AgentLoop extends Service {
 
   /** The live published agent with this id. */
   get(id: string): Agent | undefined {
-    return this.#entries.get(id)?.agent
+    return this.entries.get(id)?.agent
   }
 
   /** Live published agents, in publication order. */
   list(): Agent[] {
-    return [...this.#entries.values()].map((e) => e.agent)
+    return [...this.entries.values()].map((e) => e.agent)
   }
 
   /** `get(id)?.dispose()`; resolves `false` when there is no such live agent. */
@@ -117,18 +117,18 @@ export class AgentLoop extends Service {
 
   /** Unloading the loop disposes every live agent and waits for resumes still in flight. */
   protected override async stop(): Promise<void> {
-    this.#active = false
-    for (const reject of [...this.#unloadWaiters]) reject()
-    await Promise.allSettled([...this.#entries.values()].map((e) => e.agent.dispose()))
-    await Promise.allSettled([...this.#inFlight])
+    this.state.active = false
+    for (const reject of [...this.unloadWaiters]) reject()
+    await Promise.allSettled([...this.entries.values()].map((e) => e.agent.dispose()))
+    await Promise.allSettled([...this.inFlight])
   }
 
   /** Whether the loop still accepts agents (false once it is unloading). */
   get active(): boolean {
-    return this.#active
+    return this.state.active
   }
 
-  #publish(
+  private publish(
     caller: Context,
     session: Session,
     options: AgentOptions,
@@ -138,22 +138,22 @@ export class AgentLoop extends Service {
     let agent: Agent | undefined
     const entry: Partial<Entry> & { released: boolean } = { released: false }
     try {
-      agent = new Agent({ loop: this, loopCtx: this.#own, session, options, release: (a) => this.#release(a) })
+      agent = new Agent({ loop: this, loopCtx: this.own, session, options, release: (a) => this.release(a) })
       entry.agent = agent
       setup?.(agent)
       entry.detach = agent.ctx.sessions.enter(session)
       agent.ctx.sessions.announce(session)
-      this.#entries.set(agent.id, entry as Entry)
-      emitAgentEvent(this.#own, agent, 'agent/created', {}, { veto: true })
+      this.entries.set(agent.id, entry as Entry)
+      emitAgentEvent(this.own, agent, 'agent/created', {}, { veto: true })
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
-      emitAgentEvent(this.#own, agent, 'agent/session-start', { source })
+      emitAgentEvent(this.own, agent, 'agent/session-start', { source })
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
     } catch (error) {
       if (agent) {
         abortSetup(agent)
-        if (this.#entries.get(agent.id) === entry) {
-          this.#entries.delete(agent.id)
-          emitAgentEvent(this.#own, agent, 'agent/disposed', {})
+        if (this.entries.get(agent.id) === entry) {
+          this.entries.delete(agent.id)
+          emitAgentEvent(this.own, agent, 'agent/disposed', {})
         }
         entry.released = true
         entry.detach?.()
@@ -168,18 +168,18 @@ export class AgentLoop extends Service {
   }
 
   /** Leaves the registry (`agent/disposed`), detaches the session, removes the owner effect. Idempotent. */
-  #release(agent: Agent): void {
-    const entry = this.#entries.get(agent.id)
+  private release(agent: Agent): void {
+    const entry = this.entries.get(agent.id)
     if (!entry || entry.agent !== agent || entry.released) return
     entry.released = true
-    this.#entries.delete(agent.id)
-    emitAgentEvent(this.#own, agent, 'agent/disposed', {})
+    this.entries.delete(agent.id)
+    emitAgentEvent(this.own, agent, 'agent/disposed', {})
     entry.detach?.()
     entry.owner?.()
   }
 
   /** Races a persistence preparation against the caller's signal, loop unload and owner unload. */
-  #prepareRaced(
+  private prepareRaced(
     caller: Context,
     id: string,
     signal: AbortSignal | undefined,
@@ -209,8 +209,8 @@ export class AgentLoop extends Service {
         cleanups.push(() => signal.removeEventListener('abort', onAbort))
       }
       const onUnload = () => finish(() => reject(new Error('agent loop is not active')))
-      this.#unloadWaiters.add(onUnload)
-      cleanups.push(() => this.#unloadWaiters.delete(onUnload))
+      this.unloadWaiters.add(onUnload)
+      cleanups.push(() => this.unloadWaiters.delete(onUnload))
       const owner = caller.effect(() => () => {
         finish(() => reject(new Error(`agent "${id}" setup aborted: owner disposed during setup`)))
       })

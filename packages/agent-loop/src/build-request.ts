@@ -107,12 +107,15 @@ export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): 
   logContext(rt, config, prepared?.context?.contextWindow)
 
   signal.throwIfAborted()
+  // The folded header equals `header` now; building from it keeps system/tools identical objects across
+  // steps while nothing changed (cheap freezing and digesting).
+  const sent = rt.session.requestHeader() ?? header
   const request = markLoopRequest(
     deepFreeze({
-      ...header.config,
+      ...sent.config,
       messages: input.messages,
-      ...(header.system !== undefined ? { system: header.system } : {}),
-      ...(header.tools !== undefined ? { tools: header.tools } : {}),
+      ...(sent.system !== undefined ? { system: sent.system } : {}),
+      ...(sent.tools !== undefined ? { tools: sent.tools } : {}),
       sessionId: rt.session.id,
       signal,
     } as GenerateOptions),

@@ -39,7 +39,7 @@ function defaultVerify(): boolean {
 /** zod 4 schema of the AgentLoop config. `null` values count as absent (YAML `key:`). */
 export const ConfigSchema = z
   .object({
-    maxParallelToolCalls: positiveInt,
+    maxParallelToolCalls: positiveInt.optional(),
     verifyRequests: z.boolean().nullish(),
     agents: z.array(ConfiguredAgentSchema).nullish(),
   })

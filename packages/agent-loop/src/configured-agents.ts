@@ -18,10 +18,10 @@ function whenDetached(ctx: Context, id: string): Promise<void> {
 }
 
 /** Resolves with the persistence service once it is available on `ctx`. */
-function whenPersistence(ctx: Context) {
+function whenPersistence(ctx: Context): Promise<unknown> {
   const present = ctx.get('sessionPersistence')
   if (present) return Promise.resolve(present)
-  return new Promise<NonNullable<typeof present>>((resolve) => {
+  return new Promise((resolve) => {
     ctx.inject(['sessionPersistence'], (c) => resolve(c.get('sessionPersistence')!))
   })
 }

@@ -11,7 +11,6 @@ export {
   type ResolvedAgentLoopConfig,
 } from './config.js'
 export { RUNTIME_CONTEXT_CLEARED, SNAPSHOT_PLUGIN, RuntimeContextProjection } from './runtime-context.js'
-export { MessageChain, RequestDigester, sha256, type RequestDigestParts } from './request-digest.js'
 export { verifyRequest } from './verify-request.js'
 export { failureOf } from './turn.js'
 export type {

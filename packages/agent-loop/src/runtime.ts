@@ -1,9 +1,8 @@
 import type { Inbox } from '@bridle/inbox'
-import type { Session } from '@bridle/session'
+import type { RequestDigester, Session } from '@bridle/session'
 import type { Context } from 'cordis'
 import type { Agent } from './agent.js'
 import type { AgentLoop } from './agent-loop.js'
-import type { RequestDigester } from './request-digest.js'
 import type { RuntimeContextProjection } from './runtime-context.js'
 
 /** Driver phase `idle`: nothing runs; `lastTurn` is the number of the last opened turn. */

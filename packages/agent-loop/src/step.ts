@@ -32,8 +32,8 @@ export async function runStep(
     const { request, prepared } = built
     // Verification, digest and dispatch happen with no await in between.
     if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
-    const digest = rt.requests.digester.digest(request, rt.session.requestHeader(), rt.session.surface.replaceGeneration)
-    rt.session.append('request/digest', { turn, step, attempt, ...digest })
+    const digest = rt.requests.digester.digest(request)
+    rt.session.append('request/digest', { turn, step, attempt, algorithm: 'sha256', ...digest })
     const stream = prepared ? prepared.stream(request) : rt.ctx.llm.stream(request)
     signal.throwIfAborted()
 

@@ -71,7 +71,7 @@ declare module 'cordis' {
     /** Set on `agent.ctx` (and contexts derived from it); `undefined` on plain contexts. */
     agent?: Agent
   }
-  interface Events {
+  interface Events<C extends Context = Context> {
     'agent/status'(payload: { agent: Agent; status: AgentStatus }): void
     'agent/inbox/inserted'(payload: { agent: Agent; message: UserMessage }): void
     'agent/inbox/discarded'(payload: { agent: Agent; message: UserMessage }): void
