@@ -41,8 +41,9 @@ function isIdentifiedUserMessage(value: unknown): value is UserMessage {
   return typeof m.id === 'string' && m.id.length > 0 && m.role === 'user' && Array.isArray(m.content)
 }
 
-function checkInput(input: ToolExecutionInput): void {
-  if (typeof input !== 'object' || input === null) throw new TypeError('tool execution input must be an object')
+function checkInput(value: ToolExecutionInput): void {
+  if (typeof value !== 'object' || value === null) throw new TypeError('tool execution input must be an object')
+  const input = value as { callId?: unknown; name?: unknown; signal?: unknown; rawArguments?: unknown }
   if (typeof input.callId !== 'string' || input.callId === '') throw new TypeError('tool execution input needs a non-empty string callId')
   if (typeof input.name !== 'string') throw new TypeError(`tool call "${input.callId}" needs a string tool name`)
   if (!(input.signal instanceof AbortSignal)) throw new TypeError(`tool call "${input.callId}" needs an AbortSignal`)

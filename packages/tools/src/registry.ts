@@ -1,7 +1,9 @@
 import type { ToolSchema } from '@bridle/llm'
 import { NamedEntries, ScopedLayers, scopeTarget, type ScopeKey, type Scoped } from '@bridle/scope'
 import type {} from '@bridle/system-prompt'
-import { type Awaitable, type Context, Service } from 'cordis'
+import { type Context, Service } from 'cordis'
+
+type Awaitable<T> = T | Promise<T>
 import { compileTool, toolSchemaOf, type CompiledTool } from './definition.js'
 import { prepareCall, readArguments, type PipelineHost } from './pipeline.js'
 import type {
@@ -22,7 +24,7 @@ declare module 'cordis' {
   interface Context {
     tools: ToolRegistry
   }
-  interface Events {
+  interface Events<C extends Context = Context> {
     /** Every successful registration and every removal; no arguments, no carrier, so every listener hears it. */
     'tools/change'(): void
     /** Waterfall, scope-filtered: may deny a call. Listeners cannot change arguments. */
