@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
 import fc from 'fast-check'
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { createScope, scopeTarget, waterfall, type WaterfallArgs } from '@bridle/scope'
+import { createScope, type Scoped, scopeTarget, waterfall, type WaterfallArgs } from '@bridle/scope'
 import type { Payload } from './events.js'
 import { makeRoot } from './helpers.js'
 
@@ -312,6 +312,10 @@ describe('waterfall admission and binding', () => {
     expectTypeOf<WaterfallArgs<(a: number, b: string, next: () => boolean) => boolean>>().toEqualTypeOf<
       [a: number, b: string]
     >()
+    expectTypeOf<WaterfallArgs<(this: Scoped<object>, a: number, next: () => void) => void>>().toEqualTypeOf<
+      [a: number]
+    >()
+    expectTypeOf<WaterfallArgs<(next: () => void) => void>>().toEqualTypeOf<[]>()
     const { root } = makeRoot()
     const result = waterfall(root, null, 'test/wf', { trail: [] }, async (p) => p.trail.join())
     expectTypeOf(result).toEqualTypeOf<Promise<string>>()
