@@ -121,18 +121,10 @@ export class JsonlBackend {
     return binding.flush()
   }
 
-  /**
-   * `session/disposed`: flushes, then releases the state. A session disposed in the same synchronous run that
-   * created it (a vetoed create or a failed resume announce) is abandoned instead: nothing more is written.
-   */
+  /** `session/disposed`: flushes the session, then releases its state; a failure is logged. */
   onDisposed(session: Session): void {
     const binding = this.bindings.get(session.id)
     if (binding === undefined || binding.session !== session) return
-    if (binding.fresh) {
-      binding.abandon()
-      this.bindings.delete(session.id)
-      return
-    }
     const retire = binding
       .flush()
       .catch((error: unknown) => this.warn(`session-jsonl: session "${session.id}" retirement failed: ${String(error)}`))
@@ -324,9 +316,23 @@ export class JsonlBackend {
       throw error
     }
     this.prepared.set(id, entry)
-    return createSessionPreparation(entry.session, () => {
-      if (this.prepared.get(id) === entry) this.prepared.delete(id)
-    })
+    return createSessionPreparation(entry.session, () => this.release(id, entry))
+  }
+
+  /**
+   * Disposing a preparation: an unclaimed one is dropped. One that was claimed in this same synchronous run but is
+   * no longer live (its announce threw and it was detached) is abandoned, so nothing beyond the repair is written.
+   */
+  private release(id: string, entry: PreparedEntry): void {
+    if (this.prepared.get(id) === entry) {
+      this.prepared.delete(id)
+      return
+    }
+    const binding = this.bindings.get(id)
+    if (binding?.session === entry.session && binding.fresh && this.sessions.get(id) !== entry.session) {
+      binding.abandon()
+      this.bindings.delete(id)
+    }
   }
 
   // ---- teardown (§12) ----

@@ -35,7 +35,7 @@ export class LiveBinding {
   sticky: unknown
   /** Set when a failed append could not be rolled back. */
   poisoned: unknown
-  /** True until the microtask after creation: a dispose this early means the creation was rolled back. */
+  /** True until the microtask after the binding was created (see `JsonlBackend.release`). */
   fresh = true
   private abandoned = false
   private path: string
