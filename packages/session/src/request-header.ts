@@ -88,36 +88,33 @@ export function foldRequestContext(events: Iterable<AnySessionEvent>): RequestCo
 }
 
 /**
- * The incremental folds behind `session.requestHeader()` / `requestContext()`: each call reads only the events
- * appended since the previous call. Results are deep-frozen and keep their identity until a new record arrives.
+ * The incremental folds behind `session.requestHeader()` / `requestContext()`. The session hands each committed
+ * event over once (`observe`, O(1)); a call then only canonicalizes and freezes a header that arrived since the
+ * previous call, so the log is never rescanned. Results are deep-frozen and keep their identity until a new record
+ * arrives.
  */
 export class RequestFacts {
-  private headerCursor = 0
-  private contextCursor = 0
+  private pendingHeader: EpochHeader | undefined
   private header: EpochHeader | undefined
   private context: RequestContext | undefined
-  /** Events read by the folds in this object's life (each at most once per fold). */
+  /** Events observed in this object's life (each exactly once). */
   reads = 0
 
-  requestHeader(events: readonly AnySessionEvent[]): EpochHeader | undefined {
-    let latest: EpochHeader | undefined
-    for (let i = this.headerCursor; i < events.length; i++) {
-      this.reads++
-      const event = events[i]!
-      if (event.type === 'request/header') latest = (event.data as HeaderRecordData).header
+  observe(event: AnySessionEvent): void {
+    this.reads++
+    if (event.type === 'request/header') this.pendingHeader = (event.data as HeaderRecordData).header
+    else if (event.type === 'request/context') this.context = event.data as RequestContext
+  }
+
+  requestHeader(): EpochHeader | undefined {
+    if (this.pendingHeader !== undefined) {
+      this.header = deepFreeze(canonicalHeader(this.pendingHeader))
+      this.pendingHeader = undefined
     }
-    this.headerCursor = events.length
-    if (latest !== undefined) this.header = deepFreeze(canonicalHeader(latest))
     return this.header
   }
 
-  requestContext(events: readonly AnySessionEvent[]): RequestContext | undefined {
-    for (let i = this.contextCursor; i < events.length; i++) {
-      this.reads++
-      const event = events[i]!
-      if (event.type === 'request/context') this.context = event.data as RequestContext
-    }
-    this.contextCursor = events.length
+  requestContext(): RequestContext | undefined {
     return this.context
   }
 }

@@ -162,12 +162,12 @@ export class Session {
 
   /** Canonical header of the last `request/header`, folded incrementally; `undefined` before any record. */
   requestHeader(): EpochHeader | undefined {
-    return this.facts.requestHeader(this.log)
+    return this.facts.requestHeader()
   }
 
   /** Data of the last `request/context`, folded incrementally; `undefined` before any record. */
   requestContext(): RequestContext | undefined {
-    return this.facts.requestContext(this.log)
+    return this.facts.requestContext()
   }
 
   private view(): SurfaceView {
@@ -186,6 +186,7 @@ export class Session {
     this.state.apply(plan)
     if (plan.kind !== 'none') this.nodesCache = undefined
     this.projection.apply(plan, event)
+    this.facts.observe(event)
   }
 }
 
