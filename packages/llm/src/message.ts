@@ -160,7 +160,7 @@ export function createToolResultMessage(init: {
  * Imports an existing message (JSONL load, compaction rewrite) keeping `value.id`: validates its shape,
  * clones it and deep-freezes the copy. A missing, empty or non-string id throws `TypeError`.
  */
-export function freezeMessage<M extends Message = Message>(value: M | Record<string, unknown>): M {
+export function freezeMessage<M extends Message = Message>(value: unknown): M {
   if (!isRecord(value)) throw new TypeError('freezeMessage expects a message object')
   const id = value.id
   if (typeof id !== 'string' || id.trim() === '') throw new TypeError('message id must be a non-empty string')
