@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import type { AssembleContext } from '@bridle/system-prompt'
+import type { AssembleContext } from '../src/index.js'
 import { plugin, scope, setup, tool } from './helpers.js'
 
 const names = (list: { name: string }[]) => list.map((entry) => entry.name)

@@ -1,7 +1,7 @@
 import { ConfigError } from '@bridle/llm'
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
-import { ConfigSchema, SystemPrompt, SystemPromptConfigSchema } from '@bridle/system-prompt'
+import { ConfigSchema, SystemPrompt, SystemPromptConfigSchema } from '../src/index.js'
 
 const Config = SystemPrompt.Config
 

@@ -1,6 +1,6 @@
 import { createScope, type Scope } from '@bridle/scope'
 import { Context } from 'cordis'
-import { SystemPrompt } from '@bridle/system-prompt'
+import { SystemPrompt } from '../src/index.js'
 
 /** A root context with the service loaded (untagged), plus a counter of `system-prompt/change` events. */
 export function setup(config?: unknown): { root: Context; sp: SystemPrompt; changes: () => number } {

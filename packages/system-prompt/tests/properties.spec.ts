@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { renderContextSnapshot, renderPrompt } from '@bridle/system-prompt'
+import { renderContextSnapshot, renderPrompt } from '../src/index.js'
 import { plugin, setup, tool } from './helpers.js'
 
 /** One plugin's contribution: a tool, and optionally a section with a unique order. */

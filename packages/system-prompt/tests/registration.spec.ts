@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { Context } from 'cordis'
-import { SystemPrompt } from '@bridle/system-prompt'
+import { SystemPrompt } from '../src/index.js'
 import { plugin, scope, setup, tool } from './helpers.js'
 
 const names = (list: { name: string }[]) => list.map((entry) => entry.name)

@@ -5,7 +5,7 @@ import {
   renderContextSections,
   renderContextSnapshot,
   renderPrompt,
-} from '@bridle/system-prompt'
+} from '../src/index.js'
 
 describe('renderPrompt', () => {
   it('interpolates, drops empty texts, keeps whitespace-only ones, joins with a blank line', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { TOOL_ORDER_REST, orderTools, validateToolOrder } from '@bridle/system-prompt'
+import { TOOL_ORDER_REST, orderTools, validateToolOrder } from '../src/index.js'
 import { tool } from './helpers.js'
 
 const names = (tools: { name: string }[]) => tools.map((t) => t.name)

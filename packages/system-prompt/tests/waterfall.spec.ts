@@ -1,7 +1,7 @@
 import { carrierKeyOf, isScopeCarrier } from '@bridle/scope'
 import { describe, expect, it, vi } from 'vitest'
-import type { PromptAssembly } from '@bridle/system-prompt'
-import { renderPrompt } from '@bridle/system-prompt'
+import type { PromptAssembly } from '../src/index.js'
+import { renderPrompt } from '../src/index.js'
 import { scope, setup, tool } from './helpers.js'
 
 const names = (list: { name: string }[]) => list.map((entry) => entry.name)
