@@ -1,6 +1,6 @@
 import type { StreamChunk } from '@bridle/llm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { chunk, textEvents } from '@bridle/llm-openai/testing'
+import { chunk, textEvents } from '../src/testing.js'
 import { boot, failureOf, request, run, teardown, type Harness } from './harness.js'
 
 let h: Harness | undefined

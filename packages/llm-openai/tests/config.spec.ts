@@ -1,7 +1,7 @@
 import './setup.js'
 import { ConfigError } from '@bridle/llm'
 import { describe, expect, it } from 'vitest'
-import { Config, ConfigSchema, DEEPSEEK_BASE_URL, DEEPSEEK_MODELS, resolveConfig } from '@bridle/llm-openai'
+import { Config, ConfigSchema, DEEPSEEK_BASE_URL, DEEPSEEK_MODELS, resolveConfig } from '../src/index.js'
 
 function configError(raw: unknown): ConfigError {
   try {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createUserMessage } from '@bridle/llm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { DONE, chunk, textEvents, type MockBehaviour } from '@bridle/llm-openai/testing'
+import { DONE, chunk, textEvents, type MockBehaviour } from '../src/testing.js'
 import { boot, failureOf, run, teardown, type Harness } from './harness.js'
 
 let h: Harness | undefined

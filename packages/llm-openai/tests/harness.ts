@@ -16,8 +16,8 @@ import {
 } from '@bridle/llm'
 import { Context } from 'cordis'
 import { expect, vi } from 'vitest'
-import * as llmOpenai from '@bridle/llm-openai'
-import { startMockServer, type MockBehaviour, type MockServer } from '@bridle/llm-openai/testing'
+import * as llmOpenai from '../src/index.js'
+import { startMockServer, type MockBehaviour, type MockServer } from '../src/testing.js'
 
 export const TEST_KEY = 'sk-test-0123456789'
 

@@ -2,8 +2,8 @@ import './setup.js'
 import { LlmRuntime } from '@bridle/llm'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import * as llmOpenai from '@bridle/llm-openai'
-import { OpenAICompatAdapter, resolveConfig } from '@bridle/llm-openai'
+import * as llmOpenai from '../src/index.js'
+import { OpenAICompatAdapter, resolveConfig } from '../src/index.js'
 
 afterEach(() => {
   vi.unstubAllEnvs()

@@ -7,7 +7,7 @@ import {
   type ToolSchema,
 } from '@bridle/llm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { textEvents } from '@bridle/llm-openai/testing'
+import { textEvents } from '../src/testing.js'
 import { TEST_KEY, boot, failureOf, run, teardown, type Harness } from './harness.js'
 
 let h: Harness | undefined

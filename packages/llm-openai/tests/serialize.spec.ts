@@ -10,7 +10,7 @@ import {
   type ToolSchema,
 } from '@bridle/llm'
 import { describe, expect, it } from 'vitest'
-import { buildRequestBody, resolveConfig, serializeMessages } from '@bridle/llm-openai'
+import { buildRequestBody, resolveConfig, serializeMessages } from '../src/index.js'
 
 const config = resolveConfig({
   provider: 'mock',

@@ -7,7 +7,7 @@ import {
   textEvents,
   toolCallEvents,
   usageOnlyChunk,
-} from '@bridle/llm-openai/testing'
+} from '../src/testing.js'
 import { boot, failureOf, run, teardown, type Harness } from './harness.js'
 
 let h: Harness | undefined

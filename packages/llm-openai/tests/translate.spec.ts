@@ -2,8 +2,8 @@ import './setup.js'
 import { streamGrammarViolations, type StreamChunk } from '@bridle/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DeltaTranslator } from '@bridle/llm-openai'
-import { chunk, reasoningEvents, textEvents, toolCallEvents, usageOnlyChunk, type SseItem } from '@bridle/llm-openai/testing'
+import { DeltaTranslator } from '../src/index.js'
+import { chunk, reasoningEvents, textEvents, toolCallEvents, usageOnlyChunk, type SseItem } from '../src/testing.js'
 
 /** Feeds canned items up to `[DONE]` and finalizes. */
 function translate(items: readonly SseItem[]): StreamChunk[] {

@@ -1,6 +1,6 @@
 import './setup.js'
 import { describe, expect, it } from 'vitest'
-import { httpErrorCode, retryAfterMs, translateUsage } from '@bridle/llm-openai'
+import { httpErrorCode, retryAfterMs, translateUsage } from '../src/index.js'
 
 describe('usage', () => {
   it('DeepSeek cache hits are subtracted from the prompt (spec example)', () => {
