@@ -1,0 +1,192 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Context } from 'cordis'
+import { AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, type Agent } from '@bridle/agent-loop'
+import { SessionJsonl } from '@bridle/session-jsonl'
+import { scopeOf } from '@bridle/scope'
+import { boot, say, user } from './harness.js'
+
+const dirs: string[] = []
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true })
+})
+
+describe('AgentLoop service', () => {
+  it('config: defaults, verifyRequests under vitest, and errors naming the field', () => {
+    expect(Config(undefined)).toEqual({ maxParallelToolCalls: DEFAULT_MAX_PARALLEL_TOOL_CALLS, verifyRequests: true, agents: [] })
+    expect(Config({ maxParallelToolCalls: null, verifyRequests: false })).toMatchObject({ maxParallelToolCalls: 10, verifyRequests: false })
+    for (const bad of [0, 1.5, -3, '2']) {
+      expect(() => Config({ maxParallelToolCalls: bad })).toThrow(/maxParallelToolCalls must be a positive integer/)
+    }
+    expect(() => Config({ maxParalelToolCalls: 2 })).toThrow(/agent-loop: invalid config/)
+    expect(() => Config({ agents: [{ id: 'a', sessionId: 's', resumeSessionId: 's' }] })).toThrow(
+      'agent "a": sessionId and resumeSessionId are mutually exclusive',
+    )
+    expect(() => Config({ agents: [{ id: 'a', sessionId: 's' }, { id: 'b', resumeSessionId: 's' }] })).toThrow(
+      'agents "a" and "b" use duplicate exact session identity "s"',
+    )
+    const h = boot()
+    expect(() => new AgentLoop(h.ctx, { maxParallelToolCalls: 0 })).toThrow(/maxParallelToolCalls must be a positive integer/)
+  })
+
+  it('create publishes in order; get/list/dispose; agent.id === session.id', async () => {
+    const h = boot()
+    const a = h.agent({ sessionId: 'one' })
+    const b = h.agent()
+    expect(h.trace).toEqual(['L:created', 'L:session-start startup', 'L:created', 'L:session-start startup'])
+    expect(a.id).toBe('one')
+    expect(a.session.id).toBe(a.id)
+    expect(h.ctx.sessions.get('one')).toBe(a.session)
+    expect(h.ctx.agentLoop.get('one')).toBe(a)
+    expect(h.ctx.agentLoop.list()).toEqual([a, b])
+    expect(() => h.agent({ sessionId: 'one' })).toThrow('session "one" already exists')
+    expect(await h.ctx.agentLoop.dispose('one')).toBe(true)
+    expect(await h.ctx.agentLoop.dispose('one')).toBe(false)
+    expect(h.ctx.agentLoop.list()).toEqual([b])
+    expect(h.ctx.sessions.get('one')).toBeUndefined()
+    expect(h.trace.slice(-1)).toEqual(['L:disposed'])
+    // The id is free again.
+    expect(h.agent({ sessionId: 'one' }).id).toBe('one')
+  })
+
+  it('a synchronous agent/created throw vetoes creation and frees the id', () => {
+    const h = boot()
+    const off = h.ctx.on('agent/created', () => {
+      throw new Error('no agents today')
+    })
+    const disposed: string[] = []
+    h.ctx.on('session/disposed', (s) => {
+      disposed.push(s.id)
+    })
+    expect(() => h.agent({ sessionId: 'x' })).toThrow('no agents today')
+    expect(h.ctx.agentLoop.get('x')).toBeUndefined()
+    expect(h.ctx.sessions.get('x')).toBeUndefined()
+    expect(disposed).toEqual(['x'])
+    expect(h.trace).toEqual(['L:created', 'L:disposed'])
+    off()
+    expect(h.agent({ sessionId: 'x' }).id).toBe('x')
+  })
+
+  it('a listener disposing the agent during setup aborts creation', () => {
+    const h = boot()
+    h.ctx.on('agent/created', ({ agent }) => {
+      void agent.dispose()
+    })
+    expect(() => h.agent({ sessionId: 'y' })).toThrow('agent "y" setup aborted: owner disposed during setup')
+    expect(h.ctx.agentLoop.get('y')).toBeUndefined()
+  })
+
+  it('agent.ctx is agent-local: its sections, tools and listeners reach that agent only and vanish with it', async () => {
+    const h = boot()
+    const seen: string[] = []
+    const a = h.agent({
+      sessionId: 'a',
+      setup(agent) {
+        agent.ctx.systemPrompt.section({ name: 'deployment:persona', order: 0, text: 'I am A.' })
+        agent.ctx.tools.register({ name: 'only_a', description: 'd', parameters: { type: 'object' }, execute: () => 'a' })
+        agent.ctx.on('agent/status', ({ agent: who, status }) => {
+          seen.push(`${who.id}:${status}`)
+        })
+      },
+    })
+    const b = h.agent({ sessionId: 'b' })
+    expect(scopeOf(a.ctx)).toBe(a)
+    expect(a.ctx.agent).toBe(a)
+    expect(h.ctx.agent).toBeUndefined()
+    h.script.push(say('a1'), say('b1'))
+    a.followup(user('hi'))
+    await a.whenIdle()
+    b.followup(user('hi'))
+    await b.whenIdle()
+    expect(h.requests[0]!.system).toBe('You are an AI agent powered by Bridle.\n\nI am A.')
+    expect(h.requests[0]!.tools?.map((t) => t.name)).toEqual(['only_a'])
+    expect(h.requests[1]!.system).toBe('You are an AI agent powered by Bridle.')
+    expect(h.requests[1]!.tools).toBeUndefined()
+    expect(seen).toEqual(['a:running', 'a:idle'])
+    await a.dispose()
+    expect(h.ctx.tools.get('only_a', a)).toBeUndefined()
+    expect(() => a.ctx.tools.register({ name: 'late', description: 'd', parameters: { type: 'object' }, execute: () => '' })).toThrow()
+    expect(() => a.followup(user('x'))).toThrow(`agent "a" is disposed`)
+  })
+
+  it('the calling plugin owns the agent: unloading it disposes the agent', async () => {
+    const h = boot()
+    let created: Agent | undefined
+    const fork = h.ctx.plugin({
+      inject: ['agentLoop'],
+      apply(ctx: Context) {
+        created = ctx.agentLoop.create({ provider: 'mock', model: 'm1', sessionId: 'owned' })
+      },
+    })
+    await new Promise((r) => setTimeout(r, 0))
+    expect(created?.id).toBe('owned')
+    fork.dispose()
+    await created!.dispose()
+    expect(h.ctx.agentLoop.get('owned')).toBeUndefined()
+    expect(h.ctx.sessions.get('owned')).toBeUndefined()
+  })
+
+  it('an agent error event names the turn and step; listener failures are contained', async () => {
+    const h = boot({ systemPrompt: { persona: '{{nope}}' } })
+    h.ctx.on('agent/error', () => {
+      throw new Error('listener bug')
+    })
+    h.ctx.on('agent/status', async () => {
+      throw new Error('async listener bug')
+    })
+    const agent = h.agent()
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(h.trace).toContain('L:error 1.1')
+    expect(agent.status).toBe('idle')
+  })
+
+  it('resume without a persistence backend is refused with the documented message', async () => {
+    const h = boot()
+    await expect(h.ctx.agentLoop.resume('x')).rejects.toThrow(
+      'cannot resume: session persistence is not configured (load a session persistence backend such as @bridle/session-jsonl)',
+    )
+  })
+
+  it('I/X4: resume continues turn numbering and logs request/header reason resume', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'bridle-loop-'))
+    dirs.push(root)
+    const first = boot()
+    first.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    await new Promise((r) => setTimeout(r, 0))
+    const a = first.agent({ sessionId: 'keep', cwd: '/srv' })
+    first.script.push(say('one'))
+    a.followup(user('p1'))
+    await a.whenIdle()
+    await first.ctx.sessions.flush(a.session)
+    await a.dispose()
+
+    const second = boot()
+    second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    await new Promise((r) => setTimeout(r, 0))
+    expect(() => undefined).not.toThrow()
+    const starts: string[] = []
+    second.ctx.on('agent/session-start', ({ source }) => {
+      starts.push(source)
+    })
+    const b = await second.ctx.agentLoop.resume('keep', { provider: 'mock', model: 'm1' })
+    expect(starts).toEqual(['resume'])
+    expect(b.session.header.cwd).toBe('/srv')
+    second.script.push(say('two'))
+    second.trace.length = 0
+    b.followup(user('p2'))
+    await b.whenIdle()
+    expect(second.trace.filter((t) => /turn\/start|request\/header|end-seed/.test(t))).toEqual([
+      'S:turn/start 2',
+      'S:request/header resume',
+    ])
+    expect(b.session.events.some((e) => e.type === 'session/end-seed')).toBe(true)
+    expect(second.requests[0]!.messages.map((m) => (m.content[0] as any).text)).toEqual(['p1', 'one', 'p2'])
+    await expect(second.ctx.agentLoop.resume('keep')).rejects.toThrow('session "keep" already exists')
+    const aborted = new AbortController()
+    aborted.abort({ why: 'caller' })
+    await expect(second.ctx.agentLoop.resume('other', { signal: aborted.signal })).rejects.toThrow('agent "other" creation aborted')
+  })
+})
