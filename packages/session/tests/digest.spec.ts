@@ -1,0 +1,207 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { ToolSchema } from '@bridle/llm'
+import {
+  EMPTY_CHAIN,
+  RequestDigester,
+  Session,
+  cachePrefixReport,
+  canonicalJson,
+  requestDigestParts,
+  sha256Hex,
+  undigestedSteps,
+  verifyDigests,
+  type AnySessionEvent,
+  type EpochHeader,
+} from '@bridle/session'
+import { assistant, user } from './helpers.js'
+
+const tool = (name: string, extra = ''): ToolSchema => ({ name, description: `${name}${extra}`, parameters: { type: 'object' } })
+
+describe('canonicalJson and sha256Hex (provability §1)', () => {
+  it('sorts keys by UTF-16 code unit at every level, without whitespace', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: true, c: null }], A: 'x' })).toBe('{"A":"x","a":[{"c":null,"d":true}],"b":1}')
+    // U+FF5E (one code unit) sorts before U+1F600 (surrogate pair starting 0xD83D)? No: 0xD83D < 0xFF5E.
+    expect(canonicalJson({ '\uff5e': 1, '\u{1f600}': 2, é: 3 })).toBe('{"é":3,"\u{1f600}":2,"\uff5e":1}')
+    expect(canonicalJson([1e21, 0.1, -5, 'q"\n'])).toBe('[1e+21,0.1,-5,"q\\"\\n"]')
+    expect(canonicalJson('x')).toBe('"x"')
+    expect(() => canonicalJson({ f: undefined })).toThrow('canonicalJson: undefined is not a JSON value')
+  })
+
+  it('property: parses back to the same value, and key order never matters', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value)
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)))
+        const reversed = JSON.parse(JSON.stringify(value), (_k, v) =>
+          v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
+        )
+        expect(canonicalJson(reversed)).toBe(text)
+      }),
+    )
+  })
+
+  it('sha256Hex is lowercase hex of UTF-8 bytes', () => {
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
+    expect(EMPTY_CHAIN).toBe(sha256Hex(''))
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')
+    expect(sha256Hex('\u00e9')).toBe(sha256Hex(Buffer.from([0xc3, 0xa9]).toString('utf8')))
+  })
+
+  it('request parts follow the formulas', () => {
+    const m1 = user('a')
+    const m2 = user('b')
+    const request = { provider: 'p', model: 'm', temperature: 0, system: 'S', tools: [tool('t')], messages: [m1, m2] }
+    const parts = requestDigestParts(request)
+    const config = sha256Hex(canonicalJson({ provider: 'p', model: 'm', temperature: 0 }))
+    const chain1 = sha256Hex(EMPTY_CHAIN + sha256Hex(canonicalJson(m1)))
+    const chain2 = sha256Hex(chain1 + sha256Hex(canonicalJson(m2)))
+    expect(parts).toEqual({
+      config,
+      system: sha256Hex('S'),
+      tools: sha256Hex(canonicalJson([tool('t')])),
+      messages: { count: 2, chain: chain2 },
+      request: sha256Hex(config + sha256Hex('S') + sha256Hex(canonicalJson([tool('t')])) + chain2 + ':2'),
+    })
+    expect(requestDigestParts({ provider: 'p', model: 'm', messages: [] })).toMatchObject({
+      system: sha256Hex(''),
+      tools: sha256Hex('[]'),
+      messages: { count: 0, chain: EMPTY_CHAIN },
+    })
+  })
+})
+
+describe('RequestDigester (incremental live path)', () => {
+  it('matches the from-scratch digest and hashes each message once, recomputing after a replace from the first change', () => {
+    const s = Session.create('s')
+    const digester = new RequestDigester()
+    const base = { provider: 'p', model: 'm', system: 'S', tools: [tool('a')] }
+    for (let i = 0; i < 20; i++) {
+      s.append('user/message', user(`u${i}`), { surfaceOp: 'append' })
+      const request = { ...base, messages: s.deriveMessages() }
+      expect(digester.digest(request)).toEqual(requestDigestParts(request))
+    }
+    expect(digester.messageDigestsComputed).toBe(20)
+    s.append('user/message', user('checkpoint'), { surfaceOp: { op: 'replace', start: 0, end: 9 }, sourceEventSeqs: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] })
+    const request = { ...base, system: 'S2', messages: s.deriveMessages() }
+    expect(digester.digest(request)).toEqual(requestDigestParts(request))
+    expect(digester.messageDigestsComputed).toBe(21)
+  })
+})
+
+/** A miniature of the agent loop's request path: header, digest, answer — all through the session log. */
+function step(s: Session, digester: RequestDigester, turn: number, stepNo: number, header: EpochHeader, prompt?: string) {
+  s.append('step/start', { turn, step: stepNo })
+  if (prompt !== undefined) s.append('user/message', user(prompt), { surfaceOp: 'append' })
+  const folded = s.requestHeader()
+  if (folded === undefined) s.append('request/header', { header, reason: 'initial' })
+  else if (JSON.stringify(folded) !== JSON.stringify(header)) s.append('request/header', { header, reason: 'change' })
+  const request = { ...header.config, ...(header.system ? { system: header.system } : {}), ...(header.tools?.length ? { tools: header.tools } : {}), messages: s.deriveMessages() }
+  s.append('request/digest', { turn, step: stepNo, attempt: 1, algorithm: 'sha256', ...digester.digest(request) })
+  const chunk = s.append('assistant/chunk', { turn, step: stepNo, chunk: { type: 'text-delta', index: 0, text: `answer ${turn}.${stepNo}` } })
+  s.append('assistant/message', { turn, step: stepNo, message: assistant(`answer ${turn}.${stepNo}`), usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: turn * 100 } }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+  s.append('step/end', { turn, step: stepNo })
+}
+
+function recorded() {
+  const s = Session.create('s')
+  const digester = new RequestDigester()
+  const h1: EpochHeader = { config: { provider: 'p', model: 'm' }, system: 'You are Bridle.\nBe brief.', tools: [tool('read_file')] }
+  s.append('turn/start', { turn: 1 })
+  step(s, digester, 1, 1, h1, 'first')
+  step(s, digester, 1, 2, h1)
+  s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
+  s.append('turn/start', { turn: 2 })
+  const h2: EpochHeader = { ...h1, system: 'You are Bridle.\nBe thorough.' }
+  step(s, digester, 2, 1, h2, 'second')
+  s.append('turn/end', { turn: 2, reason: { kind: 'completed' } })
+  const nodes = s.surface.nodes
+  s.append('user/message', user('summary of turn 1'), { surfaceOp: { op: 'replace', start: nodes[0]!, end: nodes[2]! }, sourceEventSeqs: nodes.slice(0, 3) })
+  s.append('turn/start', { turn: 3 })
+  const h3: EpochHeader = { ...h2, tools: [tool('read_file'), tool('write_file')] }
+  step(s, digester, 3, 1, h3, 'third')
+  s.append('turn/end', { turn: 3, reason: { kind: 'completed' } })
+  return s
+}
+
+describe('verifyDigests (provability §3)', () => {
+  it('a recorded session verifies clean, step by step', () => {
+    const s = recorded()
+    const results = verifyDigests(s.events)
+    expect(results.map((r) => [r.turn, r.step, r.attempt, r.ok])).toEqual([
+      [1, 1, 1, true],
+      [1, 2, 1, true],
+      [2, 1, 1, true],
+      [3, 1, 1, true],
+    ])
+    expect(results.every((r) => r.mismatched.length === 0)).toBe(true)
+    expect(undigestedSteps(s.events)).toEqual([])
+  })
+
+  const stored = () => JSON.parse(JSON.stringify(recorded().events)) as AnySessionEvent[]
+  const failing = (events: AnySessionEvent[]) => verifyDigests(events).filter((r) => !r.ok).map((r) => [r.turn, r.step, ...r.mismatched])
+
+  it('editing one message fails that step and every later step that contains it, naming messages', () => {
+    const events = stored()
+    const prompt = events.find((e) => e.type === 'user/message')! as { data: { content: { text: string }[] } }
+    prompt.data.content[0]!.text = 'firsT'
+    // the prompt is compacted away before turn 3
+    expect(failing(events)).toEqual([
+      [1, 1, 'messages', 'request'],
+      [1, 2, 'messages', 'request'],
+      [2, 1, 'messages', 'request'],
+    ])
+  })
+
+  it('editing the system string or a tool schema fails exactly the steps that used it', () => {
+    const events = stored()
+    const headers = events.filter((e) => e.type === 'request/header') as { data: { header: { system: string; tools: ToolSchema[] } } }[]
+    headers[1]!.data.header.system += ' '
+    expect(failing(events)).toEqual([[2, 1, 'system', 'request']])
+    const again = stored()
+    const h = again.filter((e) => e.type === 'request/header') as { data: { header: { tools: { description: string }[] } } }[]
+    h[0]!.data.header.tools[0]!.description = 'x'
+    expect(failing(again)).toEqual([
+      [1, 1, 'tools', 'request'],
+      [1, 2, 'tools', 'request'],
+    ])
+  })
+
+  it('a digest whose request cannot be rebuilt fails every part with the reason; old logs report undigested steps', () => {
+    const events: AnySessionEvent[] = [
+      { type: 'turn/start', seq: 0, time: 0, data: { turn: 1 } },
+      { type: 'step/start', seq: 1, time: 0, data: { turn: 1, step: 1 } },
+      { type: 'request/digest', seq: 2, time: 0, data: { turn: 1, step: 1, attempt: 1, algorithm: 'sha256', request: 'x', config: 'x', system: 'x', tools: 'x', messages: { count: 0, chain: 'x' } } },
+      { type: 'step/start', seq: 3, time: 0, data: { turn: 1, step: 2 } },
+    ]
+    const [result] = verifyDigests(events)
+    expect(result).toMatchObject({ ok: false, mismatched: ['config', 'system', 'tools', 'messages', 'request'], error: 'reconstructRequest: no request/header precedes turn 1 step 1' })
+    expect(undigestedSteps(events)).toEqual([{ turn: 1, step: 2, stepStartSeq: 3 }])
+  })
+})
+
+describe('cachePrefixReport (provability §4)', () => {
+  it('names the hot-reloaded system line, the compaction and the added tool as the only breaks', () => {
+    const s = recorded()
+    const rows = cachePrefixReport(s.events)
+    expect(rows).toHaveLength(4)
+    expect(rows[0]).toMatchObject({ turn: 1, step: 1, cachedInputTokens: 100 })
+    expect(rows[0]!.system).toBeUndefined()
+    expect(rows[1]).toMatchObject({ system: { kept: true }, tools: { kept: true }, messages: { kept: true }, prefixKept: { messages: 1 } })
+    expect(rows[2]).toMatchObject({
+      system: { kept: false, firstDifferingLine: 2, previousLine: 'Be brief.', currentLine: 'Be thorough.' },
+      tools: { kept: true },
+      messages: { kept: true },
+      prefixKept: { messages: 0, chars: 'You are Bridle.\nBe '.length },
+      cachedInputTokens: 200,
+    })
+    const compaction = s.events.find((e) => e.type === 'user/message' && typeof e.surfaceOp === 'object')!
+    expect(rows[3]).toMatchObject({
+      system: { kept: true },
+      tools: { kept: false, added: ['write_file'], removed: [], moved: [] },
+      messages: { kept: false, firstDifferingPosition: 0, cause: { kind: 'replace', seq: compaction.seq } },
+      prefixKept: { messages: 0 },
+      cachedInputTokens: 300,
+    })
+  })
+})
