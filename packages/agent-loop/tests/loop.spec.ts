@@ -1,17 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Context } from 'cordis'
 import { AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, type Agent } from '@bridle/agent-loop'
-import { SessionJsonl } from '@bridle/session-jsonl'
 import { scopeOf } from '@bridle/scope'
 import { boot, say, user } from './harness.js'
-
-const dirs: string[] = []
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true })
-})
 
 describe('AgentLoop service', () => {
   it('config: defaults, verifyRequests under vitest, and errors naming the field', () => {
@@ -150,43 +141,35 @@ describe('AgentLoop service', () => {
     )
   })
 
-  it('I/X4: resume continues turn numbering and logs request/header reason resume', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'bridle-loop-'))
-    dirs.push(root)
-    const first = boot()
-    first.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+  it('resume races the preparation against the caller signal and loop unload; a late preparation is released', async () => {
+    const h = boot()
+    const pending: { resolve: (p: unknown) => void; released: number }[] = []
+    const fake = {
+      prepare(_id: string) {
+        return new Promise((resolve) => {
+          pending.push({ resolve, released: 0 })
+        })
+      },
+    }
+    h.ctx.set('sessionPersistence', fake)
+    const controller = new AbortController()
+    const first = h.ctx.agentLoop.resume('r1', { signal: controller.signal })
+    const reason = new Error('user gave up')
+    controller.abort(reason)
+    await expect(first).rejects.toBe(reason)
+    let released = 0
+    pending[0]!.resolve({ session: {}, [Symbol.dispose]: () => released++ })
     await new Promise((r) => setTimeout(r, 0))
-    const a = first.agent({ sessionId: 'keep', cwd: '/srv' })
-    first.script.push(say('one'))
-    a.followup(user('p1'))
-    await a.whenIdle()
-    await first.ctx.sessions.flush(a.session)
-    await a.dispose()
+    expect(released).toBe(1)
+    expect(h.ctx.agentLoop.list()).toEqual([])
 
-    const second = boot()
-    second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
-    await new Promise((r) => setTimeout(r, 0))
-    expect(() => undefined).not.toThrow()
-    const starts: string[] = []
-    second.ctx.on('agent/session-start', ({ source }) => {
-      starts.push(source)
-    })
-    const b = await second.ctx.agentLoop.resume('keep', { provider: 'mock', model: 'm1' })
-    expect(starts).toEqual(['resume'])
-    expect(b.session.header.cwd).toBe('/srv')
-    second.script.push(say('two'))
-    second.trace.length = 0
-    b.followup(user('p2'))
-    await b.whenIdle()
-    expect(second.trace.filter((t) => /turn\/start|request\/header|end-seed/.test(t))).toEqual([
-      'S:turn/start 2',
-      'S:request/header resume',
-    ])
-    expect(b.session.events.some((e) => e.type === 'session/end-seed')).toBe(true)
-    expect(second.requests[0]!.messages.map((m) => (m.content[0] as any).text)).toEqual(['p1', 'one', 'p2'])
-    await expect(second.ctx.agentLoop.resume('keep')).rejects.toThrow('session "keep" already exists')
-    const aborted = new AbortController()
-    aborted.abort({ why: 'caller' })
-    await expect(second.ctx.agentLoop.resume('other', { signal: aborted.signal })).rejects.toThrow('agent "other" creation aborted')
+    const nonError = new AbortController()
+    const second = h.ctx.agentLoop.resume('r2', { signal: nonError.signal })
+    nonError.abort('plain reason')
+    await expect(second).rejects.toThrow('agent "r2" creation aborted')
+
+    const third = h.ctx.agentLoop.resume('r3')
+    h.ctx.registry.delete(AgentLoop)
+    await expect(third).rejects.toThrow('agent loop is not active')
   })
 })
