@@ -118,6 +118,13 @@ describe('config', () => {
     expect(resolveConfig({ timeoutMs: 1, maxRetries: 0 })).toMatchObject({ timeoutMs: 1, maxRetries: 0 })
   })
 
+  it('is idempotent: a resolved config resolves to itself (cordis may re-run Config on reload)', () => {
+    for (const raw of [{}, { provider: 'l', baseURL: 'http://127.0.0.1:1', apiKeyEnv: null, models: [{ id: 'm', contextWindow: 5 }] }]) {
+      const once = resolveConfig(raw)
+      expect(resolveConfig(once)).toEqual(once)
+    }
+  })
+
   it('exposes the raw schema', () => {
     expect(ConfigSchema.safeParse({}).success).toBe(true)
     expect(ConfigSchema.safeParse({ nope: 1 }).success).toBe(false)

@@ -9,6 +9,7 @@ import {
   type GenerateOptions,
   type ToolSchema,
 } from '@bridle/llm'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { buildRequestBody, resolveConfig, serializeMessages } from '../src/index.js'
 
@@ -57,6 +58,16 @@ describe('request body', () => {
     })
     expect(body).not.toHaveProperty('tool_choice')
     expect(body).not.toHaveProperty('parallel_tool_calls')
+  })
+
+  it('property: tools are sent in exactly the given order', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z_]{1,12}$/), { maxLength: 30 }), (names) => {
+        const body = buildRequestBody(base({ tools: names.map(tool) }), config)
+        if (names.length === 0) expect(body).not.toHaveProperty('tools')
+        else expect((body.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(names)
+      }),
+    )
   })
 
   it('maps sampling knobs, the max-tokens field name, effort, and merges extraBody (model wins)', () => {

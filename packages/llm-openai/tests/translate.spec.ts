@@ -55,6 +55,15 @@ describe('delta translation', () => {
     expect(finishOf(chunks)).toEqual({ kind: 'stop' })
   })
 
+  it('a refusal is text', () => {
+    const chunks = translate([chunk({ refusal: 'I cannot help with that.' }, 'stop'), '[DONE]'])
+    expect(chunks.find((c) => c.type === 'block-end')).toEqual({
+      type: 'block-end',
+      index: 0,
+      block: { type: 'text', text: 'I cannot help with that.' },
+    })
+  })
+
   it('tool call: the worked example, deltas carry sticky id and name', () => {
     const chunks = translate(toolCallEvents([{ id: 'call_0', name: 'read_file', argFragments: ['{"path"', ': "a.txt"}'] }]))
     expect(chunks.filter((c) => c.type === 'tool-call-delta')).toEqual([
