@@ -27,7 +27,10 @@ export interface AssemblyHost {
  * Variables of the view: global table, then each chain layer, each iterated live; a name is evaluated only in the
  * nearest layer that currently has it, so shadowed providers never run and key order is evaluation order.
  */
-function collectVariables(layers: readonly PromptLayer[], context: AssembleContext): Record<string, string | undefined> {
+function collectVariables(
+  layers: readonly PromptLayer[],
+  context: AssembleContext,
+): Record<string, string | undefined> {
   const vars: Record<string, string | undefined> = {}
   layers.forEach((layer, index) => {
     for (const [name, provider] of layer.variables.entries()) {
@@ -60,7 +63,8 @@ function collectTools(
     for (const schema of schemas as unknown[]) {
       const { name, description, parameters } = (schema ?? {}) as Partial<ToolSchema>
       if (typeof name !== 'string' || name === '') throw new TypeError('assembled tool names must be non-empty')
-      tools.push({ name, description: description as string, parameters: structuredClone(parameters) as ToolSchema['parameters'] })
+      const cloned = structuredClone(parameters) as ToolSchema['parameters']
+      tools.push({ name, description: description as string, parameters: cloned })
       own.push(name)
     }
     const known: unknown = (result as { knownNames?: unknown }).knownNames

@@ -63,8 +63,11 @@ export const SystemPromptConfigSchema = ConfigSchema
  */
 export function parseSystemPromptConfig(raw: unknown): SystemPromptConfig {
   const result = ConfigSchema.safeParse(raw ?? {})
-  // zod's issue types lack the index signature of `ConfigIssue`; structurally they are the same thing.
-  if (!result.success) throw new ConfigError('system-prompt', result.error as unknown as ConstructorParameters<typeof ConfigError>[1])
+  if (!result.success) {
+    // zod's issue types lack the index signature of `ConfigIssue`; structurally they are the same thing.
+    const error = result.error as unknown as ConstructorParameters<typeof ConfigError>[1]
+    throw new ConfigError('system-prompt', error)
+  }
   const config = result.data
   if (config.toolOrder !== undefined) validateToolOrder(config.toolOrder)
   return config

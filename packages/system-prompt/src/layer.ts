@@ -36,7 +36,8 @@ export class PromptLayer implements ScopeLayer {
     const duplicate = (what: string, override: string) => (name: string) =>
       new Error(
         global
-          ? `${what} "${name}" is already registered (for a per-agent ${override}, register through that agent's \`agent.ctx\` instead)`
+          ? `${what} "${name}" is already registered ` +
+              `(for a per-agent ${override}, register through that agent's \`agent.ctx\` instead)`
           : `${what} "${name}" is already registered in this scope`,
       )
     this.sections = new NamedEntries(duplicate('prompt section', 'override'))

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { scope, setup, tool } from './helpers.js'
+import { plugin, scope, setup, tool } from './helpers.js'
 
 const names = (list: { name: string }[]) => list.map((entry) => entry.name)
 
@@ -140,5 +140,33 @@ describe('scope view', () => {
     s.ctx.systemPrompt.context({ name: 'env', order: 1, text: provider })
     expect((await sp.assemble({ scope: s.key })).contexts).toEqual([])
     expect(provider).not.toHaveBeenCalled()
+  })
+
+  it('writes to exactly the caller scope layer, also from plugins loaded under the scope, never an ancestor', async () => {
+    const { root, sp } = setup({ includeHarnessIdentity: false })
+    const parent = scope(root)
+    const child = scope(root, { parent: parent.key })
+    const p = plugin(child.ctx)
+    p.ctx.systemPrompt.section({ name: 'from-plugin', order: 1, text: 'P' })
+    child.ctx.extend({}).systemPrompt.variable('x', () => 'x')
+    expect(names((await sp.assemble({ scope: parent.key })).sections)).toEqual(['deployment:persona'])
+    expect((await sp.assemble({ scope: parent.key })).variables).toEqual({})
+    const atChild = await sp.assemble({ scope: child.key })
+    expect(names(atChild.sections)).toEqual(['deployment:persona', 'from-plugin'])
+    expect(atChild.variables).toEqual({ x: 'x' })
+    p.dispose()
+    expect(names((await sp.assemble({ scope: child.key })).sections)).toEqual(['deployment:persona'])
+  })
+
+  it('a direct disposer call reclaims an emptied scoped layer at once', () => {
+    const { root, sp } = setup()
+    const s = scope(root)
+    const a = s.ctx.systemPrompt.tools(() => ({ schemas: [] }))
+    const b = s.ctx.systemPrompt.suppressRuntimeContext()
+    const layers = (sp as unknown as { layers: { peek(k: object): unknown } }).layers
+    a()
+    expect(layers.peek(s.key)).toBeDefined()
+    b()
+    expect(layers.peek(s.key)).toBeUndefined()
   })
 })
