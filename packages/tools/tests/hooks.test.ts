@@ -114,7 +114,7 @@ describe('tools/post-execute, contexts and conclusion (spec §6.4)', () => {
     echo(tools, (exec) => (exec.deferContext(d1), 'body'))
     root.on('tools/post-execute', (_e, result, next) => {
       expect(result.additionalContexts).toEqual([d1])
-      return { kind: 'accept', content: [{ type: 'text', text: 'rewritten' }], additionalContexts: [p1] }
+      return { kind: 'accept' as const, content: [{ type: 'text' as const, text: 'rewritten' }], additionalContexts: [p1] }
     })
     const r = await tools.execute(call('echo', ''))
     expect(r).toEqual({ content: [{ type: 'text', text: 'rewritten' }], isError: false, additionalContexts: [d1, p1] })
@@ -125,10 +125,10 @@ describe('tools/post-execute, contexts and conclusion (spec §6.4)', () => {
     const b1 = ctxMsg('block ctx')
     echo(tools, (exec) => (exec.deferContext(d1), exec.concludeTurn(), 'body'))
     root.on('tools/post-execute', () => ({
-      kind: 'block',
+      kind: 'block' as const,
       feedback: [
-        { type: 'text', text: 'output withheld' },
-        { type: 'text', text: 'ask the user' },
+        { type: 'text' as const, text: 'output withheld' },
+        { type: 'text' as const, text: 'ask the user' },
       ],
       additionalContexts: [b1],
     }))

@@ -15,7 +15,7 @@ const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition 
 })
 
 describe('register: validation (nothing stored or emitted on failure)', () => {
-  const cases: [string, Partial<ToolDefinition> & { name?: unknown }, string][] = [
+  const cases: [string, Record<string, unknown>, string][] = [
     ['bad characters', { name: 'read file' }, 'invalid tool name "read file" (must match /^[a-zA-Z0-9_-]{1,64}$/)'],
     ['reserved rest marker', { name: '<unlisted-tools>' }, 'invalid tool name "<unlisted-tools>" (must match /^[a-zA-Z0-9_-]{1,64}$/)'],
     ['empty name', { name: '' }, 'invalid tool name "" (must match /^[a-zA-Z0-9_-]{1,64}$/)'],

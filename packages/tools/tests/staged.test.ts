@@ -97,7 +97,7 @@ describe('cancellation (spec §6.2 stages 1, 5, 8)', () => {
     const controller = new AbortController()
     tools.register({ name: 't', description: '', parameters: z.object({}), execute: () => (controller.abort(), 'x') })
     const extra = createUserMessage('post ctx', { kind: 'plugin', plugin: 'test' })
-    root.on('tools/post-execute', () => ({ kind: 'accept', additionalContexts: [extra] }))
+    root.on('tools/post-execute', () => ({ kind: 'accept' as const, additionalContexts: [extra] }))
     const r = await tools.execute(call('t', '', { signal: controller.signal }))
     expect(r.error!.info!.code).toBe('ABORTED')
     expect(r.additionalContexts).toEqual([extra])
@@ -110,7 +110,7 @@ describe('staged form (spec §6.5)', () => {
     tools.register({ name: 't', description: '', parameters: z.object({ ok: z.boolean() }), execute: () => 'x' })
     root.on('tools/pre-execute', (exec, next) => {
       const args = exec.arguments as { ok: boolean }
-      if (!args.ok) return { kind: 'deny', reason: 'not ok' }
+      if (!args.ok) return { kind: 'deny' as const, reason: 'not ok' }
       return next()
     })
     expect((await tools.prepare(call('ghost', ''))).stage).toBe('final')
