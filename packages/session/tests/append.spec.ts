@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Session } from '@bridle/session'
+import { Session } from '../src/index.js'
 import { header, user } from './helpers.js'
 
 afterEach(() => {

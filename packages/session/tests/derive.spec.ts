@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Session, deriveEventMessage, type AnySessionEvent } from '@bridle/session'
+import { Session, deriveEventMessage, type AnySessionEvent } from '../src/index.js'
 import { appendSimpleTurn, assistant, toolResult, user } from './helpers.js'
 
 describe('deriveEventMessage (§10)', () => {

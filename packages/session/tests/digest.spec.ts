@@ -13,7 +13,7 @@ import {
   verifyDigests,
   type AnySessionEvent,
   type EpochHeader,
-} from '@bridle/session'
+} from '../src/index.js'
 import { assistant, user } from './helpers.js'
 
 const tool = (name: string, extra = ''): ToolSchema => ({ name, description: `${name}${extra}`, parameters: { type: 'object' } })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SESSION_FORMAT_VERSION, Session } from '@bridle/session'
+import { SESSION_FORMAT_VERSION, Session } from '../src/index.js'
 
 const base = { version: 0, id: 's', createdAt: 5 }
 

@@ -8,7 +8,7 @@ import {
   type ToolResultMessage,
   type UserMessage,
 } from '@bridle/llm'
-import { Session, type EpochHeader } from '@bridle/session'
+import { Session, type EpochHeader } from '../src/index.js'
 
 export const user = (text: string): UserMessage => createUserMessage(text)
 

@@ -1,7 +1,7 @@
 import { runInNewContext } from 'node:vm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { isJsonValue, jsonValueViolation, snapshotJsonValue } from '@bridle/session'
+import { isJsonValue, jsonValueViolation, snapshotJsonValue } from '../src/index.js'
 
 const rejected: [string, () => unknown][] = [
   ['undefined', () => undefined],

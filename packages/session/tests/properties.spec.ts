@@ -10,7 +10,7 @@ import {
   type AnySessionEvent,
   type AppendOptions,
   type EpochHeader,
-} from '@bridle/session'
+} from '../src/index.js'
 import { assistant, toolResult, user } from './helpers.js'
 
 /** The from-scratch reference: fold the whole log again and project every node. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Session, reconstructRequest, requestSteps } from '@bridle/session'
+import { Session, reconstructRequest, requestSteps } from '../src/index.js'
 import { assistant, header, toolCallMessage, toolResult, user } from './helpers.js'
 
 const tool = { name: 'read_file', description: 'reads', parameters: { type: 'object' } }

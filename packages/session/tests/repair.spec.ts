@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Session, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, interruptedTurnClosers } from '@bridle/session'
+import { Session, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, interruptedTurnClosers } from '../src/index.js'
 import { assistant, header, toolCallMessage, toolResult, user } from './helpers.js'
 
 describe('interruptedTurnClosers (§13)', () => {

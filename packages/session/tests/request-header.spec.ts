@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Session, canonicalHeader, foldRequestHeader, headerEquals, type EpochHeader } from '@bridle/session'
+import { Session, canonicalHeader, foldRequestHeader, headerEquals, type EpochHeader } from '../src/index.js'
 import { header } from './helpers.js'
 
 const tool = (name: string) => ({ name, description: `${name} tool`, parameters: { type: 'object' } })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Session, type AnySessionEvent } from '@bridle/session'
+import { Session, type AnySessionEvent } from '../src/index.js'
 import { assistant, header, toolResult, user } from './helpers.js'
 
 const ev = (seq: number, type: string, data: unknown, extra: Record<string, unknown> = {}) => ({ type, seq, time: 1, data, ...extra })
@@ -138,6 +138,6 @@ describe('seeded sessions (§7)', () => {
     ]
     const s = Session.create('s', seed)
     expect(s.surface.nodes).toEqual([0, 1, 2])
-    expect(s.deriveMessages().map((m) => m.id)).toEqual([seed[0]!.data.id, t.id])
+    expect(s.deriveMessages().map((m) => m.id)).toEqual([(seed[0]!.data as { id: string }).id, t.id])
   })
 })

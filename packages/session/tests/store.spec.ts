@@ -1,7 +1,7 @@
 import { Context, Logger } from 'cordis'
 import { createScope } from '@bridle/scope'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Session, SessionStore, type AnySessionEvent } from '@bridle/session'
+import { Session, SessionStore, type AnySessionEvent } from '../src/index.js'
 import { user } from './helpers.js'
 
 let warnings: string[]

@@ -8,7 +8,7 @@ import {
   isSurfaceEligibleType,
   isSurfaceEvent,
   type AppendOptions,
-} from '@bridle/session'
+} from '../src/index.js'
 import { assistant, toolResult, user } from './helpers.js'
 
 function usersAt(count: number): Session {
