@@ -156,26 +156,34 @@ export type SurfaceEventType = 'user/message' | 'assistant/message' | 'tool/resu
 
 const SURFACE_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>(['user/message', 'assistant/message', 'tool/result'])
 
+/** A `Set` whose mutators throw, so a shared constant cannot be changed by accident. */
+function readonlySet(values: readonly string[]): ReadonlySet<string> {
+  const set = new Set(values)
+  const refuse = () => {
+    throw new TypeError('KNOWN_SESSION_EVENT_TYPES is read-only')
+  }
+  Object.defineProperties(set, { add: { value: refuse }, delete: { value: refuse }, clear: { value: refuse } })
+  return Object.freeze(set)
+}
+
 /** The 15 event types this harness knows. Only the persistence read path refuses types outside it. */
-export const KNOWN_SESSION_EVENT_TYPES: ReadonlySet<string> = Object.freeze(
-  new Set<string>([
-    'turn/start',
-    'turn/end',
-    'step/start',
-    'step/end',
-    'user/message',
-    'assistant/chunk',
-    'assistant/message',
-    'tool/call',
-    'tool/result',
-    'todo/write',
-    'request/header',
-    'request/context',
-    'request/digest',
-    'session/end-seed',
-    'agent/inbox/spliced',
-  ]),
-)
+export const KNOWN_SESSION_EVENT_TYPES: ReadonlySet<string> = readonlySet([
+  'turn/start',
+  'turn/end',
+  'step/start',
+  'step/end',
+  'user/message',
+  'assistant/chunk',
+  'assistant/message',
+  'tool/call',
+  'tool/result',
+  'todo/write',
+  'request/header',
+  'request/context',
+  'request/digest',
+  'session/end-seed',
+  'agent/inbox/spliced',
+])
 
 /** True for `user/message`, `assistant/message` and `tool/result`. */
 export function isSurfaceEligibleType(type: string): type is SurfaceEventType {

@@ -461,3 +461,19 @@ describe('ctx.sessions.branch (§14)', () => {
     expect(child.header.cwd).toBeUndefined()
   })
 })
+
+describe('SessionStore teardown', () => {
+  it('unloading the store detaches every session and announces the disposal', () => {
+    const ctx = new Context()
+    const fork = ctx.plugin(SessionStore)
+    const disposed: string[] = []
+    ctx.on('session/disposed', (s) => void disposed.push(s.id))
+    const s = ctx.sessions.create('a')
+    fork.dispose()
+    expect(disposed).toEqual(['a'])
+    expect(ctx.sessions).toBeUndefined()
+    // the session is no longer attached, so another store may take it
+    const other = setup()
+    expect(() => other.sessions.enter(s)).not.toThrow()
+  })
+})
