@@ -59,7 +59,6 @@ export function validateSessionHeader(input: unknown, id: string, mode: HeaderMo
   if (h.seedLength !== undefined && !isNonNegativeSafeInteger(h.seedLength)) {
     throw new Error('session header seedLength must be a non-negative safe integer')
   }
-  // Restore mode adopts ownership; snapshot mode already holds a private copy. Either way the header is detached
-  // from the caller's later writes only in snapshot mode, which is the one callers use with their own objects.
-  return deepFreeze(mode === 'restore' ? { ...h } : h) as SessionHeader
+  // Snapshot mode already holds a private copy; restore mode clones so the header never aliases the caller's object.
+  return deepFreeze(mode === 'restore' ? structuredClone(h) : h) as SessionHeader
 }

@@ -74,3 +74,13 @@ describe('session header (§2): accepted', () => {
     expect(Session.fromRestore('s', [], h).header.createdAt).toBe(5)
   })
 })
+
+describe('session header: restore mode is detached too', () => {
+  it('later changes to the restored input are not seen', () => {
+    const input = { version: 0, id: 's', createdAt: 1, extra: { n: 1 } }
+    const s = Session.fromRestore('s', [], input)
+    input.extra.n = 2
+    expect((s.header.extra as { n: number }).n).toBe(1)
+    expect(Object.isFrozen(s.header)).toBe(true)
+  })
+})
