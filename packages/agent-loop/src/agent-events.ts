@@ -76,5 +76,6 @@ export function agentWaterfall<K extends 'agent/pre-step' | 'agent/request' | 'a
 
 /** Runs `agent/turn-stopping` as a cordis `serial` dispatch for `agent`. */
 export async function turnStopping(ctx: Context, agent: Agent, turn: number, signal: AbortSignal): Promise<void> {
-  await ctx.serial(agentCarrier(agent) as never, 'agent/turn-stopping', { turn, signal, agent })
+  const dispatch = ctx as unknown as { serial(thisArg: object, name: string, payload: unknown): Promise<unknown> }
+  await dispatch.serial(agentCarrier(agent), 'agent/turn-stopping', { turn, signal, agent })
 }

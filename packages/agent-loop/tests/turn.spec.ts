@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { GenerateOptions, StreamChunk } from '@bridle/llm'
 import { boot, callTools, deferred, say, user } from './harness.js'
 
 const chunks = (n: number, ...types: string[]) => (types.length ? types : Array(n).fill('')).map((t) => `S:chunk ${t}`)
@@ -70,10 +71,10 @@ describe('turn and step (§10 A)', () => {
     const h = boot()
     const agent = h.agent()
     const gate = deferred()
-    h.script.push(async function* (r) {
+    h.script.push(async function* (r: GenerateOptions) {
       await gate.promise
-      yield* say('one')(r) as never
-    } as never, say('two'))
+      yield* say('one')(r) as StreamChunk[]
+    }, say('two'))
     agent.followup(user('a'))
     agent.followup(user('b'))
     gate.resolve()
@@ -90,10 +91,10 @@ describe('turn and step (§10 A)', () => {
     h.ctx.on('agent/turn-stopping', ({ turn }) => {
       stopping.push(turn)
     })
-    h.script.push(async function* (r) {
+    h.script.push(async function* (r: GenerateOptions) {
       agent.steer(user('s'))
-      yield* say('first')(r) as never
-    } as never, say('second'))
+      yield* say('first')(r) as StreamChunk[]
+    }, say('second'))
     agent.followup(user('p'))
     await agent.whenIdle()
     expect(h.requests).toHaveLength(2)
