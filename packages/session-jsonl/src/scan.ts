@@ -28,15 +28,14 @@ export interface ScanResult {
  * Only JSON syntax and seq order are checked here.
  */
 export function scanEvents(bytes: Uint8Array, headerEnd: number): ScanResult {
+  const lastNewline = bytes.lastIndexOf(0x0a)
+  const text = lastNewline < headerEnd ? '' : decodeStrict(bytes.subarray(headerEnd, lastNewline + 1))
+  const lines = text === undefined ? perLine(bytes, headerEnd) : fromText(bytes, headerEnd, text)
   const events: StoredEvent[] = []
   let committedBytes = headerEnd
   let defect: CommittedDamage | undefined
-  let start = headerEnd
   let line = 2
-  for (;;) {
-    const newline = bytes.indexOf(0x0a, start)
-    if (newline < 0) break
-    const parsed = newline === start ? { ok: false as const } : parseJsonBytes(bytes.subarray(start, newline))
+  for (const { parsed, end } of lines) {
     if (defect === undefined) {
       if (!parsed.ok) {
         defect = new CommittedDamage(`corrupt session log: unparsable committed event at line ${line}`, line)
@@ -51,16 +50,68 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number): ScanResult {
           if (isTurnEnd(value)) throw defect
         } else {
           events.push(value as unknown as StoredEvent)
-          committedBytes = newline + 1
+          committedBytes = end
         }
       }
     } else if (parsed.ok && isTurnEnd(parsed.value)) {
       throw defect
     }
-    start = newline + 1
     line++
   }
   return { events, committedBytes }
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false }
+
+interface CompleteLine {
+  readonly parsed: Parsed
+  /** Byte offset just past the line's `\n`. */
+  readonly end: number
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true })
+
+function decodeStrict(bytes: Uint8Array): string | undefined {
+  try {
+    return strict.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+function parseText(text: string): Parsed {
+  if (text.length === 0) return { ok: false }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}
+
+/** Fast path: the complete lines were decoded in one go; walk `\n` in the text and in the bytes in lockstep. */
+function* fromText(bytes: Uint8Array, headerEnd: number, text: string): Generator<CompleteLine> {
+  let charStart = 0
+  let byteStart = headerEnd
+  for (;;) {
+    const charEnd = text.indexOf('\n', charStart)
+    if (charEnd < 0) return
+    const byteEnd = bytes.indexOf(0x0a, byteStart)
+    yield { parsed: parseText(text.slice(charStart, charEnd)), end: byteEnd + 1 }
+    charStart = charEnd + 1
+    byteStart = byteEnd + 1
+  }
+}
+
+/** Slow path (some line is not valid UTF-8): decode and parse each complete line on its own. */
+function* perLine(bytes: Uint8Array, headerEnd: number): Generator<CompleteLine> {
+  let start = headerEnd
+  for (;;) {
+    const newline = bytes.indexOf(0x0a, start)
+    if (newline < 0) return
+    const parsed = newline === start ? ({ ok: false } as const) : parseJsonBytes(bytes.subarray(start, newline))
+    yield { parsed, end: newline + 1 }
+    start = newline + 1
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
