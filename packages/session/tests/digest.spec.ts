@@ -205,3 +205,28 @@ describe('cachePrefixReport (provability §4)', () => {
     })
   })
 })
+
+describe('verifyDigests: retried attempts', () => {
+  it('an attempt > 1 is rebuilt over the whole prefix, after the failed attempt’s output', () => {
+    const s = Session.create('s')
+    const digester = new RequestDigester()
+    const h: EpochHeader = { config: { provider: 'p', model: 'm' }, system: 'S' }
+    s.append('turn/start', { turn: 1 })
+    s.append('step/start', { turn: 1, step: 1 })
+    s.append('user/message', user('go'), { surfaceOp: 'append' })
+    s.append('request/header', { header: h, reason: 'initial' })
+    const request = () => ({ ...h.config, system: 'S', messages: s.deriveMessages() })
+    s.append('request/digest', { turn: 1, step: 1, attempt: 1, algorithm: 'sha256', ...digester.digest(request()) })
+    s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'error', failure: { message: 'busy', code: 'RATE_LIMIT' } } } })
+    s.append('request/digest', { turn: 1, step: 1, attempt: 2, algorithm: 'sha256', ...digester.digest(request()) })
+    s.append('assistant/message', { turn: 1, step: 1, message: assistant('done') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    expect(verifyDigests(s.events).map((r) => [r.attempt, r.ok])).toEqual([
+      [1, true],
+      [2, true],
+    ])
+    // a digest claiming a different history for the retry is caught
+    const tampered = JSON.parse(JSON.stringify(s.events)) as AnySessionEvent[]
+    ;(tampered[6]!.data as { messages: { count: number } }).messages.count = 2
+    expect(verifyDigests(tampered).map((r) => r.mismatched)).toEqual([[], ['messages']])
+  })
+})
