@@ -165,7 +165,7 @@ export const DEEPSEEK_MODELS: readonly ModelEntry[] = deepFreeze([
  */
 export function resolveConfig(raw: unknown): OpenAICompatConfig {
   const parsed = ConfigSchema.safeParse(raw ?? {})
-  if (!parsed.success) throw new ConfigError('llm-openai', parsed.error as unknown as ConstructorParameters<typeof ConfigError>[1])
+  if (!parsed.success) throw new ConfigError('llm-openai', parsed.error)
   const c = parsed.data
   const deepseek = c.baseURL === undefined
   return deepFreeze({
