@@ -135,3 +135,25 @@ describe('fault injection', () => {
     )
   })
 })
+
+describe('plugin teardown', () => {
+  it('dispose flushes every session and aggregates failures', async () => {
+    const fs = new FaultyFs()
+    const { ctx, persistence } = makeApp({ writeBatchMaxDelayMs: 1_000_000 }, fs)
+    const a = ctx.sessions.create('a')
+    const b = ctx.sessions.create('b')
+    replay(a, appends.slice(0, 2))
+    replay(b, appends.slice(0, 2))
+    fs.plan({ op: 'link', path: /b\.jsonl$/ })
+    const backend = (persistence as unknown as { backend: { dispose(): Promise<void> } }).backend
+    const error = await backend.dispose().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(AggregateError)
+    expect((error as Error).message).toBe('session-jsonl dispose failed')
+    expect((error as AggregateError).errors.map(String)).toEqual([expect.stringContaining('injected link failure')])
+    expect(storedSeqs(persistence.locate(a.header).path)).toEqual([0, 1])
+    // Admission has stopped: later events are not queued.
+    a.append('turn/start', { turn: 9 })
+    await ctx.sessions.flush(a)
+    expect(storedSeqs(persistence.locate(a.header).path)).toEqual([0, 1])
+  })
+})
