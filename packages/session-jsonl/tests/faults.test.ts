@@ -157,3 +157,21 @@ describe('plugin teardown', () => {
     expect(storedSeqs(persistence.locate(a.header).path)).toEqual([0, 1])
   })
 })
+
+describe('retirement', () => {
+  it('a failed retirement flush is logged, and the state is released', async () => {
+    const warnings = captureWarnings()
+    const fs = new FaultyFs().plan({ op: 'link' })
+    const { ctx, persistence } = makeApp({ writeBatchMaxDelayMs: 1_000_000 }, fs)
+    const fork = ctx.plugin({
+      inject: ['sessions'],
+      apply: (c: typeof ctx) => {
+        const s = c.sessions.create('gone')
+        replay(s, appends.slice(0, 2))
+      },
+    })
+    fork.dispose()
+    await expect(persistence.load('gone')).rejects.toThrow('session "gone" not found') // waits for the retirement
+    expect(warnings).toEqual([expect.stringMatching(/^session-jsonl: session "gone" retirement failed: Error: injected link failure on /)])
+  })
+})
