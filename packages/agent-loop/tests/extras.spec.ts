@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest'
+import { AgentLoop } from '@bridle/agent-loop'
+import type { GenerateOptions, StreamChunk } from '@bridle/llm'
+import { boot, say, user } from './harness.js'
+
+const settle = () => new Promise((r) => setTimeout(r, 5))
+
+describe('configured agents (§2.5)', () => {
+  it('starts owned agents: a label gets <id>-session-<uuid>, an exact id is created without persistence', async () => {
+    const h = boot({ loop: { agents: [{ id: 'bot', provider: 'mock', model: 'm1' }, { id: 'fixed', sessionId: 'fixed-1', cwd: '/srv' }] } })
+    await settle()
+    const ids = h.ctx.agentLoop.list().map((a) => a.id)
+    expect(ids).toHaveLength(2)
+    expect(ids[0]).toMatch(/^bot-session-[0-9a-f-]{36}$/)
+    expect(ids[1]).toBe('fixed-1')
+    expect(h.ctx.agentLoop.get('fixed-1')!.session.header.cwd).toBe('/srv')
+    expect(h.ctx.agentLoop.get(ids[0]!)!.options).toEqual({ provider: 'mock', model: 'm1' })
+  })
+
+  it('a failed config-driven resume warns and emits agent-loop/config-start-failed', async () => {
+    const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'ghost' }] } })
+    h.ctx.set('sessionPersistence', {
+      prepare: async (id: string) => {
+        throw new Error(`session "${id}" not found`)
+      },
+      list: async () => [],
+    })
+    const failures: { sessionId: string; error: unknown }[] = []
+    h.ctx.on('agent-loop/config-start-failed', (p) => {
+      failures.push(p)
+    })
+    await settle()
+    expect(failures).toHaveLength(1)
+    expect(failures[0]!.sessionId).toBe('ghost')
+    expect((failures[0]!.error as Error).message).toBe('session "ghost" not found')
+    expect(h.ctx.agentLoop.list()).toEqual([])
+  })
+})
+
+describe('driver edges', () => {
+  it('a vetoed turn/start emits agent/error with the previous turn number and leaves no turn', async () => {
+    const h = boot()
+    const agent = h.agent()
+    let veto = true
+    h.ctx.on('internal/event' as never, ((_t: string, name: string, args: any[]) => {
+      if (veto && name === 'session/event' && args[1]?.type === 'turn/start') throw new Error('disk full')
+    }) as never)
+    const errors: { turn: number; step: number }[] = []
+    h.ctx.on('agent/error', ({ turn, step }) => {
+      errors.push({ turn, step })
+    })
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(errors).toEqual([{ turn: 0, step: 0 }])
+    expect(agent.session.events.some((e) => e.type.startsWith('turn/'))).toBe(false)
+    // Nothing was claimed: the prompt is still pending and runs first, as turn 1.
+    expect(agent.inbox.nextTurn).toHaveLength(1)
+    veto = false
+    h.script.push(say('ok'), say('ok'))
+    agent.followup(user('q'))
+    await agent.whenIdle()
+    expect(agent.session.events.filter((e) => e.type === 'turn/start').map((e) => (e.data as any).turn)).toEqual([1, 2])
+    expect(h.requests[0]!.messages.map((m) => (m.content[0] as any).text)).toEqual(['p'])
+  })
+
+  it('max-tokens is sticky for the rest of the turn', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.script.push(
+      (r: GenerateOptions) => {
+        agent.steer(user('continue'))
+        const chunks = say('cut')(r) as StreamChunk[]
+        return [...chunks.slice(0, -1), { type: 'finish', reason: { kind: 'max-tokens' } }]
+      },
+      say('done'),
+    )
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(h.requests).toHaveLength(2)
+    expect(agent.session.events.at(-1)!.data).toEqual({ turn: 1, reason: { kind: 'max-tokens' } })
+  })
+
+  it('a pre-step listener that does not call next drops the snapshot candidate; it is proposed again', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.ctx.systemPrompt.context({ name: 'env', order: 0, text: 'cwd: /w' })
+    let own = true
+    h.ctx.on('agent/pre-step', (p, next) => (own ? { kind: 'enter' as const, messages: [...p.messages] } : next()))
+    h.script.push(say('one'), say('two'))
+    agent.followup(user('a'))
+    await agent.whenIdle()
+    own = false
+    agent.followup(user('b'))
+    await agent.whenIdle()
+    const texts = agent.session.events.filter((e) => e.type === 'user/message').map((e) => (e.data as any).content[0].text)
+    expect(texts).toEqual(['a', 'b', 'Current runtime context. This snapshot supersedes earlier runtime-context snapshots.\n\ncwd: /w'])
+  })
+
+  it('pre-step decisions of the wrong shape fail the turn', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.ctx.on('agent/pre-step', () => ({ kind: 'enter', messages: [{ role: 'user' }] }) as never)
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect((agent.session.events.at(-1)!.data as any).reason.error.message).toBe(
+      'agent/pre-step entered an invalid message at index 0 (expected an identified user-role message)',
+    )
+  })
+
+  it('unloading the loop disposes every live agent; the service then refuses new agents', async () => {
+    const h = boot()
+    const loop = h.ctx.agentLoop
+    const a = h.agent({ sessionId: 'a' })
+    h.script.push(
+      (r: GenerateOptions) =>
+        (async function* (): AsyncGenerator<StreamChunk> {
+          await new Promise((_, reject) => r.signal!.addEventListener('abort', () => reject(r.signal!.reason)))
+        })(),
+    )
+    a.followup(user('p'))
+    await settle()
+    h.ctx.registry.delete(AgentLoop)
+    await a.whenIdle()
+    await settle()
+    expect(a.session.events.filter((e) => e.type === 'turn/end').map((e) => e.data)).toEqual([
+      { turn: 1, reason: { kind: 'aborted', reason: { kind: 'disposed' } } },
+    ])
+    expect(loop.list()).toEqual([])
+    expect(() => loop.create({ provider: 'mock', model: 'm1' })).toThrow('agent loop is not active')
+  })
+})
