@@ -10,7 +10,6 @@ import type {
   PostToolDecision,
   PreparedToolCall,
   PreToolDecision,
-  ToolAgent,
   ToolDefinition,
   ToolExecution,
   ToolExecutionInput,
@@ -153,4 +152,3 @@ export class ToolRegistry extends Service {
   }
 }
 
-export type { ToolAgent }

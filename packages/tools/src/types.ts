@@ -63,7 +63,7 @@ export interface ToolExecutionResult {
 /** One call to run: from a model (`rawArguments`) or from a direct caller (`arguments`). */
 export type ToolExecutionInput = { callId: CallId | string; name: string; signal: AbortSignal; agent?: ToolAgent } & (
   | { rawArguments: string; arguments?: never }
-  | { arguments: JsonValue | unknown; rawArguments?: never }
+  | { arguments: JsonValue; rawArguments?: never }
 )
 
 export type PreToolDecision = { kind: 'allow' } | { kind: 'deny'; reason: string }
