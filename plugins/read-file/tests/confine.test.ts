@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, sep } from 'node:path'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { confineToWorkspace, isInside, ReadFileError, workspaceRootOf } from '../src/index.js'
 
@@ -107,5 +108,25 @@ describe('isInside / workspaceRootOf', () => {
     expect(workspaceRootOf(undefined, agent)).toBe('/agent/cwd')
     expect(workspaceRootOf(undefined, { session: { header: {} } })).toBe(process.cwd())
     expect(workspaceRootOf(undefined, undefined)).toBe(process.cwd())
+  })
+})
+
+describe('confineToWorkspace: property', () => {
+  it('any mix of .., ., names, symlinks and absolute prefixes either resolves inside the real root or is refused', async () => {
+    const segment = fc.constantFrom('..', '.', 'src', 'a.ts', 'leak.txt', 'escape-dir', 'inner-link.ts', 'secret.txt', 'outside', 'ws', '')
+    const prefix = fc.constantFrom('', '/', `${root}/`, `${base}/`, `${outside}/`)
+    await fc.assert(
+      fc.asyncProperty(prefix, fc.array(segment, { maxLength: 6 }), async (start, parts) => {
+        const requested = start + parts.join('/')
+        if (requested === '') return
+        try {
+          const resolved = await confineToWorkspace(root, requested)
+          expect(isInside(root, resolved)).toBe(true)
+        } catch (e) {
+          expect(e).toBeInstanceOf(ReadFileError)
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 })
