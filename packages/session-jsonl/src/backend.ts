@@ -15,10 +15,10 @@ import {
 import { repairFile } from './file-writer.js'
 import { isNotFound, type FsLayer } from './fs-layer.js'
 import { IdChain } from './id-chain.js'
-import { encodeEvents, eventLine, type StoredMeta } from './line-format.js'
+import { eventLine, type StoredMeta } from './line-format.js'
 import { LiveBinding } from './live-binding.js'
-import { currentRevision } from './read-stable.js'
 import { LogReader } from './reader.js'
+import { commitRepair } from './repair.js'
 import { encodeSegment } from './segment.js'
 
 /** Everything a `JsonlBackend` is built from. `root` must be absolute. */
@@ -271,23 +271,7 @@ export class JsonlBackend {
       return Object.freeze({ meta: live.header, events })
     }
     await this.retiring.get(id)
-    return this.chain.run(id, () => this.commitRepair(id))
-  }
-
-  /** §10: repair on the id chain, re-reading whenever the file changed between the scan and the truncation. */
-  private async commitRepair(id: string): Promise<SessionInspection> {
-    const path = this.pathOf(id)
-    for (;;) {
-      const stored = await this.reader.read(id, path)
-      const balanced = this.reader.validate(stored)
-      if (stored.committedBytes === stored.size && balanced.closers.length === 0) {
-        return Object.freeze({ meta: balanced.meta, events: balanced.events })
-      }
-      if ((await currentRevision(this.fs, this.root, path)) !== stored.revision) continue
-      await repairFile(this.fs, path, stored.committedBytes, encodeEvents(balanced.closers))
-      const repaired = this.reader.validate(await this.reader.read(id, path))
-      return Object.freeze({ meta: repaired.meta, events: repaired.events })
-    }
+    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id)))
   }
 
   /**

@@ -160,6 +160,7 @@ describe(`crash recovery with real processes (seed ${seed})`, () => {
       const root = join(mkdtempSync(join(tmpdir(), 'bridle-kill-')), 'sessions')
       const run = await runChild(root, turns, delay, { flushes, extraMs })
       const context = `run ${i} (flushes ${flushes}, +${extraMs}ms, delay ${delay})`
+      expect(run.signal, `${context}: the child finished before it was killed`).toBe('SIGKILL')
       const flushed = Math.max(0, ...run.lines.filter((l) => l.startsWith('flushed ')).map((l) => Number(l.split(' ')[1])))
       const started = run.lines.filter((l) => l.startsWith('tool-started ')).map((l) => Number(l.split(' ')[1]))
       const path = join(root, 'crash.jsonl')
