@@ -1,4 +1,5 @@
 /** Tool order reaches the request header canonically: registration order never does, toolOrder always does. */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { boot, say, user } from '../packages/agent-loop/tests/harness.js'
 
@@ -59,5 +60,19 @@ describe('tool order', () => {
     })
     expect(h.requests).toHaveLength(0)
     expect(agent.session.requestHeader()).toBeUndefined()
+  })
+
+  it('any registration order of any tool set gives the same header as sorted registration (fast-check)', async () => {
+    const name = fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/)
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(name, { minLength: 1, maxLength: 6 }).chain((names) => fc.tuple(fc.constant(names), fc.shuffledSubarray(names, { minLength: names.length }))), async ([names, shuffled]) => {
+        const sorted = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        const a = headersOf(await oneTurn(withTools(shuffled)))
+        const b = headersOf(await oneTurn(withTools(sorted)))
+        expect(JSON.stringify(a)).toBe(JSON.stringify(b))
+        expect((a[0] as any).header.tools.map((t: { name: string }) => t.name)).toEqual(sorted)
+      }),
+      { numRuns: 15 },
+    )
   })
 })

@@ -148,6 +148,11 @@ export class AgentLoop extends Service {
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
       emitAgentEvent(this.own, agent, 'agent/session-start', { source })
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
+      // Step 6: the calling context owns the agent (an inactive caller throws here and rolls back).
+      const owned = agent
+      entry.owner = caller.effect(() => () => {
+        void owned.dispose()
+      })
     } catch (error) {
       if (agent) {
         abortSetup(agent)
@@ -160,11 +165,7 @@ export class AgentLoop extends Service {
       }
       throw error
     }
-    const live = agent
-    entry.owner = caller.effect(() => () => {
-      void live.dispose()
-    })
-    return live
+    return agent
   }
 
   /** Leaves the registry (`agent/disposed`), detaches the session, removes the owner effect. Idempotent. */
