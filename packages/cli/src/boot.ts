@@ -18,6 +18,13 @@ export interface BootOptions extends ModelFlags {
   withModel?: boolean
 }
 
+/** `ctx.sessionPersistence`, which the CLI always loads; a clear error if an app config removed it. */
+export function persistenceOf(ctx: Context) {
+  const persistence = ctx.get('sessionPersistence') as Context['sessionPersistence'] | undefined
+  if (!persistence) throw new Error('bridle: session persistence is not loaded (the @bridle/session-jsonl plugin failed to start)')
+  return persistence
+}
+
 export interface BootedApp {
   ctx: Context
   app: AppConfig

@@ -36,9 +36,9 @@ export class HotReloader {
       for (const name of readdirSync(this.dir).sort()) if (PLUGIN_FILE.test(name)) await this.swap(join(this.dir, name))
     }
     this.watcher = watch(this.dir, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 } })
-    this.watcher.on('add', (file) => this.enqueue(file))
-    this.watcher.on('change', (file) => this.enqueue(file))
-    this.watcher.on('unlink', (file) => this.enqueue(file))
+    this.watcher.on('all', (event, file) => {
+      if ((event === 'add' || event === 'change' || event === 'unlink') && typeof file === 'string') this.enqueue(file)
+    })
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()))
   }
 

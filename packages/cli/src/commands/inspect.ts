@@ -1,5 +1,5 @@
-import { requestSteps, verifyDigests, cachePrefixReport, type SessionEvent } from '@bridle/session'
-import { boot } from '../boot.js'
+import { cachePrefixReport, reconstructRequest, requestSteps, verifyDigests, type SessionEvent } from '@bridle/session'
+import { boot, persistenceOf } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { knownSections } from '../inspect/known-sections.js'
 import { renderOverview, renderStep } from '../inspect/render.js'
@@ -50,7 +50,7 @@ interface VerifyRow {
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false })
   const p = paint(io)
-  const { meta, events } = await booted.ctx.sessionPersistence.inspect(id)
+  const { meta, events } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
   let text = ''
 
@@ -86,7 +86,17 @@ export async function inspect(id: string, options: InspectOptions, io: Io): Prom
   if (options.cache) {
     const rows = cachePrefixReport(events)
     report.cache = rows
-    text += renderCacheReport(rows, p)
+    const known = await knownSections(booted.ctx, meta, { provider: '', model: '' }).catch(() => [])
+    text += renderCacheReport(rows, p, (row, line) => {
+      const system = reconstructRequest(events, { turn: row.turn, step: row.step }).header.system ?? ''
+      let start = 0
+      for (const section of attributeSections(system, known)) {
+        const end = start + section.text.split('\n').length
+        if (line > start && line <= end) return section.name
+        start = end + 1
+      }
+      return undefined
+    })
   }
 
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : text)

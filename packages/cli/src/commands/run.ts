@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { createUserMessage } from '@bridle/llm'
 import type { Agent } from '@bridle/agent-loop'
 import { boot, type BootedApp } from '../boot.js'
@@ -13,6 +14,15 @@ export interface RunOptions {
   cwd?: string
 }
 
+/**
+ * A new session id: sortable by time and unique across processes (the store's own `session-<n>` counter
+ * only avoids ids live in this process, not ones already on disk).
+ */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+  return `${stamp}-${randomUUID().slice(0, 6)}`
+}
+
 /** Creates the agent, or resumes `--session ID` from persistence. */
 export async function openAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
   const { ctx, app, model } = booted
@@ -22,7 +32,7 @@ export async function openAgent(booted: BootedApp, options: { session?: string; 
     ...(app.agent.maxTokens ? { maxTokens: app.agent.maxTokens } : {}),
   }
   if (options.session !== undefined) return ctx.agentLoop.resume(options.session, agentOptions)
-  return ctx.agentLoop.create({ ...agentOptions, cwd: app.agent.cwd ?? options.cwd ?? process.cwd() })
+  return ctx.agentLoop.create({ ...agentOptions, sessionId: newSessionId(), cwd: app.agent.cwd ?? options.cwd ?? process.cwd() })
 }
 
 /** The reason of the agent's last `turn/end`, from its log. */

@@ -1,4 +1,4 @@
-import { boot } from '../boot.js'
+import { boot, persistenceOf } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { paint, type Io } from '../terminal.js'
 
@@ -14,7 +14,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
 export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false })
-  const persistence = booted.ctx.sessionPersistence
+  const persistence = persistenceOf(booted.ctx)
   const rows: SessionRow[] = []
   for (const header of await persistence.list()) {
     const { events } = await persistence.inspect(header.id)

@@ -1,6 +1,53 @@
-import type { Paint } from '../terminal.js'
+import type { CachePrefixRow } from '@bridle/session'
+import { oneLine, type Paint } from '../terminal.js'
 
-/** Renders `cachePrefixReport` rows; filled in against the session package's report shape. */
-export function renderCacheReport(rows: readonly unknown[], p: Paint): string {
-  return `${p.bold('cache')}\n${rows.map((r) => `  ${JSON.stringify(r)}`).join('\n')}\n`
+/** Names the section a line of a step's system string falls in, when it can. */
+export type SectionOfLine = (row: CachePrefixRow, line: number) => string | undefined
+
+function describeMessagesBreak(m: Extract<NonNullable<CachePrefixRow['messages']>, { kept: false }>): string {
+  const at = `at message ${m.firstDifferingPosition + 1}`
+  switch (m.cause.kind) {
+    case 'replace':
+      return `${at}: history rewritten by a surface replace (compaction) at seq ${m.cause.seq}`
+    case 'context-snapshot':
+      return `${at}: runtime-context snapshot inserted before the tail at seq ${m.cause.seq}`
+    default:
+      return `${at}: changed (event seq ${m.cause.seq ?? '?'})`
+  }
+}
+
+/** Renders `cachePrefixReport` rows: per request, what held, what broke and why, and the cached tokens. */
+export function renderCacheReport(rows: readonly CachePrefixRow[], p: Paint, sectionOfLine: SectionOfLine = () => undefined): string {
+  const lines = [`${p.bold('cache')} (per request: what of the previous request's prefix held; system → tools → messages)`]
+  for (const row of rows) {
+    const head = `  turn ${row.turn} step ${row.step}${row.attempt > 1 ? ` attempt ${row.attempt}` : ''}`
+    const cached = row.cachedInputTokens !== undefined ? ` · provider cached ${row.cachedInputTokens} input tokens` : ''
+    if (row.error) {
+      lines.push(`${head}: ${p.red(`cannot rebuild: ${row.error}`)}`)
+      continue
+    }
+    if (row.previousSeq === undefined) {
+      lines.push(`${head}: first request${cached}`)
+      continue
+    }
+    const parts: string[] = []
+    if (row.system?.kept === false) {
+      const section = sectionOfLine(row, row.system.firstDifferingLine)
+      parts.push(`system ${p.red('✗')} line ${row.system.firstDifferingLine}${section ? ` (section ${section})` : ''}: ` +
+        `"${oneLine(row.system.previousLine, 40)}" → "${oneLine(row.system.currentLine, 40)}"`)
+    } else parts.push(`system ${p.green('✓')}`)
+    if (row.tools && !row.tools.kept) {
+      const diff = [
+        ...row.tools.added.map((n) => `+${n}`),
+        ...row.tools.removed.map((n) => `-${n}`),
+        ...row.tools.moved.map((n) => `~${n}`),
+      ]
+      parts.push(`tools ${p.red('✗')} ${diff.join(' ')}`)
+    } else parts.push(`tools ${p.green('✓')}`)
+    if (row.messages?.kept === false) parts.push(`messages ${p.red('✗')} ${describeMessagesBreak(row.messages)}`)
+    else parts.push(`messages ${p.green('✓')}`)
+    const kept = row.prefixKept ? ` · prefix kept: ${row.prefixKept.messages} messages, ~${row.prefixKept.chars} chars` : ''
+    lines.push(`${head}: ${parts.join(' · ')}${kept}${cached}`)
+  }
+  return lines.join('\n') + '\n'
 }

@@ -1,6 +1,7 @@
 import type { Message } from '@bridle/llm'
 import { textOf } from '@bridle/llm'
 import { reconstructRequest, type SessionEvent } from '@bridle/session'
+import { oneLine } from '../terminal.js'
 import { attributeSections, type AttributedSection, type KnownSection } from './sections.js'
 
 export interface StepSummary {
@@ -89,8 +90,9 @@ function describeContent(message: Message): string {
     .map((block) => {
       switch (block.type) {
         case 'text':
+          return block.text
         case 'reasoning':
-          return `${block.type === 'reasoning' ? '[reasoning] ' : ''}${block.text}`
+          return `[reasoning: ${oneLine(block.text, 32)}]`
         case 'tool-call':
           return `[tool call ${block.name} ${block.arguments}]`
         case 'tool-result':

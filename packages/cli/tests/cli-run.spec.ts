@@ -1,0 +1,145 @@
+import { readFileSync, writeFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { startMockServer, textEvents, type MockServer } from '@bridle/llm-openai/testing'
+import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
+
+const QUESTION = 'What is the package name of this project?'
+
+describe('bridle run (offline, scripted model)', () => {
+  let app: string
+  let id: string
+  let first: Awaited<ReturnType<typeof bridle>>
+
+  beforeAll(async () => {
+    app = makeApp(DEMO_YAML)
+    first = await bridle(['run', QUESTION], app)
+    id = sessionIdOf(first.stderr)
+  })
+
+  it('streams the answer and the tool activity, says the model is scripted, and persists the session', () => {
+    expect(first.code).toBe(0)
+    expect(first.stderr).toContain('bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model')
+    expect(first.stdout).toContain('→ read_file {"path":"package.json"}')
+    expect(first.stdout).toMatch(/← \d+ lines · 1\s+\{/)
+    expect(first.stdout).toContain('The package is named `acme-invoice-parser` (from package.json).')
+    expect(readdirSync(join(app, 'sessions'))).toContain(`${id}.jsonl`)
+  })
+
+  it('lists the session', async () => {
+    const listed = await bridle(['sessions'], app)
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\dT\\S+\\s+1\\s+\\d{4}-`, 'm'))
+    const json = JSON.parse((await bridle(['sessions', '--json'], app)).stdout)
+    expect(json).toEqual([expect.objectContaining({ id, turns: 1 })])
+  })
+
+  it('inspects the session as turns and steps', async () => {
+    const out = await bridle(['inspect', id], app)
+    expect(out.code).toBe(0)
+    expect(out.stdout).toContain(`session ${id}`)
+    expect(out.stdout).toMatch(/turn 1 .*completed/)
+    expect(out.stdout).toMatch(/step 1 .*tool calls: read_file/)
+    expect(out.stdout).toMatch(/step 2 .*answer: The package is named/)
+  })
+
+  it("shows what step 2's request contained and verifies every request", async () => {
+    const out = await bridle(['inspect', id, '--step', '2', '--verify'], app)
+    expect(out.code).toBe(0)
+    const text = out.stdout
+    expect(text).toMatch(/header\s+reason initial \(seq \d+\) · scripted\/scripted-demo/)
+    const sections = [...text.matchAll(/^ {2}\d\. ([\w:-]+|\(unnamed\)):/gm)].map((m) => m[1])
+    expect(sections).toEqual(['harness:identity', 'deployment:persona', 'workspace:paths', 'tool-guidance:read_file'])
+    expect(text).toMatch(/deployment:persona: You answer questions about the project in \/.*sample-project\./)
+    expect(text).toContain('tools (1, in order) read_file')
+    expect(text).toMatch(/1\. user · user .*What is the package name/)
+    expect(text).toMatch(/2\. user · plugin @bridle\/system-prompt \(snapshot\)/)
+    expect(text).toMatch(/3\. assistant · model scripted\/scripted-demo .*\[tool call read_file/)
+    expect(text).toMatch(/4\. user · tool result for \S+/)
+    expect(text).toMatch(/workspace:cwd: cwd: .*sample-project/)
+    expect(text).toContain('✓ turn 1 step 1 attempt 1')
+    expect(text).toContain('✓ turn 1 step 2 attempt 1')
+    expect(text).toContain('verification passed: 2 requests match their digests')
+  })
+
+  it('prints the step view as JSON', async () => {
+    const out = await bridle(['inspect', id, '--step', '2', '--json'], app)
+    const report = JSON.parse(out.stdout)
+    expect(report.step).toMatchObject({ turn: 1, step: 2, tools: ['read_file'], header: { reason: 'initial' } })
+    expect(report.step.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'user', 'assistant', 'user'])
+  })
+
+  it('reports, per request, what of the previous prefix held', async () => {
+    const out = await bridle(['inspect', id, '--cache'], app)
+    expect(out.code).toBe(0)
+    expect(out.stdout).toContain('turn 1 step 1: first request')
+    expect(out.stdout).toMatch(/turn 1 step 2: system ✓ · tools ✓ · messages ✓ · prefix kept: 2 messages/)
+  })
+
+  it('resumes with --session: turn numbering continues and the header is logged with reason resume', async () => {
+    const again = await bridle(['run', '--session', id, 'Anything else?'], app)
+    expect(again.code).toBe(0)
+    expect(sessionIdOf(again.stderr)).toBe(id)
+    expect(again.stdout).toContain('scripted offline model')
+    const report = JSON.parse((await bridle(['inspect', id, '--json'], app)).stdout)
+    expect(report.turns.map((t: { turn: number }) => t.turn)).toEqual([1, 2])
+    const lines = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const reasons = lines.filter((e) => e.type === 'request/header').map((e) => e.data.reason)
+    expect(reasons).toEqual(['initial', 'resume'])
+    const verified = await bridle(['inspect', id, '--verify'], app)
+    expect(verified.code).toBe(0)
+  })
+
+  it('names the step and part that no longer match after the stored file is edited', async () => {
+    const file = join(app, 'sessions', `${id}.jsonl`)
+    const original = readFileSync(file, 'utf8')
+    const lines = original.split('\n')
+    const index = lines.findIndex((l) => l.includes('"type":"tool/result"'))
+    lines[index] = lines[index]!.replace('acme-invoice-parser', 'acme-invoice-parsex')
+    writeFileSync(file, lines.join('\n'))
+    try {
+      const out = await bridle(['inspect', id, '--verify'], app)
+      expect(out.code).toBe(1)
+      expect(out.stdout).toContain('✓ turn 1 step 1 attempt 1')
+      expect(out.stdout).toMatch(/✗ turn 1 step 2 attempt 1: .*messages/)
+      expect(out.stdout).toContain('verification failed')
+    } finally {
+      writeFileSync(file, original)
+    }
+  })
+})
+
+describe('bridle run against an OpenAI-compatible endpoint', () => {
+  let server: MockServer | undefined
+  afterEach(async () => server?.close())
+
+  it('uses BRIDLE_BASE_URL, prints the streamed text, and sends the Bridle system prompt and tools', async () => {
+    server = await startMockServer([{ kind: 'sse', events: textEvents(['Hello ', 'from the mock.']) }])
+    const app = makeApp(DEMO_YAML)
+    const out = await bridle(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'mock' }))
+    expect(out.code).toBe(0)
+    expect(out.stdout).toContain('Hello from the mock.')
+    expect(out.stderr).toContain(`bridle: model openai-compatible/mock via ${server.url}`)
+    expect(out.stderr).not.toContain('scripted')
+    const body = server.requests[0]!.body as { messages: { role: string; content: string }[]; tools: { function: { name: string } }[] }
+    expect(body.messages[0]).toMatchObject({ role: 'system' })
+    expect(body.messages[0]!.content).toContain('You are an AI agent powered by Bridle.')
+    expect(body.tools.map((t) => t.function.name)).toEqual(['read_file'])
+  })
+
+  it('exits 2 when BRIDLE_MODEL is missing', async () => {
+    const app = makeApp(DEMO_YAML)
+    const out = await bridle(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: 'http://127.0.0.1:9' }))
+    expect(out.code).toBe(2)
+    expect(out.stderr).toContain('bridle: BRIDLE_MODEL must name the model served at BRIDLE_BASE_URL')
+  })
+})
+
+describe('bridle with a bad app config', () => {
+  it('names the file, the plugin and the field, and exits 2', async () => {
+    const app = makeApp('plugins:\n  - package: "@bridle/plugin-read-file"\n    config:\n      maxBytes: -5\n')
+    const out = await bridle(['run', 'hi'], app)
+    expect(out.code).toBe(2)
+    expect(out.stderr).toMatch(/bridle\.yaml: plugin "@bridle\/plugin-read-file": .*maxBytes/)
+  })
+})
