@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Context } from 'cordis'
+import { Context, Logger } from 'cordis'
 import { AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, type Agent } from '@bridle/agent-loop'
 import { scopeOf } from '@bridle/scope'
 import { boot, say, user } from './harness.js'
@@ -117,6 +117,40 @@ describe('AgentLoop service', () => {
     await created!.dispose()
     expect(h.ctx.agentLoop.get('owned')).toBeUndefined()
     expect(h.ctx.sessions.get('owned')).toBeUndefined()
+  })
+
+  it('emit-listener failures are logged with the event name and the remaining listeners still run', async () => {
+    const h = boot()
+    const warned: string[] = []
+    const target = {
+      colors: 0,
+      record(r: { type: string; content: string }) {
+        if (r.type === 'warn') warned.push(r.content)
+      },
+    }
+    Logger.targets.push(target)
+    try {
+      const order: string[] = []
+      h.ctx.on('agent/status', () => {
+        throw new Error('sync bug')
+      })
+      h.ctx.on('agent/status', async () => {
+        throw new Error('async bug')
+      })
+      h.ctx.on('agent/status', ({ status }) => {
+        order.push(status)
+      })
+      const agent = h.agent()
+      h.script.push(say('ok'))
+      agent.followup(user('p'))
+      await agent.whenIdle()
+      await new Promise((r) => setTimeout(r, 0))
+      expect(order).toEqual(['running', 'idle'])
+      expect(warned).toContain('agent event "agent/status" listener threw: sync bug')
+      expect(warned).toContain('agent event "agent/status" listener rejected: async bug')
+    } finally {
+      Logger.targets.splice(Logger.targets.indexOf(target), 1)
+    }
   })
 
   it('an agent error event names the turn and step; listener failures are contained', async () => {

@@ -210,4 +210,53 @@ describe('request building (§8) and snapshots (§7)', () => {
     ])
     expect(h.requests[1]!.messages.map((m) => m.content[0]!.type)).toEqual(['text', 'tool-call', 'tool-result', 'tool-result', 'text', 'text'])
   })
+
+  it('seeds: adapter defaults re-derive, explicit effort persists and is restored by a new instance', async () => {
+    const h = boot()
+    const think = {
+      stream: say('hm') as never,
+      resolveModel: (provider: string, model: string) => ({
+        provider,
+        id: model,
+        name: model,
+        defaultMaxTokens: 1000,
+        reasoning: { efforts: [{ id: 'low', name: 'low' }, { id: 'high', name: 'high' }], defaultEffort: 'low' },
+      }),
+    }
+    h.ctx.llm.registerAdapter(['think'], think as never)
+    const seeds: any[] = []
+    let explicit = false
+    h.ctx.on('agent/request', async (_p, next) => {
+      const seed = await next()
+      seeds.push(seed)
+      return explicit ? { ...seed, reasoningEffort: 'high' as never } : seed
+    })
+    const agent = h.agent({ provider: 'think', model: 'deep' })
+    agent.followup(user('1'))
+    await agent.whenIdle()
+    explicit = true
+    agent.followup(user('2'))
+    await agent.whenIdle()
+    explicit = false
+    agent.followup(user('3'))
+    await agent.whenIdle()
+    expect(seeds).toEqual([
+      { provider: 'think', model: 'deep' },
+      { provider: 'think', model: 'deep' },
+      { provider: 'think', model: 'deep', reasoningEffort: 'high' },
+    ])
+    const headers = agent.session.events.filter((e) => e.type === 'request/header').map((e) => e.data as any)
+    expect(headers.map((d) => [d.reason, d.header.config.reasoningEffort, d.header.adapterDefaults])).toEqual([
+      ['initial', 'low', { reasoningEffort: true, maxTokens: true }],
+      ['change', 'high', { maxTokens: true }],
+    ])
+    const seed = agent.session.events
+    await agent.dispose()
+    seeds.length = 0
+    const again = h.agent({ provider: 'think', model: 'deep', seed })
+    again.followup(user('4'))
+    await again.whenIdle()
+    expect(seeds).toEqual([{ provider: 'think', model: 'deep', reasoningEffort: 'high' }])
+    expect(again.session.events.filter((e) => e.type === 'request/header').at(-1)!.data).toMatchObject({ reason: 'resume' })
+  })
 })
