@@ -19,6 +19,7 @@ import { eventLine, type StoredMeta } from './line-format.js'
 import { LiveBinding } from './live-binding.js'
 import { LogReader } from './reader.js'
 import { commitRepair } from './repair.js'
+import { teardownsSettled, trackTeardown } from './teardowns.js'
 import { encodeSegment } from './segment.js'
 
 /** Everything a `JsonlBackend` is built from. `root` must be absolute. */
@@ -168,7 +169,11 @@ export class JsonlBackend {
       return
     }
     const binding = this.bind(session, { path, meta, cursor: 0, materialized: true })
-    binding.init = this.chain.run(id, () => this.adopt(binding, path)).catch((error: unknown) => {
+    const previous = teardownsSettled(this.root)
+    binding.init = this.chain.run(id, async () => {
+      await previous
+      await this.adopt(binding, path)
+    }).catch((error: unknown) => {
       binding.sticky = error
     })
     binding.admitAll()
@@ -325,7 +330,13 @@ export class JsonlBackend {
    * Stops admitting events, flushes every live session and waits for every id chain. Rejects with
    * `AggregateError(errors, 'session-jsonl dispose failed')` when any flush failed.
    */
-  async dispose(): Promise<void> {
+  dispose(): Promise<void> {
+    const teardown = this.teardown()
+    trackTeardown(this.root, teardown)
+    return teardown
+  }
+
+  private async teardown(): Promise<void> {
     this.admitting = false
     const errors: unknown[] = []
     await Promise.all(
