@@ -110,17 +110,30 @@ export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): 
   // The folded header equals `header` now; building from it keeps system/tools identical objects across
   // steps while nothing changed (cheap freezing and digesting).
   const sent = rt.session.requestHeader() ?? header
-  const request = markLoopRequest(
-    deepFreeze({
-      ...sent.config,
-      messages: input.messages,
-      ...(sent.system !== undefined ? { system: sent.system } : {}),
-      ...(sent.tools !== undefined ? { tools: sent.tools } : {}),
-      sessionId: rt.session.id,
-      signal,
-    } as GenerateOptions),
-  )
+  const request = markLoopRequest(freezeRequest(sent, input.messages, rt.session.id, signal))
   return { request, header, prepared }
+}
+
+/**
+ * Builds the deep-frozen request `{...config, messages, system?, tools?, sessionId, signal}`. The history is
+ * the session's frozen derivation of deep-frozen messages, so it is not walked again (a walk would cost
+ * O(history) per step); anything else is deep-frozen here.
+ */
+function freezeRequest(
+  sent: EpochHeader,
+  messages: readonly Message[],
+  sessionId: string,
+  signal: AbortSignal,
+): GenerateOptions {
+  const request = {
+    ...deepFreeze(sent).config,
+    messages: Object.isFrozen(messages) ? messages : deepFreeze(messages),
+    ...(sent.system !== undefined ? { system: sent.system } : {}),
+    ...(sent.tools !== undefined ? { tools: sent.tools } : {}),
+    sessionId,
+    signal,
+  } as GenerateOptions
+  return Object.freeze(request)
 }
 
 /** Appends `request/header`: always on the instance's first request, later only when it changed. */
