@@ -1,0 +1,228 @@
+/**
+ * provability.md §5, first test: the chapter's walk-through, persisted with session-jsonl, reloaded in a fresh
+ * context, verifies clean; editing one message, the system string or a tool schema in the stored file makes
+ * exactly the steps that sent it fail, with the right part named.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Context } from 'cordis'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ReadFile } from '@bridle/plugin-read-file'
+import { SessionStore, verifyDigests, type SessionEvent } from '@bridle/session'
+import { SessionJsonl } from '@bridle/session-jsonl'
+import {
+  bootApp,
+  callTools,
+  corePlugins,
+  editStoredEvent,
+  flipChar,
+  messageOf,
+  say,
+  sessionFile,
+  tick,
+  user,
+} from './provability-support.js'
+
+const ID = 'walk-through'
+let workspace: string
+let root: string
+let path: string
+/** The stored file exactly as the run left it. */
+let original: string
+/** A context with only the store and the backend: a later process holding the file, not the one that wrote it. */
+let reader: Context
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'bridle-prov-ws-'))
+  root = await mkdtemp(join(tmpdir(), 'bridle-prov-root-'))
+  await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'demo-package', version: '1.0.0' }, null, 2))
+
+  const app = await bootApp([
+    ...corePlugins(root, { persona: 'You are a careful assistant for the {{cwd}} workspace.' }),
+    { name: 'read-file', load: (ctx) => ctx.plugin(ReadFile) },
+  ])
+  const filesRead: string[] = []
+  app.ctx.on('tools/result', (exec) => {
+    if (exec.name === 'read_file') filesRead.push((exec.arguments as { path: string }).path)
+  })
+  app.ctx.systemPrompt.context({ name: 'workspace:cwd', order: 0, text: 'cwd: {{cwd}}' })
+  app.ctx.systemPrompt.context({
+    name: 'workspace:files-read',
+    order: 10,
+    text: () => `files read: ${filesRead.length ? filesRead.join(', ') : '(none)'}`,
+  })
+  await tick()
+
+  const agent = app.agent({ sessionId: ID, cwd: workspace })
+  // Turn 1, the chapter's scenario: step 1 reads package.json, step 2 answers from what the tool returned.
+  app.script.push(callTools({ id: 'call-1', name: 'read_file', args: '{"path":"package.json"}' }), (request) => {
+    const body = JSON.stringify(request.messages.find((m) => m.content[0]?.type === 'tool-result')!.content)
+    return say(`The package name is ${/\\"name\\": \\"([^\\"]+)\\"/.exec(body)?.[1] ?? '?'}.`)(request)
+  })
+  agent.followup(user('What is the package name?'))
+  await agent.whenIdle()
+  // Turn 2 after a new tool appeared: the header changes, so each turn's steps have their own header record.
+  app.ctx.tools.register({
+    name: 'list_dir',
+    description: 'List the entries of a directory in the workspace.',
+    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Directory, relative to the workspace.' } } },
+    execute: () => 'package.json',
+  })
+  app.script.push(say('It declares no dependencies.'))
+  agent.followup(user('Does it have dependencies?'))
+  await agent.whenIdle()
+  expect(app.requests).toHaveLength(3)
+  expect(app.requests[1]!.messages.at(-2)!.content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'call-1' })
+  // Everything committed reaches the disk before the file is read (the write-behind window is not awaited by dispose).
+  expect(await app.ctx.sessions.flush(agent.session)).toBe(true)
+  await agent.dispose()
+
+  path = sessionFile(root, ID)
+  original = await readFile(path, 'utf8')
+  reader = new Context()
+  reader.plugin(SessionStore)
+  reader.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+  await tick()
+})
+
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true })
+  await rm(root, { recursive: true, force: true })
+})
+
+/** Verification of the stored file as a later process sees it. */
+async function verifyStored(): Promise<{ events: readonly SessionEvent[]; failing: { seq: number; mismatched: readonly string[] }[] }> {
+  const { events } = await reader.sessionPersistence.inspect(ID)
+  const results = verifyDigests(events)
+  expect(results.length).toBe(3)
+  return { events, failing: results.filter((r) => !r.ok).map((r) => ({ seq: r.seq, mismatched: r.mismatched })) }
+}
+
+const digestSeqs = (events: readonly SessionEvent[]) => events.filter((e) => e.type === 'request/digest').map((e) => e.seq)
+
+/** Every string leaf under `value` at a key named `key`, as [holder, key] pairs. */
+function leaves(value: unknown, key: string, out: [any, string][] = []): [any, string][] {
+  if (Array.isArray(value)) value.forEach((v) => leaves(v, key, out))
+  else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === key && typeof v === 'string' && v.length > 0) out.push([value, k])
+      else leaves(v, key, out)
+    }
+  }
+  return out
+}
+
+describe('provability: the walk-through log, reloaded and tampered with', () => {
+  it('reloaded in a fresh context (inspect and load), every step verifies clean', async () => {
+    const inspected = await reader.sessionPersistence.inspect(ID)
+    const loaded = await reader.sessionPersistence.load(ID)
+    expect(loaded.events).toEqual(inspected.events)
+    const results = verifyDigests(loaded.events)
+    expect(results.map((r) => [`${r.turn}.${r.step}#${r.attempt}`, r.ok, r.mismatched])).toEqual([
+      ['1.1#1', true, []],
+      ['1.2#1', true, []],
+      ['2.1#1', true, []],
+    ])
+    // The load committed nothing: the file is byte-identical to what the run wrote.
+    expect(await readFile(path, 'utf8')).toBe(original)
+    expect(loaded.events.filter((e) => e.type === 'request/header').map((e) => (e.data as { reason: string }).reason)).toEqual([
+      'initial',
+      'change',
+    ])
+  })
+
+  it('editing one character of any message fails that step and every later step that contains it: messages, request', async () => {
+    const { events } = await verifyStored()
+    const digests = digestSeqs(events)
+    const messageEvents = events.filter((e) => ['user/message', 'assistant/message', 'tool/result'].includes(e.type))
+    // question, snapshot, tool call, tool result, snapshot, answer, question 2, snapshot (only when changed: none)
+    expect(messageEvents.map((e) => e.type)).toEqual([
+      'user/message',
+      'user/message',
+      'assistant/message',
+      'tool/result',
+      'user/message',
+      'assistant/message',
+      'user/message',
+      'assistant/message',
+    ])
+    const targets = messageEvents.flatMap((e) => leaves(messageOf(e), 'text').map((_, leaf) => ({ seq: e.seq, leaf })))
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...targets), fc.double({ min: 0, max: 1, noNaN: true }), async ({ seq, leaf }, at) => {
+        await writeFile(path, original)
+        await editStoredEvent(path, seq, (event) => {
+          const [holder, key] = leaves(messageOf(event), 'text')[leaf]!
+          holder[key] = flipChar(holder[key], Math.floor(at * holder[key].length))
+        })
+        const { failing } = await verifyStored()
+        // Every request dispatched after the message was recorded contains it (no compaction in this run).
+        const expected = digests.filter((d) => d > seq).map((d) => ({ seq: d, mismatched: ['messages', 'request'] }))
+        expect(failing).toEqual(expected)
+      }),
+      { numRuns: 30 },
+    )
+    // The last answer was never sent back: editing it fails nothing.
+    await writeFile(path, original)
+    await editStoredEvent(path, messageEvents.at(-1)!.seq, (event) => {
+      event.data.message.content[0].text = flipChar(event.data.message.content[0].text)
+    })
+    expect((await verifyStored()).failing).toEqual([])
+  })
+
+  it('editing the system string of a request/header fails exactly the steps sent under that header: system, request', async () => {
+    await writeFile(path, original)
+    const { events } = await verifyStored()
+    const digests = digestSeqs(events)
+    const headers = events.filter((e) => e.type === 'request/header').map((e) => e.seq)
+    expect(headers).toHaveLength(2)
+    for (const [index, seq] of headers.entries()) {
+      const until = headers[index + 1] ?? Infinity
+      await writeFile(path, original)
+      await editStoredEvent(path, seq, (event) => {
+        event.data.header.system = flipChar(event.data.header.system, 10)
+      })
+      const { failing } = await verifyStored()
+      expect(failing).toEqual(digests.filter((d) => d > seq && d < until).map((d) => ({ seq: d, mismatched: ['system', 'request'] })))
+      expect(failing.length).toBe(index === 0 ? 2 : 1)
+    }
+  })
+
+  it('editing a tool schema in a request/header fails exactly the steps sent under that header: tools, request', async () => {
+    await writeFile(path, original)
+    const { events } = await verifyStored()
+    const digests = digestSeqs(events)
+    const headers = events.filter((e) => e.type === 'request/header')
+    for (const [index, header] of headers.entries()) {
+      const until = headers[index + 1]?.seq ?? Infinity
+      const tools = (header.data as { header: { tools: { name: string }[] } }).header.tools
+      expect(tools.map((t) => t.name)).toEqual(index === 0 ? ['read_file'] : ['list_dir', 'read_file'])
+      for (const name of tools.map((t) => t.name)) {
+        await writeFile(path, original)
+        await editStoredEvent(path, header.seq, (event) => {
+          const schema = event.data.header.tools.find((t: { name: string }) => t.name === name)
+          const [holder, key] = leaves(schema.parameters, 'description')[0] ?? leaves(schema, 'description')[0]!
+          holder[key] = flipChar(holder[key])
+        })
+        const { failing } = await verifyStored()
+        expect(failing).toEqual(
+          digests.filter((d) => d > header.seq && d < until).map((d) => ({ seq: d, mismatched: ['tools', 'request'] })),
+        )
+      }
+    }
+  })
+
+  it('the edited files still load: no corruption is reported, the damage shows only in verification', async () => {
+    await writeFile(path, original)
+    const { events } = await verifyStored()
+    const header = events.find((e) => e.type === 'request/header')!
+    await editStoredEvent(path, header.seq, (event) => {
+      event.data.header.system = flipChar(event.data.header.system, 0)
+    })
+    const loaded = await reader.sessionPersistence.load(ID)
+    expect(loaded.events.length).toBe(events.length)
+    expect(verifyDigests(loaded.events).map((r) => r.ok)).toEqual([false, false, true])
+    await writeFile(path, original)
+  })
+})
