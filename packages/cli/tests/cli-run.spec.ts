@@ -29,7 +29,7 @@ describe('bridle run (offline, scripted model)', () => {
   it('lists the session', async () => {
     const listed = await bridle(['sessions'], app)
     expect(listed.code).toBe(0)
-    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\dT\\S+\\s+1\\s+\\d{4}-`, 'm'))
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+1\\s+\\d{4}-`, 'm'))
     const json = JSON.parse((await bridle(['sessions', '--json'], app)).stdout)
     expect(json).toEqual([expect.objectContaining({ id, turns: 1 })])
   })

@@ -9,7 +9,8 @@ export interface SessionRow {
   lastActivity: number
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+/** `YYYY-MM-DD HH:MM:SS` in UTC: sortable and short enough for a table. */
+const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
 export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
@@ -35,9 +36,9 @@ export async function sessions(options: { config?: string; json?: boolean }, io:
     return 0
   }
   const width = Math.max(2, ...rows.map((r) => r.id.length))
-  io.out(p.bold(`${'ID'.padEnd(width)}  ${'CREATED'.padEnd(20)}  TURNS  LAST ACTIVITY`) + '\n')
+  io.out(p.bold(`${'ID'.padEnd(width)}  ${'CREATED (UTC)'.padEnd(19)}  TURNS  LAST ACTIVITY`) + '\n')
   for (const r of rows) {
-    io.out(`${r.id.padEnd(width)}  ${iso(r.createdAt).padEnd(20)}  ${String(r.turns).padStart(5)}  ${iso(r.lastActivity)}\n`)
+    io.out(`${r.id.padEnd(width)}  ${stamp(r.createdAt).padEnd(19)}  ${String(r.turns).padStart(5)}  ${stamp(r.lastActivity)}\n`)
   }
   return 0
 }

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BIN, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
+
+const pluginSource = (text: string) => `export default {
+  name: 'dev-note',
+  inject: ['systemPrompt'],
+  apply(ctx) {
+    ctx.systemPrompt.section({ name: 'dev:note', order: 50, text: ${JSON.stringify(text)} })
+  },
+}
+`
+
+/** A running `bridle dev`: write prompts, wait for lines on stderr. */
+class DevSession {
+  stderr = ''
+  stdout = ''
+  private waiters: { pattern: RegExp; from: number; resolve: () => void }[] = []
+  readonly child: ChildProcessWithoutNullStreams
+
+  constructor(cwd: string) {
+    this.child = spawn(process.execPath, [BIN, 'dev'], { cwd, env: offlineEnv() })
+    this.child.stdout.on('data', (d) => (this.stdout += d))
+    this.child.stderr.on('data', (d) => {
+      this.stderr += d
+      this.waiters = this.waiters.filter((w) => (w.pattern.test(this.stderr.slice(w.from)) ? (w.resolve(), false) : true))
+    })
+  }
+
+  /** Resolves when `pattern` appears in stderr after the current end (or anywhere, with `from = 0`). */
+  waitFor(pattern: RegExp, from = this.stderr.length): Promise<void> {
+    if (pattern.test(this.stderr.slice(from))) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ pattern, from, resolve }))
+  }
+
+  async prompt(text: string) {
+    const ready = this.waitFor(/bridle dev: ready\n/)
+    this.child.stdin.write(`${text}\n`)
+    await ready
+  }
+
+  async end(): Promise<number | null> {
+    this.child.stdin.end()
+    return new Promise((resolve) => this.child.on('close', resolve))
+  }
+}
+
+describe('bridle dev', () => {
+  let dev: DevSession | undefined
+  afterEach(() => void dev?.child.kill())
+
+  it('hot-reloads an edited plugin: the next request has the new section and not the old one; edits that fail to import or to start keep the previous version', async () => {
+    const app = makeApp(DEMO_YAML)
+    const file = join(app, 'plugins', 'note.mjs')
+    writeFileSync(file, pluginSource('Note: version one.'))
+    dev = new DevSession(app)
+    await dev.waitFor(/one prompt per line/, 0)
+    expect(dev.stderr).toContain('bridle dev: loaded plugins/note.mjs')
+
+    await dev.prompt('first question')
+
+    const reloaded = dev.waitFor(/bridle dev: reloaded plugins\/note\.mjs \(system-prompt\/change ×2\)/)
+    writeFileSync(file, pluginSource('Note: version two.'))
+    await reloaded
+    await dev.prompt('second question')
+
+    const failed = dev.waitFor(/bridle dev: failed to load plugins\/note\.mjs: .* \(the previous version stays loaded\)/)
+    writeFileSync(file, 'export default {{ this is not javascript')
+    await failed
+    await dev.prompt('third question')
+
+    const restored = dev.waitFor(/bridle dev: failed to load plugins\/note\.mjs: .*boom in apply/)
+    writeFileSync(file, "export default { name: 'dev-note', apply() { throw new Error('boom in apply') } }\n")
+    await restored
+    await dev.prompt('fourth question')
+
+    expect(await dev.end()).toBe(0)
+    const id = sessionIdOf(dev.stderr)
+    const events = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l))
+    const headers = events.filter((e) => e.type === 'request/header').map((e) => ({ reason: e.data.reason, system: e.data.header.system as string }))
+    expect(headers.map((h) => h.reason)).toEqual(['initial', 'change'])
+    expect(headers[0]!.system).toContain('Note: version one.')
+    expect(headers[1]!.system).toContain('Note: version two.')
+    expect(headers[1]!.system).not.toContain('version one')
+    // the third and fourth requests logged no header: the broken edits changed nothing the model sees
+    expect(events.filter((e) => e.type === 'request/digest')).toHaveLength(4)
+  })
+})
