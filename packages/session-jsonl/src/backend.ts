@@ -244,7 +244,7 @@ export class JsonlBackend {
 
   /** The exact file text of `id`, read revision-stably; `undefined` when absent; a corrupt header rejects. */
   async readRaw(id: string, signal?: AbortSignal): Promise<SessionRawLog | undefined> {
-    await this.retiring.get(id)
+    await this.quiet(id)
     const raw = await this.reader.readRaw(id, this.pathOf(id), signal)
     return raw === undefined ? undefined : Object.freeze(raw)
   }
@@ -256,7 +256,7 @@ export class JsonlBackend {
   async inspect(id: string, signal?: AbortSignal): Promise<SessionInspection> {
     const live = this.sessions.get(id)
     if (live !== undefined) return Object.freeze({ meta: live.header, events: live.events })
-    await this.retiring.get(id)
+    await this.quiet(id)
     const balanced = this.reader.validate(await this.reader.read(id, this.pathOf(id), signal))
     return Object.freeze({ meta: balanced.meta, events: balanced.events })
   }
@@ -275,7 +275,7 @@ export class JsonlBackend {
       await this.sessions.flush(live)
       return Object.freeze({ meta: live.header, events })
     }
-    await this.retiring.get(id)
+    await this.quiet(id)
     return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id)))
   }
 
@@ -322,6 +322,15 @@ export class JsonlBackend {
       binding.abandon()
       this.bindings.delete(id)
     }
+  }
+
+  /**
+   * Waits until no writer of this process is still finishing `id`: its retirement here, or the teardown of an
+   * earlier instance of this plugin over the same root (§12).
+   */
+  private async quiet(id: string): Promise<void> {
+    await this.retiring.get(id)
+    await teardownsSettled(this.root)
   }
 
   // ---- teardown (§12) ----
