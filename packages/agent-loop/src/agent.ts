@@ -211,7 +211,10 @@ export class Agent {
     const phase = this.#rt.phase as RunningPhase
     this.#rt.phase = { kind: 'idle', lastTurn: phase.turn }
     this.#emitStatus('idle')
-    if (phase.wakeRequested && this.inbox.hasPending && !this.#disposeStarted) this.#start(phase.turn)
+    // An idle listener may already have woken a new driver; a latched wake only replays onto an idle agent.
+    if (phase.wakeRequested && this.#rt.phase.kind === 'idle' && this.inbox.hasPending && !this.#disposeStarted) {
+      this.#start(phase.turn)
+    }
   }
 
   #emitStatus(status: AgentStatus): void {

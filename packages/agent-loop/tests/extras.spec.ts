@@ -128,4 +128,37 @@ describe('driver edges', () => {
     expect(loop.list()).toEqual([])
     expect(() => loop.create({ provider: 'mock', model: 'm1' })).toThrow('agent loop is not active')
   })
+
+  it('an idle listener that wakes the agent and a latched replay start one driver, not two', async () => {
+    const h = boot()
+    const agent = h.agent()
+    let first = true
+    h.ctx.on('agent/status', ({ status }) => {
+      if (status === 'idle' && first) {
+        first = false
+        agent.followup(user('from idle listener'))
+      }
+    })
+    h.script.push(
+      (r: GenerateOptions) =>
+        (async function* (): AsyncGenerator<StreamChunk> {
+          await new Promise((_, reject) => r.signal!.addEventListener('abort', () => reject(r.signal!.reason)))
+        })(),
+      say('one'),
+      say('two'),
+    )
+    agent.followup(user('p'))
+    await settle()
+    agent.cancel({ kind: 'user' }, { keepInbox: true })
+    agent.steer(user('latched'))
+    await agent.whenIdle()
+    const starts = agent.session.events.filter((e) => e.type === 'turn/start').map((e) => (e.data as any).turn)
+    expect(starts).toEqual([1, 2, 3])
+    expect(h.trace.filter((t) => t.startsWith('L:status'))).toEqual([
+      'L:status running',
+      'L:status idle',
+      'L:status running',
+      'L:status idle',
+    ])
+  })
 })

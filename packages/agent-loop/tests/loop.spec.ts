@@ -102,6 +102,28 @@ describe('AgentLoop service', () => {
     expect(() => a.followup(user('x'))).toThrow(`agent "a" is disposed`)
   })
 
+  it('agent/* events carry the agent (last, unspoofable) and reach agent.ctx listeners of that agent only', async () => {
+    const h = boot()
+    const heard: string[] = []
+    const a = h.agent({
+      sessionId: 'a',
+      setup(agent) {
+        agent.ctx.on('agent/inbox/inserted', (p) => {
+          heard.push(`${p.agent.id}:${(p.message.content[0] as any).text}`)
+        })
+      },
+    })
+    const b = h.agent({ sessionId: 'b' })
+    const untagged: string[] = []
+    h.ctx.on('agent/inbox/inserted', ({ agent }) => {
+      untagged.push(agent.id)
+    })
+    a.inject(user('for a'))
+    b.inject(user('for b'))
+    expect(heard).toEqual(['a:for a'])
+    expect(untagged).toEqual(['a', 'b'])
+  })
+
   it('the calling plugin owns the agent: unloading it disposes the agent', async () => {
     const h = boot()
     let created: Agent | undefined
