@@ -36,7 +36,7 @@ const headers = (events: readonly SessionEvent[]) =>
 
 const loaders: Record<string, (ctx: Context) => void> = {
   readFile: (ctx) => void ctx.plugin(ReadFile),
-  workspace: (ctx) => void ctx.plugin(Workspace),
+  workspace: (ctx) => void ctx.plugin(Workspace, { gitTimeoutMs: 20_000 }), // generous: the test machine is shared
   environment: (ctx) => void ctx.plugin(Environment, prod),
 }
 

@@ -26,7 +26,7 @@ afterAll(async () => {
 type Loader = (ctx: Context) => void
 const loaders: Record<string, Loader> = {
   readFile: (ctx) => void ctx.plugin(ReadFile),
-  workspace: (ctx) => void ctx.plugin(Workspace),
+  workspace: (ctx) => void ctx.plugin(Workspace, { gitTimeoutMs: 20_000 }), // generous: the test machine is shared
   environment: (ctx) => void ctx.plugin(Environment, { environment: 'production', region: 'eu-west-1', labels: { tier: 'gold' } }),
   grep: (ctx) =>
     void ctx.plugin({

@@ -113,7 +113,8 @@ export function probeGit(cwd: string, options: GitProbeOptions): GitStatus | und
   )
   const stdout = typeof result.stdout === 'string' ? result.stdout : ''
   const code = (result.error as NodeJS.ErrnoException | undefined)?.code
-  if (code === 'ENOBUFS' && stdout.length > 0) return parseGitStatus(stdout, true)
+  // Node may hand back more than maxBuffer when the child wrote it in one go; never parse past the bound.
+  if (code === 'ENOBUFS' && stdout.length > 0) return parseGitStatus(stdout.slice(0, options.maxBytes), true)
   if (result.error !== undefined || result.status !== 0) return undefined
   return parseGitStatus(stdout)
 }

@@ -49,7 +49,7 @@ describe('Config', () => {
 describe('Workspace plugin', () => {
   it('reports the agent cwd and git state as runtime contexts', async () => {
     const root = setup()
-    root.plugin(Workspace)
+    root.plugin(Workspace, { gitTimeoutMs: 20_000 })
     const agent = agentAt(repo)
     const { assembly, snapshot } = await view(root, agent)
     expect(assembly.contexts.map((c) => c.name)).toEqual([CWD_CONTEXT, GIT_CONTEXT])
@@ -58,7 +58,7 @@ describe('Workspace plugin', () => {
 
   it('leaves workspace:git silently absent outside a repository and when git is missing', async () => {
     const root = setup()
-    root.plugin(Workspace)
+    root.plugin(Workspace, { gitTimeoutMs: 20_000 })
     const outside = await view(root, agentAt(plain))
     expect(outside.snapshot).toContain(`cwd: ${plain}`)
     expect(outside.snapshot).not.toContain('git')
