@@ -4,6 +4,7 @@
  * escaped, the mapping is injective: two ids never share a file. Throws on an empty id.
  */
 export function encodeSegment(id: string): string {
+  if (typeof id !== 'string') throw new TypeError(`session id must be a string, got ${typeof id}`)
   if (id.length === 0) throw new Error('cannot encode an empty path segment')
   let out = ''
   for (let i = 0; i < id.length; i++) {

@@ -14,6 +14,7 @@ describe('encodeSegment', () => {
 
   it('rejects an empty id', () => {
     expect(() => encodeSegment('')).toThrow('cannot encode an empty path segment')
+    expect(() => encodeSegment(7 as never)).toThrow('session id must be a string, got number')
   })
 
   it('is injective and decodable (property)', () => {
