@@ -38,8 +38,8 @@ export class LiveBinding {
   /** True until the microtask after the binding was created (see `JsonlBackend.release`). */
   fresh = true
   private abandoned = false
-  private path: string
-  private meta: StoredMeta
+  private readonly path: string
+  private readonly meta: StoredMeta
   private cursor: number
   private materialized: boolean
   /** The next seq to hand to the queue. */
