@@ -26,7 +26,7 @@ export async function cacheStability() {
     (c) => c.tools.register({ name: 'alpha', description: 'a', parameters: { type: 'object', properties: {} }, execute: () => 'a' }),
     (c) => c.tools.register({ name: 'mike', description: 'm', parameters: { type: 'object', properties: {} }, execute: () => 'm' }),
   ]
-  for (const apply of shuffle(plugins, random)) ctx.plugin({ name: 'bench-plugin', apply })
+  for (const apply of shuffle(plugins, random)) ctx.plugin({ name: 'bench-plugin', inject: ['systemPrompt', 'tools'], apply })
   await tick()
   const agent = ctx.agentLoop.create({ provider: 'bench', model: 'scripted' })
   for (let i = 0; i < steps; i++) {
