@@ -82,4 +82,32 @@ describe('resume', () => {
       'agent "other" creation aborted',
     )
   })
+
+  it('a configured agent with an exact sessionId resumes it when persistence lists it', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'bridle-configured-'))
+    dirs.push(root)
+    const first = boot()
+    first.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    await new Promise((r) => setTimeout(r, 0))
+    const a = first.agent({ sessionId: 'svc' })
+    first.script.push(say('one'))
+    a.followup(user('p1'))
+    await a.whenIdle()
+    await a.dispose()
+
+    const second = boot({ loop: { agents: [{ id: 'svc-bot', sessionId: 'svc', provider: 'mock', model: 'm1' }] } })
+    const sources: string[] = []
+    second.ctx.on('agent/session-start', ({ source }) => {
+      sources.push(source)
+    })
+    second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    for (let i = 0; i < 50 && !second.ctx.agentLoop.get('svc'); i++) await new Promise((r) => setTimeout(r, 2))
+    const b = second.ctx.agentLoop.get('svc')!
+    expect(sources).toEqual(['resume'])
+    expect(b.options).toEqual({ provider: 'mock', model: 'm1' })
+    second.script.push(say('two'))
+    b.followup(user('p2'))
+    await b.whenIdle()
+    expect(b.session.events.filter((e) => e.type === 'turn/start').map((e) => (e.data as { turn: number }).turn)).toEqual([1, 2])
+  })
 })

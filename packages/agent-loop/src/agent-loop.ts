@@ -128,6 +128,12 @@ export class AgentLoop extends Service {
     return this.state.active
   }
 
+  /**
+   * Steps 3–6 of creation (§2.3): construct the agent over the unpublished session, run `setup`, enter and
+   * announce the session through `agent.ctx`, enter the registry (`agent/created`, which may veto), emit
+   * `agent/session-start`, and register the owner effect on `caller`. Any throw rolls back what was
+   * announced (`agent/disposed`, `session/disposed`), disposes the scope and frees the id.
+   */
   private publish(
     caller: Context,
     session: Session,
