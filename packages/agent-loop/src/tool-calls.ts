@@ -101,6 +101,11 @@ export async function runToolCalls(
   /** Waits for one in-flight body to settle, then commits what became ready. */
   const settleOne = async (): Promise<void> => {
     if (inflight.size > 0) await Promise.race(inflight)
+    else if (committed < slots.length && !slots[committed]!.ready) {
+      // Defensive: a slot that is neither ready nor in flight would wait forever.
+      fail(new Error(`tool scheduler stalled on call "${slots[committed]!.input.callId}"`))
+      return
+    }
     await guarded(commitReady)
   }
   const guarded = async (fn: () => Promise<void>): Promise<void> => {

@@ -224,6 +224,18 @@ describe('AgentLoop service', () => {
     nonError.abort('plain reason')
     await expect(second).rejects.toThrow('agent "r2" creation aborted')
 
+    let owned: Promise<unknown> | undefined
+    const fork = h.ctx.plugin({
+      inject: ['agentLoop'],
+      apply(ctx: Context) {
+        owned = ctx.agentLoop.resume('r-owned')
+        owned.catch(() => {})
+      },
+    })
+    await new Promise((r) => setTimeout(r, 0))
+    fork.dispose()
+    await expect(owned).rejects.toThrow('agent "r-owned" setup aborted: owner disposed during setup')
+
     const third = h.ctx.agentLoop.resume('r3')
     h.ctx.registry.delete(AgentLoop)
     await expect(third).rejects.toThrow('agent loop is not active')
