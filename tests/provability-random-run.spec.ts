@@ -233,7 +233,7 @@ async function runScenario(seed: number): Promise<Scenario> {
   reader.plugin(SessionStore)
   reader.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
   await tick()
-  const stored = (await reader.sessionPersistence.inspect(id)).events
+  const stored = (await reader.sessionPersistence!.inspect(id)).events
   await agent.dispose()
   return {
     seed,
@@ -324,10 +324,16 @@ describe('provability: a randomized run', () => {
 
       // Everything else held: the context change (a snapshot at the tail), the resume (same header again) and the
       // cancelled turn break nothing.
-      report.slice(1).forEach((row: CachePrefixRow) => {
+      // A kept row keeps the whole previous request as its prefix; the compaction keeps the messages before it.
+      report.forEach((row: CachePrefixRow, i) => {
+        if (i === 0) return
         if (row !== afterReload) expect(row.system).toEqual({ kept: true })
         if (row !== afterCompaction) expect(row.messages).toEqual({ kept: true })
+        if (row !== afterReload && row !== afterCompaction) {
+          expect(row.prefixKept!.messages).toBe(run.requests[i - 1]!.messages.length)
+        }
       })
+      expect(afterCompaction.prefixKept!.messages).toBe(run.compaction.start)
       expect(report.map((row) => row.cachedInputTokens)).toEqual(run.cached)
     })
   }

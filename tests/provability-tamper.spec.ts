@@ -94,7 +94,7 @@ afterAll(async () => {
 
 /** Verification of the stored file as a later process sees it. */
 async function verifyStored(): Promise<{ events: readonly SessionEvent[]; failing: { seq: number; mismatched: readonly string[] }[] }> {
-  const { events } = await reader.sessionPersistence.inspect(ID)
+  const { events } = await reader.sessionPersistence!.inspect(ID)
   const results = verifyDigests(events)
   expect(results.length).toBe(3)
   return { events, failing: results.filter((r) => !r.ok).map((r) => ({ seq: r.seq, mismatched: r.mismatched })) }
@@ -102,22 +102,31 @@ async function verifyStored(): Promise<{ events: readonly SessionEvent[]; failin
 
 const digestSeqs = (events: readonly SessionEvent[]) => events.filter((e) => e.type === 'request/digest').map((e) => e.seq)
 
-/** Every string leaf under `value` at a key named `key`, as [holder, key] pairs. */
-function leaves(value: unknown, key: string, out: [any, string][] = []): [any, string][] {
-  if (Array.isArray(value)) value.forEach((v) => leaves(v, key, out))
+/** Every non-empty string leaf under `value` whose key `accept`s, as [holder, key] pairs. */
+function leaves(value: unknown, accept: string | ((key: string) => boolean), out: [any, string][] = []): [any, string][] {
+  const ok = typeof accept === 'string' ? (k: string) => k === accept : accept
+  if (Array.isArray(value)) value.forEach((v) => leaves(v, accept, out))
   else if (typeof value === 'object' && value !== null) {
     for (const [k, v] of Object.entries(value)) {
-      if (k === key && typeof v === 'string' && v.length > 0) out.push([value, k])
-      else leaves(v, key, out)
+      if (typeof v === 'string' && v.length > 0) {
+        if (ok(k)) out.push([value, k])
+      } else leaves(v, accept, out)
     }
   }
   return out
 }
 
+/**
+ * The strings of a message an edit may touch without making the log structurally invalid: its text, tool-call
+ * arguments and names, its id, and its source's provider and model. Discriminators (`type`, `role`, `kind`) and
+ * the call ids linking a result to its call are structure, which loading rightly refuses when damaged.
+ */
+const editable = (key: string) => !['type', 'role', 'kind', 'toolCallId', 'callId'].includes(key)
+
 describe('provability: the walk-through log, reloaded and tampered with', () => {
   it('reloaded in a fresh context (inspect and load), every step verifies clean', async () => {
-    const inspected = await reader.sessionPersistence.inspect(ID)
-    const loaded = await reader.sessionPersistence.load(ID)
+    const inspected = await reader.sessionPersistence!.inspect(ID)
+    const loaded = await reader.sessionPersistence!.load(ID)
     expect(loaded.events).toEqual(inspected.events)
     const results = verifyDigests(loaded.events)
     expect(results.map((r) => [`${r.turn}.${r.step}#${r.attempt}`, r.ok, r.mismatched])).toEqual([
@@ -133,7 +142,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
     ])
   })
 
-  it('editing one character of any message fails that step and every later step that contains it: messages, request', async () => {
+  it('editing one character of any string of any message fails that step and every later step that contains it: messages, request', async () => {
     const { events } = await verifyStored()
     const digests = digestSeqs(events)
     const messageEvents = events.filter((e) => ['user/message', 'assistant/message', 'tool/result'].includes(e.type))
@@ -148,12 +157,12 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
       'user/message',
       'assistant/message',
     ])
-    const targets = messageEvents.flatMap((e) => leaves(messageOf(e), 'text').map((_, leaf) => ({ seq: e.seq, leaf })))
+    const targets = messageEvents.flatMap((e) => leaves(messageOf(e), editable).map((_, leaf) => ({ seq: e.seq, leaf })))
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...targets), fc.double({ min: 0, max: 1, noNaN: true }), async ({ seq, leaf }, at) => {
         await writeFile(path, original)
         await editStoredEvent(path, seq, (event) => {
-          const [holder, key] = leaves(messageOf(event), 'text')[leaf]!
+          const [holder, key] = leaves(messageOf(event), editable)[leaf]!
           holder[key] = flipChar(holder[key], Math.floor(at * holder[key].length))
         })
         const { failing } = await verifyStored()
@@ -161,7 +170,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
         const expected = digests.filter((d) => d > seq).map((d) => ({ seq: d, mismatched: ['messages', 'request'] }))
         expect(failing).toEqual(expected)
       }),
-      { numRuns: 30 },
+      { numRuns: 60 },
     )
     // The last answer was never sent back: editing it fails nothing.
     await writeFile(path, original)
@@ -196,7 +205,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
     const headers = events.filter((e) => e.type === 'request/header')
     for (const [index, header] of headers.entries()) {
       const until = headers[index + 1]?.seq ?? Infinity
-      const tools = (header.data as { header: { tools: { name: string }[] } }).header.tools
+      const tools = (header.data as { header: { tools?: readonly { name: string }[] } }).header.tools!
       expect(tools.map((t) => t.name)).toEqual(index === 0 ? ['read_file'] : ['list_dir', 'read_file'])
       for (const name of tools.map((t) => t.name)) {
         await writeFile(path, original)
@@ -220,7 +229,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
     await editStoredEvent(path, header.seq, (event) => {
       event.data.header.system = flipChar(event.data.header.system, 0)
     })
-    const loaded = await reader.sessionPersistence.load(ID)
+    const loaded = await reader.sessionPersistence!.load(ID)
     expect(loaded.events.length).toBe(events.length)
     expect(verifyDigests(loaded.events).map((r) => r.ok)).toEqual([false, false, true])
     await writeFile(path, original)
