@@ -10,16 +10,15 @@ import { Context } from 'cordis'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ReadFile } from '@bridle/plugin-read-file'
+import { ScriptedModel } from '@bridle/plugin-scripted-model'
 import { SessionStore, verifyDigests, type SessionEvent } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import {
   bootApp,
-  callTools,
   corePlugins,
   editStoredEvent,
   flipChar,
   messageOf,
-  say,
   sessionFile,
   tick,
   user,
@@ -42,6 +41,23 @@ beforeAll(async () => {
   const app = await bootApp([
     ...corePlugins(root, { persona: 'You are a careful assistant for the {{cwd}} workspace.' }),
     { name: 'read-file', load: (ctx) => ctx.plugin(ReadFile) },
+    // The offline model of `bridle demo`: it answers from what read_file really returned.
+    {
+      name: 'scripted-model',
+      load: (ctx) =>
+        ctx.plugin(ScriptedModel, {
+          turns: [
+            {
+              match: 'package name',
+              steps: [
+                { toolCalls: [{ name: 'read_file', arguments: { path: 'package.json' } }] },
+                { text: 'The package name is {{tool-result:match:"name":\\s*"([^"]+)"}}.' },
+              ],
+            },
+            { match: 'dependencies', steps: [{ text: 'It declares no dependencies.' }] },
+          ],
+        }),
+    },
   ])
   const filesRead: string[] = []
   app.ctx.on('tools/result', (exec) => {
@@ -55,12 +71,8 @@ beforeAll(async () => {
   })
   await tick()
 
-  const agent = app.agent({ sessionId: ID, cwd: workspace })
+  const agent = app.agent({ sessionId: ID, cwd: workspace, provider: 'scripted', model: 'scripted-demo' })
   // Turn 1, the chapter's scenario: step 1 reads package.json, step 2 answers from what the tool returned.
-  app.script.push(callTools({ id: 'call-1', name: 'read_file', args: '{"path":"package.json"}' }), (request) => {
-    const body = JSON.stringify(request.messages.find((m) => m.content[0]?.type === 'tool-result')!.content)
-    return say(`The package name is ${/\\"name\\": \\"([^\\"]+)\\"/.exec(body)?.[1] ?? '?'}.`)(request)
-  })
   agent.followup(user('What is the package name?'))
   await agent.whenIdle()
   // Turn 2 after a new tool appeared: the header changes, so each turn's steps have their own header record.
@@ -70,11 +82,18 @@ beforeAll(async () => {
     parameters: { type: 'object', properties: { path: { type: 'string', description: 'Directory, relative to the workspace.' } } },
     execute: () => 'package.json',
   })
-  app.script.push(say('It declares no dependencies.'))
   agent.followup(user('Does it have dependencies?'))
   await agent.whenIdle()
-  expect(app.requests).toHaveLength(3)
-  expect(app.requests[1]!.messages.at(-2)!.content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'call-1' })
+  const answers = agent.session.events
+    .filter((e) => e.type === 'assistant/message')
+    .map((e) => JSON.stringify((e.data as { message: { content: unknown } }).message.content))
+  expect(answers).toHaveLength(3)
+  expect(answers[0]).toContain('"name":"read_file"')
+  expect(answers[1]).toContain('The package name is demo-package.')
+  expect(answers[2]).toContain('It declares no dependencies.')
+  const toolResult = agent.session.events.find((e) => e.type === 'tool/result')!.data as { error?: unknown }
+  expect(toolResult.error).toBeUndefined()
+  expect(JSON.stringify(toolResult)).toContain('demo-package')
   // Everything committed reaches the disk before the file is read (the write-behind window is not awaited by dispose).
   expect(await app.ctx.sessions.flush(agent.session)).toBe(true)
   await agent.dispose()
@@ -186,16 +205,21 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
     const digests = digestSeqs(events)
     const headers = events.filter((e) => e.type === 'request/header').map((e) => e.seq)
     expect(headers).toHaveLength(2)
-    for (const [index, seq] of headers.entries()) {
-      const until = headers[index + 1] ?? Infinity
-      await writeFile(path, original)
-      await editStoredEvent(path, seq, (event) => {
-        event.data.header.system = flipChar(event.data.header.system, 10)
-      })
-      const { failing } = await verifyStored()
-      expect(failing).toEqual(digests.filter((d) => d > seq && d < until).map((d) => ({ seq: d, mismatched: ['system', 'request'] })))
-      expect(failing.length).toBe(index === 0 ? 2 : 1)
-    }
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...headers.keys()), fc.double({ min: 0, max: 1, noNaN: true }), async (index, at) => {
+        const seq = headers[index]!
+        const until = headers[index + 1] ?? Infinity
+        await writeFile(path, original)
+        await editStoredEvent(path, seq, (event) => {
+          const system: string = event.data.header.system
+          event.data.header.system = flipChar(system, Math.floor(at * system.length))
+        })
+        const { failing } = await verifyStored()
+        expect(failing).toEqual(digests.filter((d) => d > seq && d < until).map((d) => ({ seq: d, mismatched: ['system', 'request'] })))
+        expect(failing.length).toBe(index === 0 ? 2 : 1)
+      }),
+      { numRuns: 16 },
+    )
   })
 
   it('editing a tool schema in a request/header fails exactly the steps sent under that header: tools, request', async () => {
