@@ -306,10 +306,12 @@ describe('provability: a randomized run', () => {
       expect(systemBreaks).toEqual([afterReload])
       expect(afterReload.system).toEqual({
         kept: false,
-        firstDifferingLine: expect.any(Number),
+        firstDifferingLine: run.requests[run.hotReload.digestsBefore]!.system!.split('\n').indexOf(rulesText(run.hotReload.to)) + 1,
         previousLine: rulesText(run.hotReload.from),
         currentLine: rulesText(run.hotReload.to),
       })
+      expect(afterReload.system).toMatchObject({ firstDifferingLine: expect.any(Number) })
+      expect((afterReload.system as { firstDifferingLine: number }).firstDifferingLine).toBeGreaterThan(1)
       expect(afterReload.prefixKept!.messages).toBe(0)
       expect(toolBreaks).toEqual([])
 
