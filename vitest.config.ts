@@ -31,8 +31,12 @@ const project = (name: string, dir: string) => ({
   },
 })
 
+// CI sets BRIDLE_TEST_REPORT to a file path to get vitest's JSON report (for the pass/fail counts) as well.
+const report = process.env.BRIDLE_TEST_REPORT
+
 export default defineConfig({
   test: {
+    ...(report ? { reporters: ['default', 'json'], outputFile: { json: report } } : {}),
     projects: [
       ...folders.filter((f) => existsSync(join(root, f, 'package.json'))).map((f) => project(f, f)),
       project('tests', '.'),

@@ -16,7 +16,7 @@ export interface Finished {
 
 /** Environment without any model configuration, so tests never reach a real endpoint. */
 export function offlineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env, NO_COLOR: '1' }
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
   for (const key of ['DEEPSEEK_API_KEY', 'BRIDLE_BASE_URL', 'BRIDLE_MODEL', 'BRIDLE_API_KEY', 'BRIDLE_CONTEXT_WINDOW']) delete env[key]
   return { ...env, ...extra }
 }
