@@ -1,4 +1,5 @@
 import type { Context, Events } from 'cordis'
+import { admittedHooks } from './lifecycle.js'
 
 /** The parameters of listener type `F` without its trailing `next`. */
 export type WaterfallArgs<F> = F extends (...args: infer P) => unknown
@@ -47,8 +48,7 @@ export function waterfall(
     throw new TypeError(`@bridle/scope: waterfall "${String(name)}" needs a fallback function as its last argument`)
   }
   const args = argsThenFallback.slice(0, -1)
-  const lifecycle = ctx.lifecycle
-  const hooks = lifecycle.filterHooks(lifecycle._hooks[name] ?? [], thisArg ?? undefined)
+  const hooks = admittedHooks(ctx, name as string, thisArg)
 
   const invoke = (index: number): unknown => {
     const hook = hooks[index]

@@ -3,7 +3,7 @@
  * caller's context, publishes their appends to scope-filtered listeners, flushes them, and forks them (`branch`).
  */
 import { Context, Service } from 'cordis'
-import { scopeOf, scopeTarget } from '@bridle/scope'
+import { lifecycleOf, scopeOf, scopeTarget } from '@bridle/scope'
 import type { SessionEvent } from './events.js'
 import { Session } from './session.js'
 import type { SessionPersistence } from './persistence.js'
@@ -64,11 +64,17 @@ export class SessionStore extends Service {
   private counter = 0
   private readonly root: Context
   private readonly self: SessionStore
+  /**
+   * Builds an entry's publisher on the raw service. Its closures run on every append, and a `this` reached through
+   * the cordis service proxy (`ctx.sessions.create(...)`) forks a shadow context on every property read.
+   */
+  private readonly publisherOf: (entry: Entry) => SessionPublisher
 
   constructor(ctx: Context) {
     super(ctx, 'sessions', true)
     this.root = ctx
     this.self = this
+    this.publisherOf = (entry) => this.publisher(entry)
   }
 
   /**
@@ -205,7 +211,7 @@ export class SessionStore extends Service {
       gone: false,
     }
     this.entries.set(session.id, entry)
-    session[PUBLISHER] = this.publisher(entry)
+    session[PUBLISHER] = this.publisherOf(entry)
     return () => this.detach(entry)
   }
 
@@ -231,9 +237,10 @@ export class SessionStore extends Service {
 
   /** Snapshots the admitted listeners of `name` for the entry's carrier and emits `internal/event`. */
   private resolve(entry: Entry, name: string, args: unknown[]): Hook[] {
-    const lifecycle = this.root.lifecycle
+    // The raw lifecycle: dispatch through `this.root.lifecycle` / `this.root.emit` builds proxies per call.
+    const lifecycle = lifecycleOf(this.root)
     const hooks = lifecycle.filterHooks(lifecycle._hooks[name] ?? [], entry.carrier) as Hook[]
-    this.root.emit('internal/event', 'emit', name, args, entry.carrier)
+    lifecycle.emit('internal/event', 'emit', name, args, entry.carrier)
     return hooks
   }
 
