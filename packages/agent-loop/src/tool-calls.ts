@@ -130,9 +130,10 @@ export async function runToolCalls(
     let first = true
     while (next < calls.length && !failed && !signal.aborted) {
       const block = calls[next]!
-      if (!first && tools.executionMode(inputOf(block)) !== 'parallel') break
       while (!failed && inflight.size >= cap) await settleOne()
       if (failed || signal.aborted) break
+      // Classified at start time, after the pool wait: earlier results' observers may have changed the mode.
+      if (!first && tools.executionMode(inputOf(block)) !== 'parallel') break
       await guarded(() => start(block))
       next++
       first = false
