@@ -1,5 +1,5 @@
 import { errorChain } from '@bridle/llm'
-import { scopeTarget, waterfall, type Scoped } from '@bridle/scope'
+import { admittedHooks, lifecycleOf, scopeTarget, waterfall, type Scoped } from '@bridle/scope'
 import type { Context, Events } from 'cordis'
 import type { Agent } from './agent.js'
 import type { Awaitable } from './types.js'
@@ -37,7 +37,7 @@ export function emitAgentEvent<K extends keyof Events>(
 ): void {
   const carrier = agentCarrier(agent)
   const full = { ...payload, agent }
-  const hooks = ctx.lifecycle.filterHooks(ctx.lifecycle._hooks[name] ?? [], carrier)
+  const hooks = admittedHooks(ctx, name as string, carrier)
   for (const hook of hooks) {
     let result: unknown
     try {
@@ -76,6 +76,6 @@ export function agentWaterfall<K extends 'agent/pre-step' | 'agent/request' | 'a
 
 /** Runs `agent/turn-stopping` as a cordis `serial` dispatch for `agent`. */
 export async function turnStopping(ctx: Context, agent: Agent, turn: number, signal: AbortSignal): Promise<void> {
-  const dispatch = ctx as unknown as { serial(thisArg: object, name: string, payload: unknown): Promise<unknown> }
+  const dispatch = lifecycleOf(ctx) as unknown as { serial(thisArg: object, name: string, payload: unknown): Promise<unknown> }
   await dispatch.serial(agentCarrier(agent), 'agent/turn-stopping', { turn, signal, agent })
 }

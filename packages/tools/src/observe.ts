@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { admittedHooks } from '@bridle/scope'
 
 function warn(ctx: Context, name: string, error: unknown): void {
   try {
@@ -15,8 +16,7 @@ function warn(ctx: Context, name: string, error: unknown): void {
  * rejections unhandled, which is why this reads the admitted hooks through the public `filterHooks`.
  */
 export function emitContained(ctx: Context, thisArg: object, name: string, args: readonly unknown[]): void {
-  const lifecycle = ctx.lifecycle
-  const hooks = lifecycle.filterHooks(lifecycle._hooks[name] ?? [], thisArg)
+  const hooks = admittedHooks(ctx, name, thisArg)
   for (const hook of hooks) {
     try {
       const returned: unknown = hook.callback.apply(thisArg, args as unknown[])
