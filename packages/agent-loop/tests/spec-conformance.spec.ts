@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Logger } from 'cordis'
-import { Agent, AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS } from '@bridle/agent-loop'
-import { ConfigError, type GenerateOptions, type StreamChunk } from '@bridle/llm'
+import { Agent, AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, RUNTIME_CONTEXT_CLEARED, verifyRequest } from '@bridle/agent-loop'
+import { ConfigError, createUserMessage, HarnessError, type GenerateOptions, type StreamChunk } from '@bridle/llm'
 import { boot, callTools, deferred, fail, say, tick, user, type Responder } from './harness.js'
 
 /*
@@ -755,5 +755,224 @@ describe('tools.md §7 scheduler', () => {
     const reason = turnEnds(agent)[0]!.reason
     expect(reason).toEqual({ kind: 'error', error: { message: `message "${dup.id}" is already pending`, code: 'UNKNOWN' } })
     expect(h.trace.filter((t) => t.startsWith('S:tool/result'))).toEqual(['S:tool/result c1', 'S:tool/result c2'])
+  })
+})
+
+describe('more create and event rules (§2.3, §11)', () => {
+  it('a session-level error (relative cwd) publishes nothing', () => {
+    const h = boot()
+    expect(() => h.agent({ sessionId: 'rel', cwd: 'relative/dir' })).toThrow(
+      'session header cwd must be an absolute path, got "relative/dir"',
+    )
+    expect(h.trace).toEqual([])
+    expect(h.ctx.agentLoop.list()).toEqual([])
+    expect(h.agent({ sessionId: 'rel' }).id).toBe('rel')
+  })
+
+  it('an async agent/created rejection is warned and does not veto', async () => {
+    const { warned, restore } = captureWarnings()
+    try {
+      const h = boot()
+      h.ctx.on('agent/created', async () => {
+        throw new Error('late complaint')
+      })
+      const agent = h.agent({ sessionId: 'kept' })
+      await tick()
+      expect(h.ctx.agentLoop.get('kept')).toBe(agent)
+      expect(warned).toContain('agent event "agent/created" listener rejected: late complaint')
+    } finally {
+      restore()
+    }
+  })
+
+  it('the first cancel cause stays the exact signal reason', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.script.push(hang)
+    agent.followup(user('p'))
+    await tick()
+    const first = { kind: 'hook' as const, reason: 'budget' }
+    agent.cancel(first)
+    agent.cancel(USER)
+    await agent.whenIdle()
+    expect(h.requests[0]!.signal!.reason).toBe(first)
+  })
+})
+
+describe('§6 S6/S7: what the pre-step decision enters', () => {
+  it('a rewritten decision enters its own messages, in order; the claimed prompt is consumed', async () => {
+    const h = boot()
+    const agent = h.agent()
+    const a = createUserMessage('rewritten a')
+    const b = createUserMessage('rewritten b')
+    h.ctx.on('agent/pre-step', () => ({ kind: 'enter' as const, messages: [a, b] }))
+    h.script.push(say('ok'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    const entered = agent.session.events.filter((e) => e.type === 'user/message')
+    expect(entered.map((e) => (e.data as { id: string }).id)).toEqual([a.id, b.id])
+    expect(entered.every((e) => e.surfaceOp === 'append')).toBe(true)
+    expect(texts(h.requests[0]!.messages)).toEqual(['rewritten a', 'rewritten b'])
+    expect(agent.inbox.hasPending).toBe(false)
+  })
+})
+
+describe('§7 runtime-context projection edges', () => {
+  it('a malformed owned message (several blocks) is always superseded; with no context the cleared marker follows', async () => {
+    const h = boot()
+    const agent = h.agent()
+    agent.session.append(
+      'user/message',
+      createUserMessage(
+        [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+        { kind: 'plugin', plugin: '@bridle/system-prompt' },
+      ),
+      { surfaceOp: 'append' },
+    )
+    h.script.push(say('one'), say('two'))
+    agent.followup(user('q1'))
+    await agent.whenIdle()
+    agent.followup(user('q2'))
+    await agent.whenIdle()
+    const owned = agent.session.events
+      .filter((e) => e.type === 'user/message' && (e.data as any).source.kind === 'plugin')
+      .map((e) => texts([e.data as never])[0])
+    expect(owned).toEqual(['a', RUNTIME_CONTEXT_CLEARED])
+  })
+
+  it('a replacement of unrelated messages does not re-emit the retained snapshot', async () => {
+    const h = boot()
+    h.ctx.systemPrompt.context({ name: 'env', order: 0, text: 'cwd: /w' })
+    const agent = h.agent()
+    h.script.push(say('one'), say('two'))
+    agent.followup(user('q1'))
+    await agent.whenIdle()
+    // Replace only the assistant answer (not the snapshot).
+    const answer = agent.session.events.find((e) => e.type === 'assistant/message')!
+    agent.session.append('user/message', user('summary of answer'), {
+      surfaceOp: { op: 'replace', start: answer.seq, end: answer.seq },
+      sourceEventSeqs: [answer.seq],
+    })
+    agent.followup(user('q2'))
+    await agent.whenIdle()
+    const snapshots = agent.session.events.filter((e) => e.type === 'user/message' && (e.data as any).source.kind === 'plugin')
+    expect(snapshots).toHaveLength(1)
+    expect(texts(h.requests[1]!.messages).at(-1)).toBe('q2')
+  })
+})
+
+describe('§8.1 seed of a new instance', () => {
+  it('temperature, stop and a persisted maxTokens are not restored', async () => {
+    const h = boot()
+    const first = h.agent({ maxTokens: 50 })
+    h.ctx.on('agent/request', async (p, next) => {
+      const seed = await next()
+      return p.agent === first ? { ...seed, temperature: 0.3, stop: ['END'] } : seed
+    })
+    h.script.push(say('one'))
+    first.followup(user('1'))
+    await first.whenIdle()
+    expect(h.requests[0]).toMatchObject({ temperature: 0.3, stop: ['END'], maxTokens: 50 })
+    const seeds: unknown[] = []
+    const second = h.agent({ seed: first.session.events })
+    second.ctx.on('agent/request', async (_p, next) => {
+      const seed = await next()
+      seeds.push(seed)
+      return seed
+    })
+    h.script.push(say('two'))
+    second.followup(user('2'))
+    await second.whenIdle()
+    expect(seeds).toEqual([{ provider: 'mock', model: 'm1' }])
+    const last = h.requests.at(-1)!
+    expect(last.temperature).toBeUndefined()
+    expect(last.stop).toBeUndefined()
+    expect(last.maxTokens).toBeUndefined()
+  })
+})
+
+describe('§9 verifyRequest checks, in order', () => {
+  it('names each failed check with a HarnessError INVARIANT', async () => {
+    const h = boot()
+    const agent = h.agent()
+    let captured: { turn: number; step: number } | undefined
+    h.ctx.on('llm/stream', (options, next) => {
+      captured = { turn: 1, step: 1 }
+      const session = agent.session
+      const expectInvariant = (request: GenerateOptions, message: string) => {
+        let thrown: unknown
+        try {
+          verifyRequest(session, request, 1, 1, 1)
+        } catch (error) {
+          thrown = error
+        }
+        expect(thrown).toBeInstanceOf(HarnessError)
+        expect((thrown as HarnessError).code).toBe('INVARIANT')
+        expect((thrown as Error).message).toBe(message)
+      }
+      // The real request passes.
+      expect(() => verifyRequest(session, options, 1, 1, 1)).not.toThrow()
+      const { signal: _signal, ...rest } = options
+      expectInvariant({ ...options }, 'a loop-built request must be frozen')
+      expectInvariant(Object.freeze({ ...options, sessionId: 'other' }), 'a loop-built request must carry a live session id, got "other"')
+      expectInvariant(
+        Object.freeze({ ...options, messages: [...options.messages] }),
+        'a loop-built request must carry a frozen messages array',
+      )
+      expectInvariant(
+        Object.freeze({ ...options, messages: Object.freeze([...options.messages, user('extra')]) }),
+        `llm request for session "${agent.id}" diverges from the dispatch-time durable derivation (log-reconstruction desync)`,
+      )
+      for (const patch of [{ model: 'm9' }, { provider: 'other' }, { reasoningEffort: 'high' }, { temperature: 1 }, { maxTokens: 9 }, { stop: ['x'] }, { system: 'changed' }, { tools: [{ name: 'x', description: 'd', parameters: {} }] }]) {
+        expectInvariant(
+          Object.freeze({ ...options, ...patch }) as GenerateOptions,
+          `llm request for session "${agent.id}" diverges from the folded request header`,
+        )
+      }
+      void rest
+      return next()
+    })
+    h.script.push(say('ok'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(captured).toBeDefined()
+    expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'completed' })
+  })
+})
+
+describe('tools.md §7.4: an abort during a call\'s own pre-execute', () => {
+  it('that call gets the registry\'s ABORTED_BEFORE_DISPATCH result through post-execute; later calls are synthetic, hook-free', async () => {
+    const h = boot()
+    let ran = 0
+    h.ctx.tools.register({ name: 't', description: 'd', parameters: { type: 'object' }, concurrencySafe: true, execute: () => String(++ran) })
+    const agent = h.agent()
+    const hooks: string[] = []
+    h.ctx.on('tools/pre-execute', (exec, next) => {
+      hooks.push(`pre ${exec.callId}`)
+      if (exec.callId === 'c1') agent.cancel(USER)
+      return next()
+    })
+    h.ctx.on('tools/post-execute', (exec, _result, next) => {
+      hooks.push(`post ${exec.callId}`)
+      return next()
+    })
+    h.ctx.on('tools/result', (exec) => {
+      hooks.push(`result ${exec.callId}`)
+    })
+    h.script.push(callTools({ id: 'c1', name: 't' }, { id: 'c2', name: 't' }))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(ran).toBe(0)
+    expect(hooks).toEqual(['pre c1', 'post c1', 'result c1'])
+    expect(h.trace.filter((t) => t.startsWith('S:tool/') || t.startsWith('S:turn/end'))).toEqual([
+      'S:tool/call c1',
+      'S:tool/result c1 ABORTED_BEFORE_DISPATCH',
+      'S:tool/call c2',
+      'S:tool/result c2 ABORTED_BEFORE_DISPATCH',
+      'S:turn/end 1 aborted:user',
+    ])
   })
 })
