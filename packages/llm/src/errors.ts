@@ -152,7 +152,9 @@ export class ConfigError extends HarnessError {
   constructor(pluginName: string, error: { readonly issues: readonly ConfigIssue[] }, options?: { cause?: unknown }) {
     const issues = Array.isArray(error?.issues) ? error.issues : []
     const details = issues.map((issue) => `${formatIssuePath(issue.path ?? [])}: ${issue.message}`).join('; ')
-    super(`${pluginName}: invalid config: ${details || 'invalid value'}`, 'INVALID_CONFIG', options ?? { cause: error })
+    // No default `cause`: cordis' logger prints an error's cause first, which would put the raw zod issue
+    // dump in front of this readable message. The issues stay available as `issues`.
+    super(`${pluginName}: invalid config: ${details || 'invalid value'}`, 'INVALID_CONFIG', options)
     this.issues = issues
   }
 }
