@@ -38,7 +38,8 @@ export function snapshotDirectArguments(value: unknown): ArgumentsOutcome {
   try {
     copy = snapshotJsonValue(value)
   } catch (e) {
-    return { ok: false, error: e instanceof Error ? e : new Error(NON_JSON_ARGUMENTS) }
+    // Reading the value threw (a hostile getter): it cannot be snapshotted either, so the spec's message applies.
+    return { ok: false, error: new Error(NON_JSON_ARGUMENTS, { cause: e }) }
   }
   if (copy === undefined) return { ok: false, error: new Error(NON_JSON_ARGUMENTS) }
   return { ok: true, value: copy }

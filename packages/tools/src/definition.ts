@@ -45,12 +45,18 @@ function toJsonSchema(name: string, parameters: unknown): { schema: Record<strin
     delete schema.$schema
     return { schema, zod: parameters }
   }
-  const isPlain =
-    typeof parameters === 'object' &&
-    parameters !== null &&
-    !Array.isArray(parameters) &&
-    [Object.prototype, null].includes(Object.getPrototypeOf(parameters))
-  const copy = isPlain ? snapshotJsonValue(parameters) : undefined
+  // A value that is not an object at all (absent, null, a string, an array) cannot describe a JSON object: that is
+  // the spec's root message. An object that is not plain, lossless JSON gets the more specific message below.
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+    throw new TypeError(`tool "${name}" parameters must describe a JSON object`)
+  }
+  const isPlain = [Object.prototype, null].includes(Object.getPrototypeOf(parameters))
+  let copy: unknown
+  try {
+    copy = isPlain ? snapshotJsonValue(parameters) : undefined
+  } catch {
+    copy = undefined // reading it threw: not lossless JSON
+  }
   if (copy === undefined) {
     throw new TypeError(`tool "${name}" parameters must be a zod schema or a plain, losslessly JSON-serializable JSON Schema object`)
   }

@@ -43,9 +43,21 @@ function isContentBlockArray(value: unknown): value is ContentBlock[] {
   )
 }
 
+/**
+ * Snapshots a value as lossless JSON; `undefined` when it is not, including when reading it throws (a hostile
+ * getter), so a tool's or listener's odd value becomes the spec's error result instead of escaping the pipeline.
+ */
+export function snapshotJson(value: unknown): JsonValue | undefined {
+  try {
+    return snapshotJsonValue(value)
+  } catch {
+    return undefined
+  }
+}
+
 /** Snapshots content blocks as lossless JSON; `undefined` when they are not. */
 export function snapshotContent(content: readonly ContentBlock[]): ContentBlock[] | undefined {
-  return snapshotJsonValue(content) as ContentBlock[] | undefined
+  return snapshotJson(content) as ContentBlock[] | undefined
 }
 
 /**
@@ -76,7 +88,7 @@ export function normalizeReturn(toolName: string, value: unknown): Outcome {
     return errorOutcome(`tool "${toolName}" returned an unsupported value`)
   }
   const contentCopy = snapshotContent(content)
-  const metaCopy = hasMeta ? snapshotJsonValue(meta) : undefined
+  const metaCopy = hasMeta ? snapshotJson(meta) : undefined
   if (contentCopy === undefined || (hasMeta && metaCopy === undefined)) return errorOutcome(NON_JSON_RESULT)
   const outcome: Outcome = { content: contentCopy, isError: false }
   if (hasMeta) outcome.meta = metaCopy as JsonValue
