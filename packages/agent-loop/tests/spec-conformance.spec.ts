@@ -683,7 +683,7 @@ describe('§11 dispatch through scope carriers', () => {
 describe('tools.md §7 scheduler', () => {
   it('a later call is classified right before it starts (after waiting for the pool)', async () => {
     const h = boot({ loop: { maxParallelToolCalls: 2 } })
-    const gates: Record<string, ReturnType<typeof deferred>> = { a: deferred(), b: deferred() }
+    const gates: Record<string, ReturnType<typeof deferred<void>>> = { a: deferred<void>(), b: deferred<void>() }
     const running = new Set<string>()
     const overlap: string[][] = []
     let cSafe = true
@@ -915,9 +915,8 @@ describe('§9 verifyRequest checks, in order', () => {
       }
       // The real request passes.
       expect(() => verifyRequest(session, options, 1, 1, 1)).not.toThrow()
-      const { signal: _signal, ...rest } = options
       expectInvariant({ ...options }, 'a loop-built request must be frozen')
-      expectInvariant(Object.freeze({ ...options, sessionId: 'other' }), 'a loop-built request must carry a live session id, got "other"')
+      expectInvariant(Object.freeze({ ...options, sessionId: 'other' }) as GenerateOptions, 'a loop-built request must carry a live session id, got "other"')
       expectInvariant(
         Object.freeze({ ...options, messages: [...options.messages] }),
         'a loop-built request must carry a frozen messages array',
@@ -932,7 +931,6 @@ describe('§9 verifyRequest checks, in order', () => {
           `llm request for session "${agent.id}" diverges from the folded request header`,
         )
       }
-      void rest
       return next()
     })
     h.script.push(say('ok'))
