@@ -632,3 +632,150 @@ describe('§9 mock server', () => {
     expect(textEvents(['a'])).toEqual(textEvents(['a']))
   })
 })
+
+describe('§5 request details', () => {
+  it('keyless route sends no authorization; ambient OPENAI_* variables are ignored; extraBody model entry wins', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'sk-ambient-openai')
+    vi.stubEnv('OPENAI_BASE_URL', 'http://127.0.0.1:9/v1')
+    const { ctx, server } = await boot([{ kind: 'sse', events: textEvents(['ok']) }], {
+      apiKeyEnv: null,
+      maxTokensField: 'max_completion_tokens',
+      includeUsage: false,
+      headers: { 'x-extra': 'yes' },
+      extraBody: { a: 1, b: 1 },
+      models: [{ id: 'mock-chat', contextWindow: 8192, reasoningEfforts: ['low', 'high'], extraBody: { b: 2, c: { d: true } } }],
+    })
+    const tools = [
+      { name: 'zeta', description: 'z', parameters: { type: 'object' } },
+      { name: 'alpha', description: 'a', parameters: { type: 'object', properties: {} } },
+    ]
+    await run(ctx, { maxTokens: 10, reasoningEffort: reasoningEffortId('high'), tools })
+    const recorded = server.requests[0]!
+    expect(recorded.headers.authorization).toBeUndefined()
+    expect(recorded.headers['x-extra']).toBe('yes')
+    expect(recorded.rawBody).not.toContain('sk-ambient-openai')
+    expect(recorded.body).toEqual({
+      model: 'mock-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      tools: tools.map((t) => ({ type: 'function', function: t })),
+      max_completion_tokens: 10,
+      reasoning_effort: 'high',
+      a: 1,
+      b: 2,
+      c: { d: true },
+    })
+  })
+
+  it('no tools key when empty; empty stop omitted; explicit maxTokens wins over the default', async () => {
+    const { ctx, server } = await boot([{ kind: 'sse', events: textEvents(['ok']) }])
+    await run(ctx, { tools: [], stop: [], maxTokens: 9 })
+    const body = server.requests[0]!.body as Record<string, unknown>
+    expect('tools' in body).toBe(false)
+    expect('stop' in body).toBe(false)
+    expect('tool_choice' in body).toBe(false)
+    expect(body.max_tokens).toBe(9)
+  })
+
+  it('reasoning_content is replayed only on same-route tool-call turns with non-empty reasoning', async () => {
+    const turn = (provider: string, withTool: boolean) =>
+      createAssistantMessage({
+        content: [
+          { type: 'reasoning', text: `why-${provider}` },
+          { type: 'text', text: 'visible' },
+          ...(withTool ? [{ type: 'tool-call' as const, id: callId(`c-${provider}`), name: 'f', arguments: '{"x":1}' }] : []),
+        ],
+        source: { provider, model: 'mock-chat' },
+      })
+    const history = [turn('mock', true), turn('mock', false), turn('elsewhere', true)]
+    const { ctx, server } = await boot([
+      { kind: 'sse', events: textEvents(['ok']) },
+      { kind: 'sse', events: textEvents(['ok']) },
+    ])
+    await run(ctx, { messages: history })
+    const sent = (server.requests[0]!.body as { messages: Record<string, unknown>[] }).messages
+    expect(sent[0]).toEqual({
+      role: 'assistant',
+      content: 'visible',
+      tool_calls: [{ id: 'c-mock', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }],
+      reasoning_content: 'why-mock',
+    })
+    expect(sent[1]).toEqual({ role: 'assistant', content: 'visible' })
+    expect('reasoning_content' in sent[2]!).toBe(false)
+    await server.close()
+    const again = await boot([{ kind: 'sse', events: textEvents(['ok']) }], { reasoningReplay: 'never' })
+    await run(again.ctx, { messages: history })
+    const never = (again.server.requests[0]!.body as { messages: Record<string, unknown>[] }).messages
+    expect(never.some((m) => 'reasoning_content' in m)).toBe(false)
+  })
+})
+
+describe('§6.4 delta translation details', () => {
+  it('the `reasoning` field is read when reasoning_content is absent, never both counted', async () => {
+    const { ctx } = await boot([
+      {
+        kind: 'sse',
+        events: [chunk({ reasoning: 'r1' }), chunk({ reasoning_content: 'r2', reasoning: 'dup' }), chunk({ content: 't' }, 'stop'), DONE],
+      },
+    ])
+    const { message } = await run(ctx)
+    expect(message.content).toEqual([
+      { type: 'reasoning', text: 'r1r2' },
+      { type: 'text', text: 't' },
+    ])
+  })
+
+  it('reasoning-only answer finishes stop; non-array choices and choices other than index 0 are ignored', async () => {
+    const { ctx } = await boot([
+      {
+        kind: 'sse',
+        events: [
+          chunk({ reasoning_content: 'only thinking' }),
+          { choices: { index: 0, delta: { content: 'not an array' } } },
+          { choices: [{ index: 1, delta: { content: 'second choice' } }] },
+          chunk({}, 'stop'),
+          DONE,
+        ],
+      },
+    ])
+    const { message, finish } = await run(ctx)
+    expect(finish).toEqual({ kind: 'stop' })
+    expect(message.content).toEqual([{ type: 'reasoning', text: 'only thinking' }])
+  })
+
+  it('tool calls without index: a new unseen id opens a call, id-less fragments go to the latest; object arguments are stringified', async () => {
+    const { ctx } = await boot([
+      {
+        kind: 'sse',
+        events: [
+          chunk({ tool_calls: [{ id: 'a', function: { name: 'f', arguments: '{"x"' } }] }),
+          chunk({ tool_calls: [{ function: { arguments: ':1}' } }] }),
+          chunk({ tool_calls: [{ id: 'b', function: { name: 'g', arguments: { whole: true } } }] }),
+          chunk({}, 'tool_calls'),
+          DONE,
+        ],
+      },
+    ])
+    const { message } = await run(ctx)
+    expect(message.content).toEqual([
+      { type: 'tool-call', id: 'a', name: 'f', arguments: '{"x":1}' },
+      { type: 'tool-call', id: 'b', name: 'g', arguments: '{"whole":true}' },
+    ])
+  })
+
+  it('a tool call that never got an id or name is assembled as call-<index> with name ""', async () => {
+    const { ctx } = await boot([{ kind: 'sse', events: [chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }), chunk({}, 'tool_calls'), DONE] }])
+    const { chunks } = await run(ctx)
+    expect(chunks.find((c) => c.type === 'tool-call-delta')).toEqual({ type: 'tool-call-delta', index: 0, id: '', argumentsDelta: '{}' })
+    expect(chunks.find((c) => c.type === 'block-end')).toEqual({
+      type: 'block-end',
+      index: 0,
+      block: { type: 'tool-call', id: 'call-0', name: '', arguments: '{}' },
+    })
+  })
+
+  it('the latest finish_reason wins', async () => {
+    const { ctx } = await boot([{ kind: 'sse', events: [chunk({ content: 'x' }, 'length'), chunk({}, 'stop'), DONE] }])
+    expect((await run(ctx)).finish).toEqual({ kind: 'stop' })
+  })
+})
