@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Logger } from 'cordis'
 import { Agent, AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, RUNTIME_CONTEXT_CLEARED, verifyRequest } from '@bridle/agent-loop'
+import { Inbox } from '@bridle/inbox'
 import { ConfigError, createUserMessage, HarnessError, type GenerateOptions, type StreamChunk } from '@bridle/llm'
 import { boot, callTools, deferred, fail, say, tick, user, type Responder } from './harness.js'
 
@@ -972,5 +973,81 @@ describe('tools.md §7.4: an abort during a call\'s own pre-execute', () => {
       'S:tool/result c2 ABORTED_BEFORE_DISPATCH',
       'S:turn/end 1 aborted:user',
     ])
+  })
+})
+
+describe('more routing and driver rules (inbox.md §8, agent-loop.md §4, §11)', () => {
+  it('agent.inbox is the @bridle/inbox Inbox', () => {
+    const h = boot()
+    expect(h.agent().inbox).toBeInstanceOf(Inbox)
+  })
+
+  it('a send whose durable append throws changes neither the inbox nor the status', () => {
+    const h = boot()
+    const agent = h.agent()
+    const bad = { ...user('x'), content: [{ type: 'text', text: 'x', n: 1n }] } as never
+    expect(() => agent.followup(bad)).toThrow('session event "agent/inbox/spliced" carries non-JSON-serializable data')
+    expect(agent.status).toBe('idle')
+    expect(agent.inbox.hasPending).toBe(false)
+    expect(h.trace).toEqual(['L:created', 'L:session-start startup'])
+  })
+
+  it('an injection during a tool body queues before that call\'s contexts and enters the next step after all results', async () => {
+    const h = boot()
+    let agentRef: Agent | undefined
+    h.ctx.tools.register({
+      name: 'work',
+      description: 'd',
+      parameters: { type: 'object' },
+      concurrencySafe: true,
+      execute: (_a: unknown, exec: any) => {
+        agentRef!.inject(user(`mid-${exec.callId}`))
+        exec.deferContext(user(`ctx-${exec.callId}`))
+        return 'ok'
+      },
+    })
+    const agent = h.agent()
+    agentRef = agent
+    h.script.push(callTools({ id: 'c1', name: 'work' }, { id: 'c2', name: 'work' }), say('done'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    const second = h.requests[1]!.messages
+    expect(second.map((m) => m.content[0]!.type)).toEqual(['text', 'tool-call', 'tool-result', 'tool-result', 'text', 'text', 'text', 'text'])
+    expect(texts(second.slice(4))).toEqual(['mid-c1', 'mid-c2', 'ctx-c1', 'ctx-c2'])
+    expect(turnEnds(agent).map((d) => d.reason.kind)).toEqual(['completed'])
+  })
+
+  it('a latched wake whose message was removed before the driver settled is dropped silently', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.script.push(hang)
+    agent.followup(user('a'))
+    await tick()
+    agent.cancel(USER, { keepInbox: true })
+    const b = user('b')
+    agent.steer(b)
+    expect(agent.inbox.remove(b.id)).toBe(true)
+    await agent.whenIdle()
+    await tick()
+    expect(h.trace.filter((t) => t.startsWith('L:status'))).toEqual(['L:status running', 'L:status idle'])
+    expect(turnEnds(agent)).toHaveLength(1)
+  })
+
+  it('agent/turn-stopping is a cordis serial dispatch: a non-nullish result stops later listeners', async () => {
+    const h = boot()
+    const agent = h.agent()
+    const calls: string[] = []
+    h.ctx.on('agent/turn-stopping', () => {
+      calls.push('first')
+      return 'handled'
+    })
+    h.ctx.on('agent/turn-stopping', () => {
+      calls.push('second')
+    })
+    h.script.push(say('ok'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(calls).toEqual(['first'])
+    expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'completed' })
   })
 })
