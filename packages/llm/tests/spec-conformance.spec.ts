@@ -9,7 +9,9 @@ import { z } from 'zod'
 import {
   BlockAssembler,
   CONTEXT_SUMMARY_MAX_CHARS,
+  Config,
   ConfigError,
+  ConfigSchema,
   DEFAULT_RETRY_POLICY,
   HarnessError,
   LlmError,
@@ -249,6 +251,10 @@ describe('§9 errors', () => {
   })
 
   it('LlmRuntime.Config parses undefined as {} and rejects any key with ConfigError for plugin llm', () => {
+    // DESIGN.md convention: the schema is exported as ConfigSchema, the parser as Config (also the static).
+    expect(ConfigSchema.safeParse({}).success).toBe(true)
+    expect(ConfigSchema.safeParse({ extra: 1 }).success).toBe(false)
+    expect(LlmRuntime.Config).toBe(Config)
     expect(LlmRuntime.Config(undefined)).toEqual({})
     expect(LlmRuntime.Config({})).toEqual({})
     try {
