@@ -32,14 +32,22 @@ export function isInside(root: string, target: string): boolean {
 export async function confineToWorkspace(root: string, requested: string): Promise<string> {
   if (requested.includes('\0')) throw new ReadFileError(`path "${requested.replace(/\0/g, '\\0')}" contains a NUL byte`, 'OUTSIDE_WORKSPACE')
   const lexical = isAbsolute(requested) ? resolve(requested) : resolve(root, requested)
-  if (!isInside(root, lexical)) {
-    throw new ReadFileError(`path "${requested}" is outside the workspace (${root}); only files inside it can be read`, 'OUTSIDE_WORKSPACE')
-  }
-  let realRoot: string
+  let realRoot: string | undefined
+  let rootError: unknown
   try {
     realRoot = await realpath(root)
   } catch (e) {
-    throw new ReadFileError(`the workspace root ${root} does not exist or cannot be read`, 'NOT_FOUND', { cause: e })
+    rootError = e
+  }
+  // An absolute path may also name the workspace by its real location (a root reached through a symlink, such as
+  // macOS's /tmp). Anything else that leaves the root lexically, `..` included, is refused before the requested
+  // path is resolved on disk.
+  const viaRealRoot = realRoot !== undefined && isAbsolute(requested) && isInside(realRoot, lexical)
+  if (!isInside(root, lexical) && !viaRealRoot) {
+    throw new ReadFileError(`path "${requested}" is outside the workspace (${root}); only files inside it can be read`, 'OUTSIDE_WORKSPACE')
+  }
+  if (realRoot === undefined) {
+    throw new ReadFileError(`the workspace root ${root} does not exist or cannot be read`, 'NOT_FOUND', { cause: rootError })
   }
   let real: string
   try {
