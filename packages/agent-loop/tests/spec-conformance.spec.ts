@@ -1051,3 +1051,61 @@ describe('more routing and driver rules (inbox.md §8, agent-loop.md §4, §11)'
     expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'completed' })
   })
 })
+
+describe('durable payload shapes (provability.md §2, tools.md §7.3)', () => {
+  it('request/digest carries exactly {turn, step, attempt, algorithm, request, config, system, tools, messages:{count, chain}}', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.script.push(say('ok'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    const digest = agent.session.events.find((e) => e.type === 'request/digest')!
+    const data = digest.data as Record<string, any>
+    expect(Object.keys(data)).toEqual(['turn', 'step', 'attempt', 'algorithm', 'request', 'config', 'system', 'tools', 'messages'])
+    expect(Object.keys(data.messages)).toEqual(['count', 'chain'])
+    expect(data.messages.count).toBe(1)
+    for (const part of ['request', 'config', 'system', 'tools', 'messages'] as const) {
+      const value = part === 'messages' ? data.messages.chain : data[part]
+      expect(value).toMatch(/^[0-9a-f]{64}$/)
+    }
+    expect(digest.surfaceOp).toBeUndefined()
+  })
+
+  it('tool/result writes meta only when defined and error only for coded errors', async () => {
+    const h = boot()
+    h.ctx.tools.register({
+      name: 'm',
+      description: 'd',
+      parameters: { type: 'object' },
+      concurrencySafe: true,
+      execute: () => ({ content: [{ type: 'text' as const, text: 'with meta' }], meta: { rows: 3 } }),
+    })
+    h.ctx.tools.register({ name: 'plain', description: 'd', parameters: { type: 'object' }, concurrencySafe: true, execute: () => 'plain' })
+    h.ctx.tools.register({
+      name: 'fails',
+      description: 'd',
+      parameters: { type: 'object' },
+      concurrencySafe: true,
+      execute: () => {
+        throw new Error('uncoded')
+      },
+    })
+    const agent = h.agent()
+    h.script.push(callTools({ id: 'c1', name: 'm' }, { id: 'c2', name: 'plain' }, { id: 'c3', name: 'fails' }), say('done'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    const results = agent.session.events.filter((e) => e.type === 'tool/result')
+    expect(results.map((e) => Object.keys(e.data as object))).toEqual([
+      ['turn', 'step', 'message', 'meta'],
+      ['turn', 'step', 'message'],
+      ['turn', 'step', 'message'],
+    ])
+    expect((results[0]!.data as any).meta).toEqual({ rows: 3 })
+    const message = (results[0]!.data as any).message
+    expect(message.role).toBe('user')
+    expect(message.source).toEqual({ kind: 'tool', callId: 'c1' })
+    expect(message.content).toHaveLength(1)
+    expect(message.content[0]).toMatchObject({ type: 'tool-result', toolCallId: 'c1' })
+    expect((results[2]!.data as any).message.content[0].isError).toBe(true)
+  })
+})
