@@ -380,6 +380,31 @@ describe('§5.4 ScopedLayers.effect', () => {
     expect(notified).toBe(0)
   })
 
+  it('teardown: a throwing onChange propagates out of a direct d() (entry already gone) but becomes internal/error on fiber disposal', async () => {
+    const { ctx, errors } = root()
+    let armed = false
+    const failure = new Error('listener failed')
+    const { store } = layers(() => {
+      if (armed) throw failure
+    })
+    const key = {}
+    const scope = createScope(ctx, key)
+    const d = store.effect(scope.ctx, (l) => l.names.insert('a', 1))
+    armed = true
+    expect(thrown(() => d())).toBe(failure)
+    expect(store.peek(key)).toBeUndefined()
+    expect(d()).toBeUndefined()
+    armed = false
+    store.effect(scope.ctx, (l) => l.names.insert('b', 1))
+    armed = true
+    expect(() => scope.rawDispose()).not.toThrow()
+    // The synchronous part already ran (layer reclaimed); upstream reports the throw from its async wrapper.
+    expect(store.peek(key)).toBeUndefined()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(errors).toContain(failure)
+    expect(store.peek(key)).toBeUndefined()
+  })
+
   it('a disposed fiber throws INACTIVE_EFFECT and nothing runs', () => {
     const { ctx } = root()
     let notified = 0
