@@ -1109,3 +1109,58 @@ describe('durable payload shapes (provability.md §2, tools.md §7.3)', () => {
     expect((results[2]!.data as any).message.content[0].isError).toBe(true)
   })
 })
+
+describe('listener and claim failures are turn errors (§5, §11, inbox.md §6)', () => {
+  it('a failing prompt claim record: the next-step claim stays committed, no claimed notification, the turn errors', async () => {
+    const h = boot()
+    const agent = h.agent()
+    agent.inject(user('ctx'))
+    h.ctx.on('internal/event' as never, ((_t: string, name: string, args: any[]) => {
+      const e = args[1]
+      if (name === 'session/event' && e?.type === 'agent/inbox/spliced' && e.data.target === 'next-turn' && e.data.removedCount && !e.data.outcome) {
+        throw new Error('claim vetoed')
+      }
+    }) as never)
+    h.trace.length = 0
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(h.trace).toEqual([
+      'S:spliced next-turn @0 +[p]',
+      'L:inserted p',
+      'L:status running',
+      'S:turn/start 1',
+      'S:spliced next-step @0 -1',
+      'L:error 1.0',
+      'S:turn/end 1 error:UNKNOWN',
+      'L:status idle',
+    ])
+    expect(turnEnds(agent)[0]!.reason.error.message).toBe('claim vetoed')
+    expect(texts(agent.inbox.nextTurn)).toEqual(['p'])
+    expect(agent.inbox.nextStep).toEqual([])
+  })
+
+  it('a throwing agent/turn-stopping listener is a turn error', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.ctx.on('agent/turn-stopping', () => {
+      throw new Error('stopping failed')
+    })
+    h.script.push(say('ok'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'error', error: { message: 'stopping failed', code: 'UNKNOWN' } })
+    expect(h.trace.slice(-4)).toEqual(['S:step/end 1.1', 'L:error 1.1', 'S:turn/end 1 error:UNKNOWN', 'L:status idle'])
+  })
+
+  it('a throwing agent/request-error listener is a turn error', async () => {
+    const h = boot()
+    const agent = h.agent()
+    h.ctx.on('agent/request-error', () => {
+      throw new Error('retry policy crashed')
+    })
+    h.script.push(fail('SERVER'))
+    agent.followup(user('p'))
+    await agent.whenIdle()
+    expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'error', error: { message: 'retry policy crashed', code: 'UNKNOWN' } })
+  })
+})
