@@ -10,7 +10,7 @@ import {
 } from '@bridle/llm'
 import { canonicalHeader, headerEquals, type EpochHeader } from '@bridle/session'
 import { agentWaterfall } from './agent-events.js'
-import type { AgentRuntime } from './runtime.js'
+import { service, type AgentRuntime } from './runtime.js'
 
 /** Inputs of station S10 for one attempt. */
 export interface BuildRequestInput {
@@ -87,7 +87,7 @@ export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): 
   let prepared: PreparedLlmCall | undefined
   let config: LlmCallConfig
   try {
-    prepared = await rt.ctx.llm.prepareCall(proposed, signal)
+    prepared = await service(rt, 'llm').prepareCall(proposed, signal)
     config = prepared.config
   } catch (error) {
     if (!(error instanceof LlmError && error.code === 'NO_ADAPTER')) throw error

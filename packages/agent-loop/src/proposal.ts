@@ -1,7 +1,7 @@
 import { joinContextSections, renderContextSections, type PromptAssembly } from '@bridle/system-prompt'
 import type { InboxTarget } from '@bridle/inbox'
 import { preStep } from './pre-step.js'
-import type { AgentRuntime } from './runtime.js'
+import { service, type AgentRuntime } from './runtime.js'
 import type { PreStepDecision } from './types.js'
 
 /** A decided proposal: what enters the step, and the assembly the step's request is built from. */
@@ -25,7 +25,7 @@ export async function propose(
   // S1: synchronous, durable consumption.
   const claimed = rt.inbox.claim(target, turn)
   // S2–S4: providers evaluated now; sections ordered; tools in canonical order (or toolOrder).
-  const assembly = await rt.ctx.systemPrompt.assemble({ agent: rt.agent, scope: rt.agent, signal })
+  const assembly = await service(rt, 'systemPrompt').assemble({ agent: rt.agent, scope: rt.agent, signal })
   signal.throwIfAborted()
   // S5: contexts rendered strictly into one snapshot, skipped when the model already sees it.
   const sections = renderContextSections(assembly)

@@ -47,3 +47,12 @@ export function running(rt: AgentRuntime): RunningPhase {
   if (rt.phase.kind !== 'running') throw new TypeError(`agent "${rt.agent.id}" driver is not running`)
   return rt.phase
 }
+
+/**
+ * One of the loop's injected services, read with `ctx.get`: the same service `ctx[name]` returns, without the
+ * undeclared-inject diagnostic cordis runs on every property read (an `Error` with a stack plus an
+ * `internal/inject` bail, tens of microseconds). `AgentLoop.inject` declares these, so that diagnostic never fires.
+ */
+export function service<K extends 'llm' | 'systemPrompt' | 'tools'>(rt: AgentRuntime, name: K): Context[K] {
+  return rt.ctx.get(name) as Context[K]
+}

@@ -47,7 +47,33 @@ export function headerEquals(a: EpochHeader, b: EpochHeader): boolean {
   if (a.system !== b.system) return false
   const ta = a.tools ?? []
   const tb = b.tools ?? []
-  return ta.length === tb.length && ta.every((tool, i) => JSON.stringify(tool) === JSON.stringify(tb[i]))
+  return ta.length === tb.length && ta.every((tool, i) => sameJsonTree(tool, tb[i]) || JSON.stringify(tool) === JSON.stringify(tb[i]))
+}
+
+const isPlainContainer = (value: object): boolean => {
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === Array.prototype || proto === null
+}
+
+/**
+ * A sufficient, string-free test for `JSON.stringify(a) === JSON.stringify(b)` (called once per step for every
+ * tool): the same value, or plain objects/arrays with the same own keys in the same order whose leaves are `===`.
+ * `false` only means "not proven", and the caller falls back to comparing the strings.
+ */
+function sameJsonTree(a: unknown, b: unknown, depth = 0): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > 64) return false
+  if (Array.isArray(a) !== Array.isArray(b) || !isPlainContainer(a) || !isPlainContainer(b)) return false
+  if (Array.isArray(a) && a.length !== (b as unknown[]).length) return false
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  if (ka.length !== kb.length) return false
+  for (let i = 0; i < ka.length; i++) {
+    const key = ka[i]!
+    if (key !== kb[i] || key === 'toJSON') return false
+    if (!sameJsonTree((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1)) return false
+  }
+  return true
 }
 
 interface HeaderRecordData {

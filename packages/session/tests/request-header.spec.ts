@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Session, canonicalHeader, foldRequestHeader, headerEquals, type EpochHeader } from '../src/index.js'
 import { header } from './helpers.js'
@@ -47,6 +48,46 @@ describe('headerEquals (§11)', () => {
     expect(headerEquals(a, header({ config: { provider: 'p', model: 'm', stop: ['y'] } }))).toBe(false)
     expect(headerEquals(header(), header({ tools: [] }))).toBe(true)
     expect(headerEquals(header({ system: '' }), header())).toBe(false)
+  })
+})
+
+describe('headerEquals tool comparison agrees with pairwise JSON.stringify', () => {
+  const withTools = (parameters: unknown) => header({ tools: [{ name: 't', description: 'd', parameters: parameters as never }] })
+  const holey = (): unknown[] => {
+    const a: unknown[] = [1]
+    a.length = 2
+    return a
+  }
+  it.each<[string, unknown, unknown]>([
+    ['trailing hole vs shorter array', holey(), [1]],
+    ['hole vs null', holey(), [1, null]],
+    ['undefined member vs absent', { a: 1, b: undefined }, { a: 1 }],
+    ['NaN vs null', { n: Number.NaN }, { n: null }],
+    ['Date vs its string', { d: new Date(0) }, { d: new Date(0).toISOString() }],
+    ['own toJSON', { toJSON: () => 'x' }, 'x'],
+  ])('%s', (_name, a, b) => {
+    expect(headerEquals(withTools(a), withTools(b))).toBe(JSON.stringify(a) === JSON.stringify(b))
+  })
+
+  it('for random JSON trees, shared or cloned, in any key order', () => {
+    const tree = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, 0, -0, 1, 'x', true, undefined), tie('object'), tie('array')),
+      object: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'type'), tie('node'), { maxKeys: 3 }),
+      array: fc.array(tie('node'), { maxLength: 3 }),
+    })).node
+    const reorder = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reorder)
+      if (typeof value !== 'object' || value === null) return value
+      return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reorder(v)]))
+    }
+    fc.assert(
+      fc.property(tree, tree, fc.boolean(), (a, b, useReordered) => {
+        const other = useReordered ? reorder(a) : b
+        const expected = JSON.stringify(a) === JSON.stringify(other)
+        expect(headerEquals(withTools(a), withTools(other))).toBe(expected)
+        expect(headerEquals(withTools(a), withTools(structuredClone(a)))).toBe(true)
+      }),
+    )
   })
 })
 
