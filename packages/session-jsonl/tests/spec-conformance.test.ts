@@ -203,6 +203,35 @@ describe('§9 reading a log: exact diagnostics', () => {
   })
 })
 
+describe('§9.4 validation order', () => {
+  it('legacy vocabulary is reported before an unknown type that precedes it', async () => {
+    const { root, persistence } = makeApp()
+    const path = writeRaw(
+      root,
+      'o.jsonl',
+      header('o') + line({ type: 'future/x', seq: 0, time: 1, data: {} }) + line({ type: 'mode/set', seq: 1, time: 1, data: {} }),
+    )
+    const error = await rejection(persistence.inspect('o'))
+    expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
+    expect(error.message).toBe('stored session "o" failed validation: Error: session "o" contains unsupported legacy mode/set event at seq 1')
+    expect((error as SessionPersistenceCorruptionError).path).toBe(path)
+  })
+
+  it('an unknown type comes before the Session.fromRestore validation and is never wrapped', async () => {
+    const { root, persistence } = makeApp()
+    const path = writeRaw(
+      root,
+      'u.jsonl',
+      header('u') + line({ type: 'user/message', seq: 0, time: 1, data: { role: 'user' }, surfaceOp: 'append' }) + line({ type: 'future/x', seq: 1, time: 1, data: {} }),
+    )
+    const error = await rejection(persistence.load('u'))
+    expect(error).toBeInstanceOf(SessionFormatUnsupportedError)
+    expect(error.message).toBe(
+      `session "u" contains event type "future/x" (seq 1) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness (raw log: ${path})`,
+    )
+  })
+})
+
 describe('§10 recovery and §11 API', () => {
   it('inspect computes closers in memory only; load commits them; a second load changes nothing (P8)', async () => {
     const { root, persistence } = makeApp()
@@ -288,8 +317,11 @@ describe('§12 retirement', () => {
     })
     await fork.dispose()
     expect(ctx.sessions.get('r')).toBeUndefined()
-    // The retirement flush runs in the background (the spec does not make dispose wait for it), but a load of
-    // the same id started now waits for it and sees every event.
+    // The retirement flush runs in the background (cordis disposal does not wait for it), but reads of the same
+    // id started now wait for it and see every event.
+    const raw = await persistence.readRaw('r')
+    expect(raw!.content.trim().split('\n')).toHaveLength(3)
+    expect((await persistence.inspect('r')).events).toHaveLength(2)
     const loaded = await persistence.load('r')
     expect(loaded.events.map((e) => e.type)).toEqual(['turn/start', 'turn/end'])
     expect(readFileSync(join(root, 'r.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
