@@ -1164,3 +1164,26 @@ describe('listener and claim failures are turn errors (§5, §11, inbox.md §6)'
     expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'error', error: { message: 'retry policy crashed', code: 'UNKNOWN' } })
   })
 })
+
+describe('construction over a corrupt log (§2.3 step 3, inbox.md §4)', () => {
+  it('an invalid persisted splice refuses the agent, announces nothing and frees the id', () => {
+    const h = boot()
+    const m = user('m')
+    const seed = [
+      { type: 'agent/inbox/spliced', seq: 0, time: 0, data: { target: 'next-turn', start: 0, inserted: [m] } },
+      { type: 'agent/inbox/spliced', seq: 1, time: 0, data: { target: 'next-step', start: 0, inserted: [m] } },
+    ] as never
+    let thrown: unknown
+    try {
+      h.agent({ sessionId: 'corrupt', seed })
+    } catch (error) {
+      thrown = error
+    }
+    expect((thrown as Error).message).toBe('invalid persisted inbox splice at session seq 1')
+    expect(((thrown as Error).cause as Error).message).toBe(`message "${m.id}" is already pending`)
+    expect(h.trace).toEqual([])
+    expect(h.ctx.agentLoop.list()).toEqual([])
+    expect(h.ctx.sessions.get('corrupt')).toBeUndefined()
+    expect(h.agent({ sessionId: 'corrupt' }).id).toBe('corrupt')
+  })
+})
