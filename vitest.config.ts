@@ -26,6 +26,8 @@ const project = (name: string, dir: string) => ({
     name,
     root: join(root, dir),
     include: ['tests/**/*.{test,spec}.ts'],
+    // a package's tests/setup.ts (e.g. llm-openai's no-network guard) runs before each of its test files
+    setupFiles: existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
