@@ -304,6 +304,29 @@ describe('§10 recovery and §11 API', () => {
   })
 })
 
+describe('§13 testable properties', () => {
+  it('P5 + P11: the committed bytes are never rewritten; resume continues after one end-seed marker with contiguous seqs', async () => {
+    const { ctx, root, persistence } = makeApp()
+    const events = sampleEvents()
+    const committed = header('s') + events.map(line).join('')
+    const path = writeRaw(root, 's.jsonl', committed + line({ type: 'assistant/chunk', seq: 9, time: 1, data: {} }) + '{"torn')
+    const loaded = await persistence.load('s')
+    const repaired = readFileSync(path, 'utf8')
+    expect(repaired.startsWith(committed)).toBe(true)
+    expect(loaded.events.map((e) => e.seq)).toEqual(loaded.events.map((_, i) => i))
+    const session = await persistence.resume('s')
+    session.append('turn/start', { turn: 3 })
+    session.append('turn/end', { turn: 3, reason: { kind: 'completed' } })
+    await ctx.sessions.flush(session)
+    const text = readFileSync(path, 'utf8')
+    expect(text.startsWith(repaired)).toBe(true)
+    const stored = text.trim().split('\n').slice(1).map((l) => JSON.parse(l) as { type: string; seq: number })
+    expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i))
+    expect(stored.slice(loaded.events.length).map((e) => e.type)).toEqual(['session/end-seed', 'turn/start', 'turn/end'])
+    expect(stored.filter((e) => e.type === 'session/end-seed')).toHaveLength(1)
+  })
+})
+
 describe('§12 retirement', () => {
   it('session/disposed flushes in the background; a load that starts during retirement waits for it', async () => {
     const { ctx, root, persistence } = makeApp({ writeBatchMaxDelayMs: 1_000_000 })
