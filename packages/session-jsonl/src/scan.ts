@@ -1,3 +1,4 @@
+import { Buffer, isUtf8 } from 'node:buffer'
 import type { StoredEvent } from './line-format.js'
 import { parseJsonBytes } from './header.js'
 
@@ -69,14 +70,15 @@ interface CompleteLine {
   readonly end: number
 }
 
-const strict = new TextDecoder('utf-8', { fatal: true })
-
-function decodeStrict(bytes: Uint8Array): string | undefined {
-  try {
-    return strict.decode(bytes)
-  } catch {
-    return undefined
-  }
+/**
+ * Strict UTF-8 decoding with the result of `new TextDecoder('utf-8', {fatal: true}).decode(bytes)`: `undefined` for
+ * invalid UTF-8, else the text minus a leading BOM. Validates with `isUtf8` and decodes with `Buffer#toString`,
+ * which together cost a fraction of the fatal `TextDecoder` (that decode cost as much as parsing every line).
+ */
+export function decodeStrict(bytes: Uint8Array): string | undefined {
+  if (!isUtf8(bytes)) return undefined
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
 function parseText(text: string): Parsed {

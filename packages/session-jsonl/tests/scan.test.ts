@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { HeaderDefect, parseHeader } from '../src/header.js'
 import { eventLine, headerLine } from '../src/line-format.js'
-import { CommittedDamage, scanEvents } from '../src/scan.js'
+import { CommittedDamage, decodeStrict, scanEvents } from '../src/scan.js'
 import { buildLog, scriptedAppends } from './fixtures/script.js'
 
 const enc = new TextEncoder()
@@ -192,6 +192,38 @@ describe('scanEvents: committed damage', () => {
           expect(scan(bytes).events).toEqual(events.slice(0, victim))
         }
       }),
+    )
+  })
+})
+
+describe('decodeStrict agrees with a fatal TextDecoder', () => {
+  const reference = (bytes: Uint8Array): string | undefined => {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    } catch {
+      return undefined
+    }
+  }
+  it.each<[string, number[]]>([
+    ['empty', []],
+    ['leading BOM is dropped', [0xef, 0xbb, 0xbf, 0x7b, 0x7d]],
+    ['BOM later is kept', [0x20, 0xef, 0xbb, 0xbf]],
+    ['lone surrogate (CESU-8) is invalid', [0xed, 0xa0, 0x80]],
+    ['overlong encoding is invalid', [0xc0, 0xaf]],
+    ['truncated sequence is invalid', [0xe2, 0x82]],
+    ['four-byte character', [0xf0, 0x9f, 0x98, 0x80]],
+  ])('%s', (_name, bytes) => {
+    const input = Uint8Array.from(bytes)
+    expect(decodeStrict(input)).toBe(reference(input))
+  })
+
+  it('for random bytes, random strings and offset views', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 64 }), fc.string({ unit: 'binary' }).map((t) => enc.encode(t))), fc.nat(4), (bytes, cut) => {
+        const view = bytes.subarray(Math.min(cut, bytes.length))
+        expect(decodeStrict(view)).toBe(reference(view))
+      }),
+      { numRuns: 500 },
     )
   })
 })

@@ -6,6 +6,7 @@ import { deepFreeze, type Message, type SessionId } from '@bridle/llm'
 import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
 import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
 import { jsonViolationError, snapshotJsonValueOrViolation } from './json.js'
+import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
 import { RequestFacts } from './request-header.js'
 import { assertMessageEventShape, assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation } from './shape.js'
@@ -69,7 +70,7 @@ export class Session {
   static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
     const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
     const checked = validateSessionHeader(header === undefined ? { version: 0, id, createdAt: Date.now() } : header, id, 'snapshot')
-    return Session.build(id, checked, events)
+    return Session.build(id, checked, events, deepFreeze)
   }
 
   /**
@@ -78,13 +79,14 @@ export class Session {
    */
   static fromRestore(id: string, seed: readonly unknown[], header: unknown): Session {
     const checked = validateSessionHeader(header, id, 'restore')
-    return Session.build(id, checked, readSeed(seed, 'restore'))
+    return Session.build(id, checked, readSeed(seed, 'restore'), freezeInPlace)
   }
 
-  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined): Session {
+  /** `freeze` is `deepFreeze` for snapshot mode and the in-place freezer for restore mode (§7). */
+  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: <T>(value: T) => T): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
     if (seed === undefined) return session
-    seed.events.forEach((event, index) => session.commit(deepFreeze(event), seed.plans[index]!))
+    seed.events.forEach((event, index) => session.commit(freeze(event), seed.plans[index]!))
     if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
     return session
   }
