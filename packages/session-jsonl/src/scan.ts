@@ -31,17 +31,15 @@ export interface ScanResult {
 export function scanEvents(bytes: Uint8Array, headerEnd: number): ScanResult {
   const lastNewline = bytes.lastIndexOf(0x0a)
   const text = lastNewline < headerEnd ? '' : decodeStrict(bytes.subarray(headerEnd, lastNewline + 1))
-  const lines = text === undefined ? perLine(bytes, headerEnd) : fromText(bytes, headerEnd, text)
   const events: StoredEvent[] = []
   let committedBytes = headerEnd
   let defect: CommittedDamage | undefined
   let line = 2
-  for (const { parsed, end } of lines) {
+  const onLine = (value: unknown, end: number): void => {
     if (defect === undefined) {
-      if (!parsed.ok) {
+      if (value === UNPARSABLE) {
         defect = new CommittedDamage(`corrupt session log: unparsable committed event at line ${line}`, line)
       } else {
-        const value = parsed.value
         const seq = isObject(value) ? value.seq : undefined
         if (seq !== events.length) {
           defect = new CommittedDamage(
@@ -54,21 +52,21 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number): ScanResult {
           committedBytes = end
         }
       }
-    } else if (parsed.ok && isTurnEnd(parsed.value)) {
+    } else if (value !== UNPARSABLE && isTurnEnd(value)) {
       throw defect
     }
     line++
   }
+  if (text === undefined) eachLineOfBytes(bytes, headerEnd, onLine)
+  else eachLineOfText(bytes, headerEnd, text, onLine)
   return { events, committedBytes }
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false }
+/** The value a complete line stands for when it is not valid JSON (an empty line included). */
+const UNPARSABLE: unique symbol = Symbol('unparsable line')
 
-interface CompleteLine {
-  readonly parsed: Parsed
-  /** Byte offset just past the line's `\n`. */
-  readonly end: number
-}
+/** Called for each complete line, in order, with its parsed value (or `UNPARSABLE`) and the byte offset past its `\n`. */
+type LineVisitor = (value: unknown, end: number) => void
 
 /**
  * Strict UTF-8 decoding with the result of `new TextDecoder('utf-8', {fatal: true}).decode(bytes)`: `undefined` for
@@ -81,37 +79,40 @@ export function decodeStrict(bytes: Uint8Array): string | undefined {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
-function parseText(text: string): Parsed {
-  if (text.length === 0) return { ok: false }
+function parseText(text: string): unknown {
+  if (text.length === 0) return UNPARSABLE
   try {
-    return { ok: true, value: JSON.parse(text) }
+    return JSON.parse(text)
   } catch {
-    return { ok: false }
+    return UNPARSABLE
   }
 }
 
-/** Fast path: the complete lines were decoded in one go; walk `\n` in the text and in the bytes in lockstep. */
-function* fromText(bytes: Uint8Array, headerEnd: number, text: string): Generator<CompleteLine> {
+/**
+ * Fast path: the complete lines were decoded in one go; walk `\n` in the text and in the bytes in lockstep. A plain
+ * loop with a visitor (no generator, no per-line result objects): this runs once per stored event on every reload.
+ */
+function eachLineOfText(bytes: Uint8Array, headerEnd: number, text: string, visit: LineVisitor): void {
   let charStart = 0
   let byteStart = headerEnd
   for (;;) {
     const charEnd = text.indexOf('\n', charStart)
     if (charEnd < 0) return
     const byteEnd = bytes.indexOf(0x0a, byteStart)
-    yield { parsed: parseText(text.slice(charStart, charEnd)), end: byteEnd + 1 }
+    visit(parseText(text.slice(charStart, charEnd)), byteEnd + 1)
     charStart = charEnd + 1
     byteStart = byteEnd + 1
   }
 }
 
 /** Slow path (some line is not valid UTF-8): decode and parse each complete line on its own. */
-function* perLine(bytes: Uint8Array, headerEnd: number): Generator<CompleteLine> {
+function eachLineOfBytes(bytes: Uint8Array, headerEnd: number, visit: LineVisitor): void {
   let start = headerEnd
   for (;;) {
     const newline = bytes.indexOf(0x0a, start)
     if (newline < 0) return
     const parsed = newline === start ? ({ ok: false } as const) : parseJsonBytes(bytes.subarray(start, newline))
-    yield { parsed, end: newline + 1 }
+    visit(parsed.ok ? parsed.value : UNPARSABLE, newline + 1)
     start = newline + 1
   }
 }

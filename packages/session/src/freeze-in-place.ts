@@ -15,32 +15,49 @@ import { isDeepFrozen } from '@bridle/llm'
  */
 export function freezeInPlace<T>(root: T): T {
   if (!isWalkable(root) || isDeepFrozen(root)) return root
-  const seen = new Set<object>([root])
-  const stack: object[] = [root]
+  const walk = new Walk()
+  walk.enter(root)
+  const stack = walk.stack
   while (stack.length > 0) {
     const current = stack.pop()!
-    Object.freeze(current)
     const proto = Object.getPrototypeOf(current)
     if (proto === Array.prototype) {
       const array = current as unknown[]
-      for (let i = 0; i < array.length; i++) visit(array[i], seen, stack)
+      for (let i = 0; i < array.length; i++) walk.enter(array[i])
     } else if (proto === Object.prototype || proto === null) {
       const record = current as Record<string, unknown>
-      for (const key of Object.keys(record)) visit(record[key], seen, stack)
+      for (const key of Object.keys(record)) walk.enter(record[key])
     } else {
       for (const key of Reflect.ownKeys(current)) {
         const descriptor = Reflect.getOwnPropertyDescriptor(current, key)
-        if (descriptor !== undefined && 'value' in descriptor) visit(descriptor.value, seen, stack)
+        if (descriptor !== undefined && 'value' in descriptor) walk.enter(descriptor.value)
       }
     }
   }
   return root
 }
 
-function visit(child: unknown, seen: Set<object>, stack: object[]): void {
-  if (typeof child !== 'object' || child === null || seen.has(child) || !isWalkable(child) || isDeepFrozen(child)) return
-  seen.add(child)
-  stack.push(child)
+/**
+ * The work list of one call. An object is frozen when first reached, which marks it for the rest of the walk, so
+ * fresh (unfrozen) data needs no visited set. An object reached already frozen was either frozen earlier in this walk
+ * or frozen shallowly elsewhere; those are tracked in a set (created on first need) and walked once, so cycles end
+ * and a shallowly frozen subtree still gets frozen to its leaves.
+ */
+class Walk {
+  readonly stack: object[] = []
+  private frozenBefore: Set<object> | undefined
+
+  enter(value: unknown): void {
+    if (typeof value !== 'object' || value === null || !isWalkable(value) || isDeepFrozen(value)) return
+    if (!Object.isFrozen(value)) {
+      Object.freeze(value)
+    } else {
+      this.frozenBefore ??= new Set()
+      if (this.frozenBefore.has(value)) return
+      this.frozenBefore.add(value)
+    }
+    this.stack.push(value)
+  }
 }
 
 /** What the freezer descends into, as for `deepFreeze`: objects other than abort signals and binary data. */

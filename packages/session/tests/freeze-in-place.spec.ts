@@ -30,6 +30,16 @@ describe('freezeInPlace (restore-mode freezer, session.md §7)', () => {
     expect(isDeepFrozen(root.own)).toBe(false)
   })
 
+  it('walks an object frozen only shallowly elsewhere, and shared subtrees', () => {
+    const mutable = { deep: [1] }
+    const shallow = Object.freeze({ mutable })
+    const shared = { n: 1 }
+    const root = { a: shallow, b: [shallow, shared, shared] }
+    freezeInPlace(root)
+    expect(isFrozenDeep(root)).toBe(true)
+    expect(Object.isFrozen(mutable.deep)).toBe(true)
+  })
+
   it('handles cycles, null-prototype objects and 50 000-deep nesting', () => {
     const a: Record<string, unknown> = Object.create(null)
     a.self = a
