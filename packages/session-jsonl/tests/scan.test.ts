@@ -212,6 +212,10 @@ describe('decodeStrict agrees with a fatal TextDecoder', () => {
     ['overlong encoding is invalid', [0xc0, 0xaf]],
     ['truncated sequence is invalid', [0xe2, 0x82]],
     ['four-byte character', [0xf0, 0x9f, 0x98, 0x80]],
+    ['an encoded U+FFFD is valid', [0x22, 0xef, 0xbf, 0xbd, 0x22]],
+    ['U+FFFD beside an invalid byte', [0xef, 0xbf, 0xbd, 0xff]],
+    ['surrogate pair encoded separately (CESU-8)', [0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80]],
+    ['code point above U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
   ])('%s', (_name, bytes) => {
     const input = Uint8Array.from(bytes)
     expect(decodeStrict(input)).toBe(reference(input))

@@ -11,7 +11,8 @@ import { isDeepFrozen } from '@bridle/llm'
  * Freezes every object reachable from `root`, iteratively (any depth) and cycle-safely, and returns `root`. Plain
  * objects and arrays (the JSON vocabulary restore mode accepts) are descended through `Object.keys` / their indices;
  * any other object is walked like `deepFreeze` walks it (own data properties only, accessors neither invoked nor
- * descended). Abort signals and binary buffers are left alone; objects `deepFreeze` already recorded are skipped.
+ * descended). Abort signals and binary buffers are left alone. A root `deepFreeze` recorded is returned as is; below the
+ * root the registry is not consulted (fresh data is never in it, and a recorded subtree is merely walked again).
  */
 export function freezeInPlace<T>(root: T): T {
   if (!isWalkable(root) || isDeepFrozen(root)) return root
@@ -48,7 +49,7 @@ class Walk {
   private frozenBefore: Set<object> | undefined
 
   enter(value: unknown): void {
-    if (typeof value !== 'object' || value === null || !isWalkable(value) || isDeepFrozen(value)) return
+    if (typeof value !== 'object' || value === null || !isWalkable(value)) return
     if (!Object.isFrozen(value)) {
       Object.freeze(value)
     } else {

@@ -36,7 +36,7 @@ export class Session {
 
   private readonly log: AnySessionEvent[] = []
   private eventsCache: readonly AnySessionEvent[] | undefined
-  private readonly state = new SurfaceState()
+  private state = new SurfaceState()
   private nodesCache: readonly number[] | undefined
   private readonly projection = new MessageProjection()
   private readonly facts = new RequestFacts();
@@ -86,7 +86,9 @@ export class Session {
   private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: <T>(value: T) => T): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
     if (seed === undefined) return session
-    seed.events.forEach((event, index) => session.commit(freeze(event), seed.plans[index]!))
+    // The seed's surface was planned and applied while it was checked; adopt that state instead of re-applying.
+    session.state = seed.surface
+    seed.events.forEach((event, index) => session.commit(freeze(event), seed.plans[index]!, false))
     if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
     return session
   }
@@ -182,10 +184,11 @@ export class Session {
     }
   }
 
-  private commit(event: AnySessionEvent, plan: SurfacePlan): void {
+  /** `applySurface` is false only for seed events whose plans the adopted seed surface already holds. */
+  private commit(event: AnySessionEvent, plan: SurfacePlan, applySurface = true): void {
     this.log.push(event)
     this.eventsCache = undefined
-    this.state.apply(plan)
+    if (applySurface) this.state.apply(plan)
     if (plan.kind !== 'none') this.nodesCache = undefined
     this.projection.apply(plan, event)
     this.facts.observe(event)
@@ -196,6 +199,8 @@ export class Session {
 interface SeedPlan {
   readonly events: readonly AnySessionEvent[]
   readonly plans: readonly SurfacePlan[]
+  /** The surface after every seed event, built by the checks. */
+  readonly surface: SurfaceState
 }
 
 /**
@@ -237,5 +242,5 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
     }
     out.push(value)
   }
-  return { events: out, plans }
+  return { events: out, plans, surface: surface.releaseState() }
 }

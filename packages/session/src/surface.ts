@@ -224,6 +224,14 @@ export class SurfaceManager {
     return this.state.members.has(seq)
   }
 
+  /**
+   * The state the accepted pushes built, handed over (the manager must not be pushed to afterwards): a session seeded
+   * from the same events adopts it instead of applying every plan a second time.
+   */
+  releaseState(): SurfaceState {
+    return this.state
+  }
+
   private view(): SurfaceView {
     const { state, windowEvents, baseSeq } = this
     return {

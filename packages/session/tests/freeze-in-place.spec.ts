@@ -21,13 +21,15 @@ describe('freezeInPlace (restore-mode freezer, session.md §7)', () => {
     )
   })
 
-  it('records nothing in the deepFreeze registry, and skips subtrees the registry holds', () => {
+  it('records nothing in the deepFreeze registry, and leaves a recorded root alone', () => {
     const shared = deepFreeze({ a: [1] })
     const root = { shared, own: { b: 2 } }
     freezeInPlace(root)
     expect(Object.isFrozen(root.own)).toBe(true)
     expect(isDeepFrozen(root)).toBe(false)
     expect(isDeepFrozen(root.own)).toBe(false)
+    const recorded = deepFreeze({ c: 3 })
+    expect(freezeInPlace(recorded)).toBe(recorded)
   })
 
   it('walks an object frozen only shallowly elsewhere, and shared subtrees', () => {
