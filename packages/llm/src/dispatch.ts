@@ -6,6 +6,7 @@ import type { LlmAdapter } from './adapter.js'
 import { createLlmFailure, LlmError, toLlmFailure } from './errors.js'
 import { deepFreeze } from './freeze.js'
 import type { Message } from './message.js'
+import { replayIndexOf } from './replay-index.js'
 import { resolveCallConfig, resolveModelInfo } from './model.js'
 import type { AdapterRegistry } from './registry.js'
 import { callConfigEquals, callConfigOf, type GenerateOptions } from './request.js'
@@ -53,6 +54,13 @@ export function stripForeignReplayState(
   registry: AdapterRegistry,
 ): GenerateOptions {
   const messages = request.messages
+  // Usually every replay-carrying provider is still this adapter's: then nothing is stripped, and the per-history
+  // index answers that without reading each message again.
+  let foreign = false
+  for (const provider of replayIndexOf(messages).providers.keys()) {
+    if (registry.get(provider)?.owner.adapter !== adapter) foreign = true
+  }
+  if (!foreign) return request
   let copy: Message[] | undefined
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!

@@ -362,6 +362,28 @@ describe('request handed to the adapter', () => {
     }
     expect((options.messages[2]!.source as { replayState?: unknown }).replayState).toEqual({ from: 'theirs' })
   })
+
+  it('re-decides on every call over the same history: a provider that changes owner changes what is stripped', async () => {
+    const ctx = createApp()
+    const mine = scriptedAdapter()
+    const theirs = scriptedAdapter()
+    const mineReg = ctx.llm.registerAdapter(['mine'], mine)
+    const theirsReg = ctx.llm.registerAdapter(['theirs'], theirs)
+    const foreign = createAssistantMessage({ content: [{ type: 'text', text: 't' }], source: { provider: 'theirs', model: 'm', replayState: { x: 1 } } })
+    const options = deepFreeze({ ...request('mine'), messages: [createUserMessage('u'), foreign] })
+    await collect(ctx.llm.stream(options))
+    expect('replayState' in mine.requests[0]!.messages[1]!.source).toBe(false)
+    theirsReg()
+    mineReg.replace(['mine', 'theirs'])
+    await collect(ctx.llm.stream(options))
+    expect(mine.requests[1]).toBe(options)
+    const grown = deepFreeze({ ...options, messages: [...options.messages, createUserMessage('v')] })
+    await collect(ctx.llm.stream(grown))
+    expect(mine.requests[2]).toBe(grown)
+    mineReg.replace(['mine'])
+    await collect(ctx.llm.stream(grown))
+    expect('replayState' in mine.requests[3]!.messages[1]!.source).toBe(false)
+  })
 })
 
 describe('adapter interface defaults', () => {
