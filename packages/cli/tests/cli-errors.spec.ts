@@ -1,0 +1,49 @@
+import { readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startMockServer, type MockServer } from '@bridle/llm-openai/testing'
+import { bridle, DEMO_YAML, makeApp, offlineEnv } from './helpers.js'
+
+const EXAMPLES = fileURLToPath(new URL('../../../examples', import.meta.url))
+
+describe('bridle failure paths', () => {
+  let server: MockServer | undefined
+  afterEach(async () => server?.close())
+
+  it('exits 1 and names the failure when the model call fails', async () => {
+    server = await startMockServer([{ kind: 'http-error', status: 401, body: { error: { message: 'bad key', type: 'auth' } } }])
+    const app = makeApp(DEMO_YAML)
+    const out = await bridle(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'mock' }))
+    expect(out.code).toBe(1)
+    expect(out.stderr).toMatch(/bridle: the turn failed: .*\(AUTH\)/)
+    expect(out.stderr).toMatch(/^bridle: session \S+$/m)
+  })
+
+  it('reports an unknown session id', async () => {
+    const app = makeApp(DEMO_YAML)
+    const out = await bridle(['inspect', 'no-such-session'], app)
+    expect(out.code).toBe(1)
+    expect(out.stderr).toContain('session "no-such-session" not found')
+  })
+
+  it('rejects a step the session does not have as a usage error', async () => {
+    const app = makeApp(DEMO_YAML)
+    const run = await bridle(['run', 'What is the package name?'], app)
+    const id = /^bridle: session (\S+)$/m.exec(run.stderr)![1]!
+    const out = await bridle(['inspect', id, '--step', '7'], app)
+    expect(out.code).toBe(2)
+    expect(out.stderr).toContain('bridle: the session has no step 7')
+  })
+})
+
+describe('examples/', () => {
+  const apps = readdirSync(EXAMPLES).filter((name) => readdirSync(join(EXAMPLES, name)).includes('bridle.yaml'))
+
+  it.each(apps)('examples/%s/bridle.yaml boots', async (name) => {
+    const out = await bridle(['-c', join(EXAMPLES, name, 'bridle.yaml'), 'sessions', '--json'], makeApp(''))
+    expect(out.stderr).toBe('')
+    expect(out.code).toBe(0)
+    expect(Array.isArray(JSON.parse(out.stdout))).toBe(true)
+  })
+})
