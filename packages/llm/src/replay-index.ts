@@ -4,6 +4,7 @@
  * history on every step. A history that extends one already indexed (same first message, same leading elements) is
  * indexed by comparing element identities and reading only the new messages.
  */
+import { historyBaseOf } from './history.js'
 import type { Message } from './message.js'
 
 /** Providers with at least one `replayState`-carrying assistant message, and how many such messages each has. */
@@ -23,15 +24,21 @@ const byHead = new WeakMap<Message, Entry>()
 /**
  * The replay index of `messages`. Exact for any input; cached (and used as a base for later histories) only when
  * the array, every message and every message source are frozen, so what was read cannot change afterwards.
+ * A history from `extendHistory` whose base is cached costs O(new messages); one sharing a first message with a
+ * cached history costs one identity comparison per shared element; anything else a full read.
  */
 export function replayIndexOf(messages: readonly Message[]): ReplayIndex {
   const cached = byArray.get(messages)
   if (cached !== undefined) return cached
   const head = messages[0]
-  const base = head === undefined ? undefined : byHead.get(head)
+  // A history built by `extendHistory` names its base: no element comparison. Otherwise try the latest history
+  // with the same first message, and check the shared prefix by identity.
+  const parent = historyBaseOf(messages)
+  const lineal = parent === undefined ? undefined : byArray.get(parent)
+  const base = lineal ?? (head === undefined ? undefined : byHead.get(head))
   let start = 0
   let providers: Map<string, number>
-  if (base !== undefined && messages.length >= base.messages.length && sharesPrefix(messages, base.messages)) {
+  if (base !== undefined && (base === lineal || (messages.length >= base.messages.length && sharesPrefix(messages, base.messages)))) {
     start = base.messages.length
     providers = new Map(base.providers)
   } else {

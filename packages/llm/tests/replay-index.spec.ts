@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createAssistantMessage, createUserMessage, type Message } from '@bridle/llm'
+import { createAssistantMessage, createUserMessage, extendHistory, historyBaseOf, type Message } from '@bridle/llm'
 import { replayIndexOf } from '../src/replay-index.js'
 
 const assistant = (provider: string, replay = true): Message =>
@@ -19,13 +19,14 @@ describe('replayIndexOf', () => {
   it('equals a fresh scan across growing, rewritten and forked frozen histories', () => {
     const pool = [createUserMessage('u'), assistant('a'), assistant('b'), assistant('a', false), createUserMessage('v'), assistant('c')]
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom('grow', 'rewrite', 'fork'), fc.array(fc.nat(pool.length - 1), { maxLength: 4 })), { maxLength: 12 }), (ops) => {
+      fc.property(fc.array(fc.tuple(fc.constantFrom('grow', 'extend', 'rewrite', 'fork'), fc.array(fc.nat(pool.length - 1), { maxLength: 4 })), { maxLength: 12 }), (ops) => {
         const head = createUserMessage('head')
         let history: readonly Message[] = Object.freeze([head])
         const seen: (readonly Message[])[] = [history]
         for (const [op, picks] of ops) {
           const extra = picks.map((i) => pool[i]!)
           if (op === 'grow') history = Object.freeze([...history, ...extra])
+          else if (op === 'extend') history = extendHistory(history, extra)
           else if (op === 'rewrite') history = Object.freeze([head, ...extra, ...history.slice(1, -1)])
           else history = Object.freeze([...seen[picks.length % seen.length]!, ...extra])
           seen.push(history)
@@ -54,5 +55,24 @@ describe('replayIndexOf', () => {
     expect(replayIndexOf(history).providers.size).toBe(0)
     source.replayState = { late: true }
     expect(new Map(replayIndexOf(history).providers)).toEqual(new Map([['a', 1]]))
+  })
+})
+
+describe('extendHistory / historyBaseOf', () => {
+  it('builds a frozen base-plus-additions array and remembers its base', () => {
+    const base = Object.freeze([createUserMessage('a')])
+    const added = [assistant('p')]
+    const next = extendHistory(base, added)
+    expect(next).toEqual([...base, ...added])
+    expect(Object.isFrozen(next)).toBe(true)
+    expect(historyBaseOf(next)).toBe(base)
+    expect(historyBaseOf(base)).toBeUndefined()
+    expect(historyBaseOf(Object.freeze([...next]))).toBeUndefined()
+    added.push(assistant('q'))
+    expect(next).toHaveLength(2)
+  })
+
+  it('refuses a mutable base', () => {
+    expect(() => extendHistory([createUserMessage('a')], [])).toThrow(new TypeError('extendHistory needs a frozen base history'))
   })
 })

@@ -1,7 +1,7 @@
 /**
  * Projection of surface nodes into model messages (session.md §10).
  */
-import type { Message } from '@bridle/llm'
+import { extendHistory, type Message } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'
 import type { SurfacePlan } from './surface.js'
 
@@ -39,6 +39,8 @@ export class MessageProjection {
   private readonly entries: (Message | null)[] = []
   private cached: readonly Message[] = Object.freeze([])
   private dirty = false
+  /** Messages appended since `cached` was built, while only appends happened (a replace sets it to `undefined`). */
+  private appended: Message[] | undefined = []
   /** How many events have been projected in this projection's life (each at most once). */
   projections = 0
 
@@ -49,19 +51,33 @@ export class MessageProjection {
     this.projections++
     if (plan.kind === 'append') {
       this.entries.push(projected)
-      if (projected !== null) this.dirty = true
+      if (projected !== null) {
+        this.dirty = true
+        this.appended?.push(projected)
+      }
       return
     }
     const removed = this.entries.splice(plan.startIndex, plan.endIndex - plan.startIndex + 1, projected)
-    if (projected !== null || removed.some((entry) => entry !== null)) this.dirty = true
+    if (projected !== null || removed.some((entry) => entry !== null)) {
+      this.dirty = true
+      this.appended = undefined
+    }
   }
 
-  /** The non-null projections in node order, as a frozen array shared with the log's messages. */
+  /**
+   * The non-null projections in node order, as a frozen array shared with the log's messages. After appends only, the
+   * new array is `extendHistory(previous, appended)`, so per-step consumers know it extends the previous one.
+   */
   messages(): readonly Message[] {
     if (this.dirty) {
-      const out: Message[] = []
-      for (const entry of this.entries) if (entry !== null) out.push(entry)
-      this.cached = Object.freeze(out)
+      if (this.appended !== undefined) {
+        this.cached = extendHistory(this.cached, this.appended)
+      } else {
+        const out: Message[] = []
+        for (const entry of this.entries) if (entry !== null) out.push(entry)
+        this.cached = Object.freeze(out)
+      }
+      this.appended = []
       this.dirty = false
     }
     return this.cached

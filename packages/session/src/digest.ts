@@ -2,7 +2,7 @@
  * Request digests (provability.md §1): the parts of one model request hashed so that the request the log says was
  * sent can be checked afterwards by anyone holding the log.
  */
-import type { LlmCallConfig, Message, ToolSchema } from '@bridle/llm'
+import { historyBaseOf, type LlmCallConfig, type Message, type ToolSchema } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from './canonical.js'
 
 /** The model-facing fields of a request that take part in its digest. */
@@ -80,7 +80,8 @@ export function requestDigestParts(request: DigestableRequest): RequestDigestPar
  * The live path's incremental digester (one per session/agent). Each message's own digest is computed once and
  * cached against the (frozen, shared) message object; the chain is extended while the history only grows and
  * recomputed from the first changed position after a replace; config, system and tools digests are recomputed only
- * when they change. Per request this costs O(new data) hashing plus one pointer comparison per message.
+ * when they change. Per request this costs O(new data) hashing, plus one pointer comparison per message unless the
+ * history was built by `extendHistory` from the previously digested one (the session's derivation after appends).
  */
 export class RequestDigester {
   private readonly perMessage = new WeakMap<object, string>()
@@ -103,9 +104,14 @@ export class RequestDigester {
     }
 
     const messages = request.messages
-    const shared = Math.min(messages.length, this.previous.length)
     let same = 0
-    while (same < shared && messages[same] === this.previous[same]) same++
+    if (historyBaseOf(messages) === this.previous) {
+      // Built by `extendHistory` from the last digested history: it starts with all of it, so only the tail is new.
+      same = this.previous.length
+    } else {
+      const shared = Math.min(messages.length, this.previous.length)
+      while (same < shared && messages[same] === this.previous[same]) same++
+    }
     this.chain.length = same + 1
     for (let i = same; i < messages.length; i++) {
       this.chain.push(extendChain(this.chain[i]!, this.digestOf(messages[i]!)))

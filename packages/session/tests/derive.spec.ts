@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { historyBaseOf } from '@bridle/llm'
 import { Session, deriveEventMessage, type AnySessionEvent } from '../src/index.js'
 import { appendSimpleTurn, assistant, toolResult, user } from './helpers.js'
 
@@ -50,6 +51,24 @@ describe('session.deriveMessages() (§10)', () => {
     expect(first).toHaveLength(1)
     expect(second).toHaveLength(2)
     expect(second[0]).toBe(first[0])
+  })
+
+  it('after appends only, the new array records the previous one as its base (historyBaseOf); after a replace not', () => {
+    const s = Session.create('s')
+    s.append('user/message', user('a'), { surfaceOp: 'append' })
+    const first = s.deriveMessages()
+    s.append('turn/start', { turn: 1 })
+    s.append('user/message', user('b'), { surfaceOp: 'append' })
+    s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append('user/message', user('c'), { surfaceOp: 'append' })
+    const second = s.deriveMessages()
+    expect(historyBaseOf(second)).toBe(first)
+    expect(second.map((m) => (m.content[0] as { text: string }).text)).toEqual(['a', 'b', 'c'])
+    s.append('user/message', user('r'), { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] })
+    s.append('user/message', user('d'), { surfaceOp: 'append' })
+    const third = s.deriveMessages()
+    expect(historyBaseOf(third)).toBeUndefined()
+    expect(third.map((m) => (m.content[0] as { text: string }).text)).toEqual(['r', 'b', 'c', 'd'])
   })
 
   it('log-only events and empty assistant messages keep the same array', () => {

@@ -1,0 +1,39 @@
+/**
+ * History lineage: frozen message arrays built as "an earlier frozen history plus new messages", with the earlier
+ * array remembered. Per-step consumers (replay stripping here, the request digester in `@bridle/session`) then know
+ * the new array begins with every element of a history they already processed, and read only the new messages
+ * instead of comparing the whole history element by element on every step.
+ */
+import type { Message } from './message.js'
+
+const LINEAGE_KEY = Symbol.for('bridle.llm.historyLineage')
+
+/** The lineage registry on `globalThis`, shared by module copies like the `deepFreeze` registry. */
+function lineageRegistry(): WeakMap<readonly Message[], readonly Message[]> {
+  const holder = globalThis as unknown as Record<symbol, WeakMap<readonly Message[], readonly Message[]> | undefined>
+  let map = holder[LINEAGE_KEY]
+  if (!(map instanceof WeakMap)) {
+    map = new WeakMap()
+    Object.defineProperty(globalThis, LINEAGE_KEY, { value: map, configurable: true, enumerable: false, writable: false })
+  }
+  return map
+}
+
+const lineage = lineageRegistry()
+
+/**
+ * Returns a new frozen array holding the elements of `base` followed by `additions`, and records `base` as its
+ * base. The record is true by construction and stays true: both arrays are frozen. `base` must be frozen (else a
+ * `TypeError`), since a mutable base could change after the fact.
+ */
+export function extendHistory(base: readonly Message[], additions: readonly Message[]): readonly Message[] {
+  if (!Object.isFrozen(base)) throw new TypeError('extendHistory needs a frozen base history')
+  const next = Object.freeze(base.concat(additions))
+  lineage.set(next, base)
+  return next
+}
+
+/** The frozen history `history` was built from by {@link extendHistory} (a prefix of it), or `undefined`. */
+export function historyBaseOf(history: readonly Message[]): readonly Message[] | undefined {
+  return lineage.get(history)
+}
