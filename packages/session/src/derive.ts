@@ -39,8 +39,11 @@ export class MessageProjection {
   private readonly entries: (Message | null)[] = []
   private cached: readonly Message[] = Object.freeze([])
   private dirty = false
-  /** Messages appended since `cached` was built, while only appends happened (a replace sets it to `undefined`). */
-  private appended: Message[] | undefined = []
+  /**
+   * Messages appended since `cached` was built, while only appends happened; `undefined` means the next build reads
+   * every entry (after a replace, and before the first build, so seeding does not collect a second list).
+   */
+  private appended: Message[] | undefined
   /** How many events have been projected in this projection's life (each at most once). */
   projections = 0
 

@@ -37,6 +37,7 @@ export class Session {
   private readonly log: AnySessionEvent[] = []
   private eventsCache: readonly AnySessionEvent[] | undefined
   private state = new SurfaceState()
+  private surfaceView: SurfaceView | undefined
   private nodesCache: readonly number[] | undefined
   private readonly projection = new MessageProjection()
   private readonly facts = new RequestFacts();
@@ -174,14 +175,22 @@ export class Session {
     return this.facts.requestContext()
   }
 
+  /** The planner's live view of this session, one object for its lifetime (no allocation per append). */
   private view(): SurfaceView {
-    const { state, log } = this
-    return {
-      expectedSeq: log.length,
-      nodes: state.order,
-      indexOf: (seq) => state.indexOf(seq),
-      eventAt: (seq) => log[seq],
+    if (this.surfaceView === undefined) {
+      const self = this
+      this.surfaceView = {
+        get expectedSeq() {
+          return self.log.length
+        },
+        get nodes() {
+          return self.state.order
+        },
+        indexOf: (seq) => self.state.indexOf(seq),
+        eventAt: (seq) => self.log[seq],
+      }
     }
+    return this.surfaceView
   }
 
   /** `applySurface` is false only for seed events whose plans the adopted seed surface already holds. */

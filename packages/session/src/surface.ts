@@ -182,6 +182,7 @@ export class SurfaceManager {
   private readonly replacementList: SurfaceReplacement[] = []
   private readonly windowEvents: AnySessionEvent[] = []
   private nodesCache: readonly number[] | undefined
+  private surfaceView: SurfaceView | undefined
 
   constructor(
     log: Iterable<AnySessionEvent> = [],
@@ -232,14 +233,21 @@ export class SurfaceManager {
     return this.state
   }
 
+  /** The planner's live view of this manager, one object for its lifetime (no allocation per push). */
   private view(): SurfaceView {
-    const { state, windowEvents, baseSeq } = this
-    return {
-      expectedSeq: this.expectedSeq,
-      nodes: state.order,
-      indexOf: (seq) => state.indexOf(seq),
-      eventAt: (seq) => windowEvents[seq - baseSeq],
+    if (this.surfaceView === undefined) {
+      const self = this
+      const { state, windowEvents, baseSeq } = this
+      this.surfaceView = {
+        get expectedSeq() {
+          return self.expectedSeq
+        },
+        nodes: state.order,
+        indexOf: (seq) => state.indexOf(seq),
+        eventAt: (seq) => windowEvents[seq - baseSeq],
+      }
     }
+    return this.surfaceView
   }
 }
 
