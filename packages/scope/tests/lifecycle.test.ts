@@ -20,8 +20,8 @@ describe('lifecycleOf / admittedHooks', () => {
     root.on('test/sync' as never, ((...args: unknown[]) => void seen.push(args)) as never)
     const events: unknown[] = []
     root.on('internal/event', ((type: string, name: string) => void events.push([type, name])) as never)
-    lifecycleOf(root).emit('test/sync', 1, 2)
-    root.emit('test/sync' as never, 3 as never, 4 as never)
+    ;(lifecycleOf(root) as unknown as { emit(...args: unknown[]): void }).emit('test/sync', 1, 2)
+    ;(root as unknown as { emit(...args: unknown[]): void }).emit('test/sync', 3, 4)
     expect(seen).toEqual([[1, 2], [3, 4]])
     expect(events).toEqual([['emit', 'test/sync'], ['emit', 'test/sync']])
   })
