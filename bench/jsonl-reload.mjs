@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import { bootCore, llm, quick, tick } from './lib.mjs'
 
 async function writeLog(root, count) {
@@ -21,9 +22,17 @@ async function writeLog(root, count) {
 export async function jsonlReload() {
   const count = quick ? 5_000 : 50_000
   const root = mkdtempSync(join(tmpdir(), 'bridle-bench-reload-'))
-  // A reload happens in a process that does not hold the same session live: the writer is retired and dropped
-  // before timing, so its 50,000 in-memory events do not sit in the heap the reader's garbage collection walks.
-  const { file, id } = await writeLog(root, count)
+  // A reload happens in a process that did not just write 50,000 events: the log is written in a worker thread (its
+  // own heap), so the writer's live and discarded objects are not in the heap the reader's garbage collector walks.
+  const { file, id } = await new Promise((resolve, reject) => {
+    const worker = new Worker(new URL(import.meta.url), { workerData: { role: 'jsonl-writer', root, count } })
+    worker.once('message', (written) => {
+      resolve(written)
+      void worker.terminate()
+    })
+    worker.once('error', reject)
+    worker.once('exit', (code) => reject(new Error(`jsonl writer exited with ${code} before reporting`)))
+  })
   const reader = bootCore({ persistence: { root } })
   await tick()
   const plainRead = async () => {
@@ -59,4 +68,8 @@ export async function jsonlReload() {
     ],
     bars: [{ name: 'reload ≥ 0.5 × plain parse speed', value: speed, limit: 0.5, ok: speed >= 0.5 }],
   }
+}
+
+if (!isMainThread && workerData?.role === 'jsonl-writer') {
+  parentPort.postMessage(await writeLog(workerData.root, workerData.count))
 }

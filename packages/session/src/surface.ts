@@ -4,6 +4,7 @@
  * One planner serves `append`, seeds, `foldSurface` and `SurfaceManager`. Planning never mutates: a rejected
  * candidate leaves the nodes and the replace generation unchanged, and applying an accepted plan is a separate step.
  */
+import { SeqSet } from './seq-set.js'
 import { isSurfaceEligibleType, type AnySessionEvent } from './events.js'
 
 /** A recorded replacement: event `seq` replaced nodes `start..end`, shadowing `shadowedSeqs`. */
@@ -155,7 +156,7 @@ export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfaceP
  */
 export class SurfaceState {
   readonly order: number[] = []
-  readonly members = new Set<number>()
+  readonly members = new SeqSet()
   replaceGeneration = 0
 
   indexOf(seq: number): number {
