@@ -18,16 +18,22 @@ export function freezeInPlace<T>(root: T): T {
   if (!isWalkable(root) || isDeepFrozen(root)) return root
   const walk = new Walk()
   walk.enter(root)
-  const stack = walk.stack
+  const { stack, kinds } = walk
   while (stack.length > 0) {
     const current = stack.pop()!
-    const proto = Object.getPrototypeOf(current)
-    if (proto === Array.prototype) {
+    const kind = kinds.pop()!
+    if (kind === ARRAY) {
       const array = current as unknown[]
-      for (let i = 0; i < array.length; i++) walk.enter(array[i])
-    } else if (proto === Object.prototype || proto === null) {
+      for (let i = 0; i < array.length; i++) {
+        const child = array[i]
+        if (typeof child === 'object' && child !== null) walk.enter(child)
+      }
+    } else if (kind === RECORD) {
       const record = current as Record<string, unknown>
-      for (const key of Object.keys(record)) walk.enter(record[key])
+      for (const key of Object.keys(record)) {
+        const child = record[key]
+        if (typeof child === 'object' && child !== null) walk.enter(child)
+      }
     } else {
       for (const key of Reflect.ownKeys(current)) {
         const descriptor = Reflect.getOwnPropertyDescriptor(current, key)
@@ -38,6 +44,11 @@ export function freezeInPlace<T>(root: T): T {
   return root
 }
 
+/** How an entered object is descended: by index, by own enumerable keys, or by own data-property descriptors. */
+const ARRAY = 0
+const RECORD = 1
+const OTHER = 2
+
 /**
  * The work list of one call. An object is frozen when first reached, which marks it for the rest of the walk, so
  * fresh (unfrozen) data needs no visited set. An object reached already frozen was either frozen earlier in this walk
@@ -46,10 +57,15 @@ export function freezeInPlace<T>(root: T): T {
  */
 class Walk {
   readonly stack: object[] = []
+  /** Parallel to `stack`: the prototype class of each entry, read once when it was entered. */
+  readonly kinds: number[] = []
   private frozenBefore: Set<object> | undefined
 
   enter(value: unknown): void {
-    if (typeof value !== 'object' || value === null || !isWalkable(value)) return
+    if (typeof value !== 'object' || value === null) return
+    const proto = Object.getPrototypeOf(value)
+    const kind = proto === Array.prototype ? ARRAY : proto === Object.prototype || proto === null ? RECORD : OTHER
+    if (kind === OTHER && !isWalkable(value)) return
     if (!Object.isFrozen(value)) {
       Object.freeze(value)
     } else {
@@ -58,6 +74,7 @@ class Walk {
       this.frozenBefore.add(value)
     }
     this.stack.push(value)
+    this.kinds.push(kind)
   }
 }
 
