@@ -28,7 +28,7 @@ const objectToString = Object.prototype.toString
  * True for values `deepFreeze` freezes and descends into: non-null objects that are not functions,
  * abort signals (a frozen request must stay cancellable) or binary buffers (freezing a view throws).
  */
-function isWalkable(value: unknown): value is object {
+export function isWalkable(value: unknown): value is object {
   if (typeof value !== 'object' || value === null) return false
   const proto = Object.getPrototypeOf(value)
   // Fast path for the JSON vocabulary: plain objects and arrays are always walked.

@@ -5,7 +5,7 @@
  * insert per object), and it reads plain objects and arrays through their own enumerable keys rather than one
  * property descriptor per key. Together those made freezing cost several times the `JSON.parse` of the same data.
  */
-import { isDeepFrozen } from '@bridle/llm'
+import { isDeepFrozen, isWalkable } from '@bridle/llm'
 
 /**
  * Freezes every object reachable from `root`, iteratively (any depth) and cycle-safely, and returns `root`. Plain
@@ -76,16 +76,4 @@ class Walk {
     this.stack.push(value)
     this.kinds.push(kind)
   }
-}
-
-/** What the freezer descends into, as for `deepFreeze`: objects other than abort signals and binary data. */
-function isWalkable(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false
-  const proto = Object.getPrototypeOf(value)
-  if (proto === Object.prototype || proto === Array.prototype || proto === null) return true
-  if (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) return false
-  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return false
-  if (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer) return false
-  const tag = Object.prototype.toString.call(value)
-  return tag !== '[object AbortSignal]' && tag !== '[object ArrayBuffer]' && tag !== '[object SharedArrayBuffer]'
 }
