@@ -8,9 +8,11 @@ import type { Message } from './message.js'
 
 const LINEAGE_KEY = Symbol.for('bridle.llm.historyLineage')
 
+type Lineage = WeakMap<readonly Message[], WeakRef<readonly Message[]>>
+
 /** The lineage registry on `globalThis`, shared by module copies like the `deepFreeze` registry. */
-function lineageRegistry(): WeakMap<readonly Message[], readonly Message[]> {
-  const holder = globalThis as unknown as Record<symbol, WeakMap<readonly Message[], readonly Message[]> | undefined>
+function lineageRegistry(): Lineage {
+  const holder = globalThis as unknown as Record<symbol, Lineage | undefined>
   let map = holder[LINEAGE_KEY]
   if (!(map instanceof WeakMap)) {
     map = new WeakMap()
@@ -24,16 +26,22 @@ const lineage = lineageRegistry()
 /**
  * Returns a new frozen array holding the elements of `base` followed by `additions`, and records `base` as its
  * base. The record is true by construction and stays true: both arrays are frozen. `base` must be frozen (else a
- * `TypeError`), since a mutable base could change after the fact.
+ * `TypeError`), since a mutable base could change after the fact. The record holds `base` weakly: were it strong, each
+ * history would keep the one before it alive, and a history extended once per step would retain every earlier array
+ * (O(steps × length) memory).
  */
 export function extendHistory(base: readonly Message[], additions: readonly Message[]): readonly Message[] {
   if (!Object.isFrozen(base)) throw new TypeError('extendHistory needs a frozen base history')
   const next = Object.freeze(base.concat(additions))
-  lineage.set(next, base)
+  lineage.set(next, new WeakRef(base))
   return next
 }
 
-/** The frozen history `history` was built from by {@link extendHistory} (a prefix of it), or `undefined`. */
+/**
+ * The frozen history `history` was built from by {@link extendHistory} (a prefix of it), or `undefined` when it was
+ * not built that way or nothing else holds that base any more (a consumer comparing against a base it kept, or
+ * keyed by it in a weak map, loses nothing).
+ */
 export function historyBaseOf(history: readonly Message[]): readonly Message[] | undefined {
-  return lineage.get(history)
+  return lineage.get(history)?.deref()
 }

@@ -1,4 +1,6 @@
 import fc from 'fast-check'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { createAssistantMessage, createUserMessage, extendHistory, historyBaseOf, type Message } from '@bridle/llm'
 import { replayIndexOf } from '../src/replay-index.js'
@@ -69,6 +71,24 @@ describe('extendHistory / historyBaseOf', () => {
     expect(historyBaseOf(base)).toBeUndefined()
     expect(historyBaseOf(Object.freeze([...next]))).toBeUndefined()
     added.push(assistant('q'))
+    expect(next).toHaveLength(2)
+  })
+
+  it('does not keep a base alive: a chain of extensions retains only what callers still hold', async () => {
+    // Without this, every history would pin the one before it, and a session of H steps would retain O(H²) slots.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const message = createUserMessage('a')
+    let base: readonly Message[] | undefined = Object.freeze([message])
+    const baseRef = new WeakRef(base)
+    const next = extendHistory(base, [assistant('p')])
+    expect(historyBaseOf(next)).toBe(base)
+    base = undefined
+    // WeakRef targets created in this job stay alive until it ends.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    gc()
+    expect(baseRef.deref()).toBeUndefined()
+    expect(historyBaseOf(next)).toBeUndefined()
     expect(next).toHaveLength(2)
   })
 
