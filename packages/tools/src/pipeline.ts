@@ -145,13 +145,15 @@ class ToolCall implements PreparedToolCall {
     if (this.stage === 'dispatch' && this.dispatchState !== 'settled') {
       throw new Error(`tool call "${this.execution.callId}" must be dispatched and settled before finalize()`)
     }
+    // Closed before the first await: a racing second finalize() rejects, and a context deferred from here on
+    // (post-execute already sees the interim result) throws instead of being dropped silently.
+    this.finalized = true
     let outcome = this.outcome!
     let contexts: UserMessage[] = [...this.deferred]
     if (this.stage !== 'final') {
       ;({ outcome, contexts } = await this.postExecute(outcome))
     }
     if (!outcome.isError && this.signal.aborted) outcome = this.bodyStarted ? abortedOutcome() : abortedBeforeDispatchOutcome()
-    this.finalized = true
     const result = finalResult(outcome, contexts, this.concluded)
     emitContained(this.host.hookContext, this.host.carrier(this.exec.agent), 'tools/result', [this.exec, result])
     return result

@@ -1,5 +1,5 @@
 import { createUserMessage } from '@bridle/llm'
-import { TOOL_ABORTED, TOOL_ABORTED_BEFORE_DISPATCH, type ToolExecutionResult } from '@bridle/tools'
+import { TOOL_ABORTED, TOOL_ABORTED_BEFORE_DISPATCH, type ToolExecutionResult, type ToolRunContext } from '@bridle/tools'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
@@ -139,6 +139,41 @@ describe('staged form (spec §6.5)', () => {
     await expect(p.dispatch()).rejects.toThrow('was already dispatched')
     expect(text(await p.finalize())).toBe('x')
     await expect(p.finalize()).rejects.toThrow('was already finalized')
+  })
+  it('a second finalize() while the first is still in post-execute rejects; post-execute and tools/result run once', async () => {
+    const { root, tools } = setup()
+    tools.register({ name: 't', description: '', parameters: z.object({}), execute: () => 'x' })
+    const gate = deferred()
+    const post = vi.fn(async (_e: unknown, _r: unknown, next: () => Promise<unknown>) => (await gate.promise, next()))
+    root.on('tools/post-execute', post as never)
+    const results = vi.fn()
+    root.on('tools/result', results)
+    const p = await tools.prepare(call('t', ''))
+    await p.dispatch()
+    const first = p.finalize()
+    const second = p.finalize()
+    gate.resolve()
+    await expect(second).rejects.toThrow('was already finalized')
+    expect(text(await first)).toBe('x')
+    expect(post).toHaveBeenCalledOnce()
+    expect(results).toHaveBeenCalledOnce()
+  })
+  it('deferContext after finalize() began throws instead of silently dropping the context', async () => {
+    const { root, tools } = setup()
+    tools.register({ name: 't', description: '', parameters: z.object({}), execute: () => 'x' })
+    const late = createUserMessage('late', { kind: 'plugin', plugin: 'test' })
+    let thrown: unknown
+    root.on('tools/post-execute', (exec, _r, next) => {
+      try {
+        ;(exec as ToolRunContext).deferContext(late)
+      } catch (e) {
+        thrown = e
+      }
+      return next()
+    })
+    const result = await tools.execute(call('t', ''))
+    expect(String(thrown)).toContain('deferContext is too late')
+    expect(result.additionalContexts).toBeUndefined()
   })
   it('pre-execute of prepared calls runs in the order prepare() is called, bodies overlap, results as finalized', async () => {
     const { root, tools } = setup()
