@@ -7,6 +7,8 @@ import {
   foldRequestHeader,
   foldSurface,
   reconstructRequest,
+  RequestDigester,
+  requestDigestParts,
   type AnySessionEvent,
   type AppendOptions,
   type EpochHeader,
@@ -102,6 +104,9 @@ describe('property: the incremental views always equal a from-scratch fold', () 
       fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
         const s = Session.create('s')
         const counter = { n: 0 }
+        // The live digester reads only the new tail of an extended history; it must agree with a from-scratch digest.
+        const digester = new RequestDigester()
+        const seen = new Set<number>()
         for (const op of ops) {
           const before = { seq: s.seq, nodes: s.surface.nodes, generation: s.surface.replaceGeneration, messages: s.deriveMessages() }
           const ok = apply(s, op, counter)
@@ -119,11 +124,20 @@ describe('property: the incremental views always equal a from-scratch fold', () 
           derived.forEach((m, k) => expect(m).toBe(reference.messages[k]))
           expect(s.requestHeader()).toEqual(foldRequestHeader(s.events))
           for (const seq of reference.nodes) expect(s.surface.has(seq)).toBe(true)
+          for (let seq = 0; seq < s.seq; seq++) seen.add(seq)
+          for (const seq of seen) expect(s.surface.has(seq)).toBe(reference.nodes.includes(seq))
+          const request = { provider: 'p', model: 'm', messages: derived }
+          expect(digester.digest(request)).toEqual(requestDigestParts(request))
         }
         // a replay of the same log (the persistence path) derives the same history
         const replay = Session.create('r', s.events as never)
         expect(JSON.stringify(replay.deriveMessages())).toBe(JSON.stringify(s.deriveMessages()))
         expect(replay.surface.replaceGeneration).toBe(s.surface.replaceGeneration)
+        // and so does the restore path (fresh values, frozen in place)
+        const restored = Session.fromRestore('s', structuredClone(s.events) as never, structuredClone(s.header))
+        expect(JSON.stringify(restored.deriveMessages())).toBe(JSON.stringify(s.deriveMessages()))
+        expect(restored.surface.nodes).toEqual(replay.surface.nodes)
+        expect(restored.events.every((event) => Object.isFrozen(event) && Object.isFrozen(event.data))).toBe(true)
       }),
       { numRuns: 150 },
     )
