@@ -210,6 +210,17 @@ export class AgentLoop extends Service {
         finish(() => reject(abortError()))
         return
       }
+      // The owner effect first: an inactive caller throws here, before any listener exists to leak.
+      let owner: () => void
+      try {
+        owner = caller.effect(() => () => {
+          finish(() => reject(new Error(`agent "${id}" setup aborted: owner disposed during setup`)))
+        })
+      } catch (error) {
+        finish(() => reject(error))
+        return
+      }
+      cleanups.push(() => owner())
       if (signal) {
         const onAbort = () => finish(() => reject(abortError()))
         signal.addEventListener('abort', onAbort, { once: true })
@@ -218,10 +229,6 @@ export class AgentLoop extends Service {
       const onUnload = () => finish(() => reject(new Error('agent loop is not active')))
       this.unloadWaiters.add(onUnload)
       cleanups.push(() => this.unloadWaiters.delete(onUnload))
-      const owner = caller.effect(() => () => {
-        finish(() => reject(new Error(`agent "${id}" setup aborted: owner disposed during setup`)))
-      })
-      cleanups.push(() => owner())
       let pending: Promise<SessionPreparation>
       try {
         pending = prepare()

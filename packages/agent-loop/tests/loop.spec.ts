@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { Context, Logger } from 'cordis'
 import { AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, type Agent } from '@bridle/agent-loop'
@@ -195,6 +196,24 @@ describe('AgentLoop service', () => {
     await expect(h.ctx.agentLoop.resume('x')).rejects.toThrow(
       'cannot resume: session persistence is not configured (load a session persistence backend such as @bridle/session-jsonl)',
     )
+  })
+
+  it('resume from an owner that is already disposed rejects and leaves no abort listener behind', async () => {
+    const h = boot()
+    let prepared = 0
+    h.ctx.set('sessionPersistence', { prepare: () => (prepared++, new Promise(() => {})) })
+    let captured: Context | undefined
+    const fork = h.ctx.plugin({
+      inject: ['agentLoop'],
+      apply(ctx: Context) {
+        captured = ctx
+      },
+    })
+    fork.dispose()
+    const controller = new AbortController()
+    await expect(captured!.agentLoop.resume('gone', { signal: controller.signal })).rejects.toThrow()
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+    expect(prepared).toBe(0)
   })
 
   it('resume races the preparation against the caller signal and loop unload; a late preparation is released', async () => {
