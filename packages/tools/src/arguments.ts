@@ -1,4 +1,4 @@
-import { deepFreeze } from '@bridle/llm'
+import { deepFreeze, formatIssuePath } from '@bridle/llm'
 import { snapshotJsonValue } from '@bridle/session'
 import { ToolArgsError } from './errors.js'
 import type { CompiledTool } from './definition.js'
@@ -9,11 +9,11 @@ export type ArgumentsOutcome = { ok: true; value: unknown } | { ok: false; error
 /** Message of the error result for a direct caller whose `arguments` are not lossless JSON (spec §6.1). */
 export const NON_JSON_ARGUMENTS = 'tool execution arguments must be losslessly JSON-serializable'
 
-/** Writes an issue path the way violations name it: segments joined with `.`, `(root)` when empty. */
-export function formatArgumentPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return '(root)'
-  return path.map((segment) => (typeof segment === 'symbol' ? segment.toString() : String(segment))).join('.')
-}
+/**
+ * Writes an issue path the way violations name it: segments joined with `.`, `(root)` when empty. The same rule as
+ * config errors, so it is `@bridle/llm`'s `formatIssuePath` under the name this package has always exported.
+ */
+export const formatArgumentPath: (path: readonly PropertyKey[]) => string = formatIssuePath
 
 /**
  * Parses a model's raw argument text. The exact string `''` means `{}` (models send it for argument-less tools);

@@ -1,6 +1,6 @@
 import { deepFreeze, type ToolSchema } from '@bridle/llm'
-import { snapshotJsonValue } from '@bridle/session'
 import { z, type ZodType } from 'zod'
+import { snapshotJson } from './result.js'
 import type { ToolDefinition } from './types.js'
 
 /** The tool-name grammar (also rules out the system prompt's reserved `<unlisted-tools>`). */
@@ -51,12 +51,7 @@ function toJsonSchema(name: string, parameters: unknown): { schema: Record<strin
     throw new TypeError(`tool "${name}" parameters must describe a JSON object`)
   }
   const isPlain = [Object.prototype, null].includes(Object.getPrototypeOf(parameters))
-  let copy: unknown
-  try {
-    copy = isPlain ? snapshotJsonValue(parameters) : undefined
-  } catch {
-    copy = undefined // reading it threw: not lossless JSON
-  }
+  const copy = isPlain ? snapshotJson(parameters) : undefined
   if (copy === undefined) {
     throw new TypeError(`tool "${name}" parameters must be a zod schema or a plain, losslessly JSON-serializable JSON Schema object`)
   }
