@@ -63,6 +63,8 @@ export function validateSplice(
     throw new Error('invalid inbox splice')
   }
   if (!Array.isArray(record.inserted)) throw new Error('invalid inbox splice')
+  // A pure removal (every claim) cannot create a duplicate: skip collecting the pending ids.
+  if (record.inserted.length === 0) return
   const seen = new Set<string>()
   for (const m of other) seen.add(m.id)
   for (let i = 0; i < list.length; i++) {
