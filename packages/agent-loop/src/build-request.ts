@@ -59,7 +59,7 @@ export function seedConfig(rt: AgentRuntime): LlmCallConfig {
     }
     if (options.maxTokens !== undefined) seed.maxTokens = options.maxTokens
   } else {
-    seed = structuredClone(folded.config) as LlmCallConfig
+    seed = { ...folded.config } as LlmCallConfig // the clone below detaches it
     if (folded.adapterDefaults?.reasoningEffort) delete seed.reasoningEffort
     if (folded.adapterDefaults?.maxTokens) delete seed.maxTokens
   }

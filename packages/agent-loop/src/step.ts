@@ -4,7 +4,7 @@ import { agentWaterfall } from './agent-events.js'
 import { buildRequest } from './build-request.js'
 import { verifyRequest } from './verify-request.js'
 import { runToolCalls } from './tool-calls.js'
-import type { AgentRuntime } from './runtime.js'
+import { service, type AgentRuntime } from './runtime.js'
 import type { RequestErrorDecision, StepEnding } from './types.js'
 
 /**
@@ -34,7 +34,7 @@ export async function runStep(
     if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
     const digest = rt.requests.digester.digest(request)
     rt.session.append('request/digest', { turn, step, attempt, algorithm: 'sha256', ...digest })
-    const stream = prepared ? prepared.stream(request) : rt.ctx.llm.stream(request)
+    const stream = prepared ? prepared.stream(request) : service(rt, 'llm').stream(request)
     signal.throwIfAborted()
 
     const assembler = new BlockAssembler()
@@ -86,7 +86,7 @@ export async function runStep(
 /** The route's retry policy for an unprepared request, or `undefined` when the route is unknown. */
 function safeRetryPolicy(rt: AgentRuntime, provider: string) {
   try {
-    return rt.ctx.llm.retryPolicy(provider)
+    return service(rt, 'llm').retryPolicy(provider)
   } catch {
     return undefined
   }

@@ -1,6 +1,6 @@
 import { createToolResultMessage, type ToolCallBlock, type UserMessage } from '@bridle/llm'
 import type { PreparedToolCall, ToolExecutionInput } from '@bridle/tools'
-import type { AgentRuntime } from './runtime.js'
+import { service, type AgentRuntime } from './runtime.js'
 
 /** Text and error info of the synthetic result a call gets when it never started (tools.md §7.4). */
 const NOT_DISPATCHED_TEXT = 'Error: tool call aborted before dispatch'
@@ -29,7 +29,7 @@ export async function runToolCalls(
   signal: AbortSignal,
   accept: (m: UserMessage) => void,
 ): Promise<boolean> {
-  const tools = rt.ctx.tools
+  const tools = service(rt, 'tools')
   const slots: Slot[] = []
   const inflight = new Set<Promise<void>>()
   let committed = 0
