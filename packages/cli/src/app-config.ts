@@ -68,7 +68,7 @@ function describeRow(raw: unknown, index: number): string {
 
 /** Validates a parsed YAML document. Errors read `<file>: <where>: <what>`. */
 export function parseAppConfig(raw: unknown, file: string | undefined, dir: string): AppConfig {
-  const where = file ?? '(built-in app)'
+  const where = appLabel(file)
   const parsed = AppConfigSchema.safeParse(raw ?? {})
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
@@ -112,6 +112,9 @@ export async function loadAppConfig(file: string): Promise<AppConfig> {
   }
   return parseAppConfig(raw, path, dirname(path))
 }
+
+/** How messages name an app: its YAML file, or `(built-in app)` for the default app. */
+export const appLabel = (file: string | undefined) => file ?? '(built-in app)'
 
 /** Label of a plugin row for messages. */
 export const rowName = (row: PluginRow) => ('package' in row ? row.package : row.path)

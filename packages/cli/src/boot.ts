@@ -6,7 +6,7 @@ import { SessionJsonl } from '@bridle/session-jsonl'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
 import type { AppConfig, PluginRow } from './app-config.js'
-import { AppConfigError, rowName } from './app-config.js'
+import { AppConfigError, appLabel, rowName } from './app-config.js'
 import { chooseModel, type ModelChoice, type ModelFlags } from './model-selection.js'
 import { importPluginModule, pickPlugin } from './plugin-loader.js'
 
@@ -52,7 +52,7 @@ function checkConfig(plugin: unknown, row: PluginRow, app: AppConfig) {
   try {
     parse(row.config)
   } catch (error) {
-    throw new AppConfigError(`${app.file ?? '(built-in app)'}: plugin "${rowName(row)}": ${(error as Error).message}`)
+    throw new AppConfigError(`${appLabel(app.file)}: plugin "${rowName(row)}": ${(error as Error).message}`)
   }
 }
 
@@ -61,7 +61,7 @@ async function settle(fork: Fork, label: string, app: AppConfig) {
   const error = fork.error ?? fork.runtime?.error
   if (error) {
     fork.dispose()
-    throw new AppConfigError(`${app.file ?? '(built-in app)'}: plugin "${label}" failed to start: ${(error as Error).message ?? String(error)}`)
+    throw new AppConfigError(`${appLabel(app.file)}: plugin "${label}" failed to start: ${(error as Error).message ?? String(error)}`)
   }
 }
 
@@ -81,7 +81,16 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
     await settle(fork, rowName(row), app)
     return () => void fork.dispose()
   }
-  const load = async (row: PluginRow) => start(await resolve(row), row)
+  const load = async (row: PluginRow) => {
+    let plugin: unknown
+    try {
+      plugin = await resolve(row)
+    } catch (error) {
+      // the loader names the row; a YAML row's error also names the file it came from
+      throw error instanceof AppConfigError ? new AppConfigError(`${appLabel(app.file)}: ${error.message}`) : error
+    }
+    return start(plugin, row)
+  }
 
   ctx.plugin(LlmRuntime)
   const systemPromptRow: PluginRow = { package: '@bridle/system-prompt', config: app.systemPrompt }

@@ -61,13 +61,22 @@ export async function importPluginModule(row: PluginRow, dir: string, fresh = fa
     const file = resolve(dir, row.path)
     if (!existsSync(file)) throw new AppConfigError(`plugin "${label}": file not found: ${file}`)
     const url = pathToFileURL(file).href + (fresh ? `?v=${Date.now()}-${Math.random().toString(36).slice(2)}` : '')
-    return (await import(url)) as Module
+    return importOrExplain(url, `plugin "${label}": cannot import ${file}`)
   }
   try {
     return (await import(row.package)) as Module
   } catch (error) {
     const local = resolveFromApp(row.package, dir)
-    if (local) return (await import(pathToFileURL(local).href)) as Module
+    if (local) return importOrExplain(pathToFileURL(local).href, `plugin "${label}": cannot import ${local}`)
     throw new AppConfigError(`plugin "${label}": cannot import the package: ${(error as Error).message}`)
+  }
+}
+
+/** Imports `url`; a module that fails to evaluate (a syntax error, a throwing top level) names the row and file. */
+async function importOrExplain(url: string, what: string): Promise<Module> {
+  try {
+    return (await import(url)) as Module
+  } catch (error) {
+    throw new AppConfigError(`${what}: ${(error as Error)?.message ?? String(error)}`)
   }
 }

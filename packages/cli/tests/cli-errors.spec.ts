@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -34,6 +34,23 @@ describe('bridle failure paths', () => {
     const out = await bridle(['inspect', id, '--step', '7'], app)
     expect(out.code).toBe(2)
     expect(out.stderr).toContain('bridle: the session has no step 7')
+  })
+})
+
+describe('bridle with a plugin row that cannot load', () => {
+  it('names the file, the plugin and the import error of a local module that does not parse, and exits 2', async () => {
+    const app = makeApp('plugins:\n  - path: ./plugins/broken.mjs\n')
+    writeFileSync(join(app, 'plugins', 'broken.mjs'), 'export default {{\n')
+    const out = await bridle(['sessions'], app)
+    expect(out.code).toBe(2)
+    expect(out.stderr).toMatch(/^bridle: \S*bridle\.yaml: plugin "\.\/plugins\/broken\.mjs": cannot import \S*broken\.mjs: .*Unexpected token/m)
+  })
+
+  it('names the file for a package that cannot be imported', async () => {
+    const app = makeApp('plugins:\n  - "@bridle/no-such-plugin"\n')
+    const out = await bridle(['sessions'], app)
+    expect(out.code).toBe(2)
+    expect(out.stderr).toMatch(/^bridle: \S*bridle\.yaml: plugin "@bridle\/no-such-plugin": cannot import the package/m)
   })
 })
 
