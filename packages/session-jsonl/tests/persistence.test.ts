@@ -211,8 +211,9 @@ describe('load, inspect and repair', () => {
     const damaged = [...lines]
     damaged[2] = damaged[2]!.slice(0, 10) + '\u0000' + damaged[2]!.slice(11)
     const path = writeLog(root, 's1', damaged)
-    for (const op of [persistence.inspect('s1'), persistence.load('s1'), persistence.prepare('s1')]) {
-      const error = await rejection(op)
+    // started one at a time: a rejection created before the previous one is awaited would go unhandled
+    for (const op of [() => persistence.inspect('s1'), () => persistence.load('s1'), () => persistence.prepare('s1')]) {
+      const error = await rejection(op())
       expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
       expect(error.name).toBe('SessionPersistenceCorruptionError')
       expect(error.message).toBe('corrupt session log: unparsable committed event at line 4')
