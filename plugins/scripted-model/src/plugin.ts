@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { ConfigError } from '@bridle/llm'
+import { parseConfig } from '@bridle/llm'
 import { createScriptedAdapter } from './adapter.js'
 import { ScriptedTurnSchema } from './script.js'
 
@@ -19,9 +19,7 @@ export type ScriptedModelConfig = z.infer<typeof ConfigSchema>
 
 /** Parses a raw config, throwing `ConfigError` that names this plugin and each failing field. */
 export function Config(raw: unknown): ScriptedModelConfig {
-  const parsed = ConfigSchema.safeParse(raw ?? {})
-  if (!parsed.success) throw new ConfigError('@bridle/plugin-scripted-model', parsed.error)
-  return parsed.data
+  return parseConfig('@bridle/plugin-scripted-model', ConfigSchema, raw)
 }
 
 /**

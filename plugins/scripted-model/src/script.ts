@@ -1,5 +1,22 @@
 import { z } from 'zod'
 
+/** Whether `pattern` compiles as a JavaScript regular expression. */
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const TOOL_RESULT_PLACEHOLDER = /\{\{tool-result(?::match:(.+?))?\}\}/g
+
+/** The REGEX of every `{{tool-result:match:REGEX}}` placeholder in `text`. */
+function placeholderPatterns(text: string): string[] {
+  return [...text.matchAll(TOOL_RESULT_PLACEHOLDER)].flatMap((m) => (m[1] === undefined ? [] : [m[1]]))
+}
+
 /** One scripted tool call. `arguments` may be an object (serialized with JSON.stringify) or raw JSON text. */
 export const ScriptedToolCallSchema = z
   .object({
@@ -17,7 +34,12 @@ export const ScriptedToolCallSchema = z
 export const ScriptedResponseSchema = z
   .object({
     reasoning: z.string().optional(),
-    text: z.string().optional(),
+    text: z
+      .string()
+      .refine((text) => placeholderPatterns(text).every(compiles), {
+        message: 'a {{tool-result:match:REGEX}} placeholder holds an invalid regular expression',
+      })
+      .optional(),
     toolCalls: z.array(ScriptedToolCallSchema).optional(),
   })
   .strict()
@@ -28,7 +50,7 @@ export const ScriptedResponseSchema = z
 /** One turn: the responses for its steps, in order. `match` (a regex) picks the turn by the user's prompt. */
 export const ScriptedTurnSchema = z
   .object({
-    match: z.string().optional(),
+    match: z.string().refine(compiles, { message: 'must be a valid regular expression' }).optional(),
     steps: z.array(ScriptedResponseSchema).min(1),
   })
   .strict()
@@ -36,8 +58,6 @@ export const ScriptedTurnSchema = z
 export type ScriptedToolCall = z.infer<typeof ScriptedToolCallSchema>
 export type ScriptedResponse = z.infer<typeof ScriptedResponseSchema>
 export type ScriptedTurn = z.infer<typeof ScriptedTurnSchema>
-
-const TOOL_RESULT_PLACEHOLDER = /\{\{tool-result(?::match:(.+?))?\}\}/g
 
 /**
  * Fills `{{tool-result}}` placeholders from the latest tool result text. A placeholder that cannot be

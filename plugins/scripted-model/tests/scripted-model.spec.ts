@@ -40,6 +40,16 @@ describe('Config', () => {
     expect(() => Config({ turns, extra: 1 })).toThrow(/invalid config/)
   })
 
+  it('rejects a regular expression that does not compile at load, naming the field, instead of at the first request', () => {
+    expect(() => Config({ turns: [{ match: 'package(', steps: [{ text: 'x' }] }] })).toThrow(
+      /invalid config: turns\.0\.match: must be a valid regular expression/,
+    )
+    expect(() => Config({ turns: [{ steps: [{ text: 'name: {{tool-result:match:([a-z}}' }] }] })).toThrow(
+      /invalid config: turns\.0\.steps\.0\.text: .*invalid regular expression/,
+    )
+    expect(Config({ turns: [{ match: 'a|b', steps: [{ text: '{{tool-result:match:"(\\w+)"}} {{tool-result}}' }] }] }).turns).toHaveLength(1)
+  })
+
   it('fills defaults', () => {
     expect(Config({ turns })).toMatchObject({ provider: 'scripted', model: 'scripted-demo', delayMs: 0 })
   })
