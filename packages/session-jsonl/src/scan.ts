@@ -1,6 +1,5 @@
 import { Buffer, isUtf8 } from 'node:buffer'
 import type { StoredEvent } from './line-format.js'
-import { parseJsonBytes } from './header.js'
 
 /** A defect inside the committed region (persistence.md §9.3); the reader wraps it as a corruption error. */
 export class CommittedDamage extends Error {
@@ -106,14 +105,26 @@ function eachLineOfText(bytes: Uint8Array, headerEnd: number, text: string, visi
   }
 }
 
-/** Slow path (some line is not valid UTF-8): decode and parse each complete line on its own. */
+/** Keeps a BOM in its output, so only the one {@link decodeStrict} drops (at the start of the region) is dropped. */
+const lineDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/**
+ * Slow path (some line is not valid UTF-8): decode and parse each complete line on its own. Every valid line gets the
+ * verdict the fast path would give it: a BOM is dropped only at the start of the first line.
+ */
 function eachLineOfBytes(bytes: Uint8Array, headerEnd: number, visit: LineVisitor): void {
   let start = headerEnd
   for (;;) {
     const newline = bytes.indexOf(0x0a, start)
     if (newline < 0) return
-    const parsed = newline === start ? ({ ok: false } as const) : parseJsonBytes(bytes.subarray(start, newline))
-    visit(parsed.ok ? parsed.value : UNPARSABLE, newline + 1)
+    let value: unknown = UNPARSABLE
+    try {
+      const text = lineDecoder.decode(bytes.subarray(start, newline))
+      value = parseText(start === headerEnd && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+    } catch {
+      // invalid UTF-8: unparsable
+    }
+    visit(value, newline + 1)
     start = newline + 1
   }
 }

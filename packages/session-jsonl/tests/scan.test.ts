@@ -196,6 +196,25 @@ describe('scanEvents: committed damage', () => {
   })
 })
 
+describe('a line is judged the same whether or not another line is invalid UTF-8', () => {
+  const ev = (seq: number) => eventLine({ type: 'user/message', seq, time: 1, data: { n: seq } })
+  const withInvalidTail = (lines: string[]) => {
+    const base = fileOf(lines)
+    const out = new Uint8Array(base.length + 2)
+    out.set(base)
+    out.set([0xff, 0x0a], base.length)
+    return out
+  }
+  it.each<[string, string[], number]>([
+    ['a BOM right after the header is dropped', ['\ufeff' + ev(0), ev(1)], 2],
+    ['a BOM starting a later line makes it unparsable', [ev(0), '\ufeff' + ev(1), ev(2)], 1],
+  ])('%s', (_name, lines, accepted) => {
+    expect(scan(fileOf(lines)).events).toHaveLength(accepted)
+    // With a complete invalid line after them, the lines are decoded one by one; the verdicts must not change.
+    expect(scan(withInvalidTail(lines)).events).toHaveLength(accepted)
+  })
+})
+
 describe('decodeStrict agrees with a fatal TextDecoder', () => {
   const reference = (bytes: Uint8Array): string | undefined => {
     try {
