@@ -2,7 +2,7 @@
  * Configuration of one `llm-openai` route: the zod schema, the DeepSeek defaults, and
  * `resolveConfig`, the pure parse-plus-defaults step that `Config` (the cordis hook) runs.
  */
-import { ConfigError, deepFreeze, type JsonValue } from '@bridle/llm'
+import { deepFreeze, parseConfig, type JsonValue } from '@bridle/llm'
 import { z } from 'zod'
 
 /** Base URL used when `baseURL` is omitted. The SDK appends `/chat/completions`. */
@@ -164,9 +164,7 @@ export const DEEPSEEK_MODELS: readonly ModelEntry[] = deepFreeze([
  * plugin and each failing field. The result is deep-frozen.
  */
 export function resolveConfig(raw: unknown): OpenAICompatConfig {
-  const parsed = ConfigSchema.safeParse(raw ?? {})
-  if (!parsed.success) throw new ConfigError('llm-openai', parsed.error)
-  const c = parsed.data
+  const c = parseConfig('llm-openai', ConfigSchema, raw)
   const deepseek = c.baseURL === undefined
   return deepFreeze({
     provider: c.provider,

@@ -27,6 +27,15 @@ export interface FinishOptions {
 
 const DEFAULT_USAGE: WireUsage = { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }
 
+/** The fields every canned `chat.completion.chunk` shares, in wire order, before `choices`. */
+const ENVELOPE = {
+  id: 'chatcmpl-mock-0001',
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model: 'deepseek-chat',
+  system_fingerprint: 'fp_mock',
+} as const
+
 /** One `chat.completion.chunk` with a single choice. */
 export function chunk(
   delta: Record<string, unknown>,
@@ -34,11 +43,7 @@ export function chunk(
   usage?: WireUsage,
 ): Record<string, unknown> {
   return {
-    id: 'chatcmpl-mock-0001',
-    object: 'chat.completion.chunk',
-    created: 1_700_000_000,
-    model: 'deepseek-chat',
-    system_fingerprint: 'fp_mock',
+    ...ENVELOPE,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(usage === undefined ? {} : { usage }),
   }
@@ -46,15 +51,7 @@ export function chunk(
 
 /** A trailing usage-only chunk (`choices: []`), as OpenAI sends with `include_usage`. */
 export function usageOnlyChunk(usage: WireUsage): Record<string, unknown> {
-  return {
-    id: 'chatcmpl-mock-0001',
-    object: 'chat.completion.chunk',
-    created: 1_700_000_000,
-    model: 'deepseek-chat',
-    system_fingerprint: 'fp_mock',
-    choices: [],
-    usage,
-  }
+  return { ...ENVELOPE, choices: [], usage }
 }
 
 /** Role chunk, one chunk per text fragment, a finish chunk with usage, `[DONE]`. */
