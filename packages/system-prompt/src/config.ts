@@ -1,4 +1,4 @@
-import { ConfigError } from '@bridle/llm'
+import { parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 import { validateToolOrder } from './tool-order.js'
 
@@ -62,13 +62,7 @@ export const SystemPromptConfigSchema = ConfigSchema
  * spec's messages). Returns the normalised config; idempotent on its own output.
  */
 export function parseSystemPromptConfig(raw: unknown): SystemPromptConfig {
-  const result = ConfigSchema.safeParse(raw ?? {})
-  if (!result.success) {
-    // zod's issue types lack the index signature of `ConfigIssue`; structurally they are the same thing.
-    const error = result.error as unknown as ConstructorParameters<typeof ConfigError>[1]
-    throw new ConfigError('system-prompt', error)
-  }
-  const config = result.data
+  const config = parseConfig('system-prompt', ConfigSchema, raw)
   if (config.toolOrder !== undefined) validateToolOrder(config.toolOrder)
   return config
 }
