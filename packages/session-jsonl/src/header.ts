@@ -17,8 +17,8 @@ export class HeaderDefect extends Error {
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
-/** Decodes UTF-8 strictly and parses JSON; `undefined` result slot means the bytes were not valid JSON. */
-export function parseJsonBytes(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+/** Decodes UTF-8 strictly (dropping a leading BOM) and parses JSON; `{ok: false}` for invalid UTF-8 or JSON. */
+function parseJsonBytes(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(decoder.decode(bytes)) }
   } catch {
