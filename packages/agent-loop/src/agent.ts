@@ -169,9 +169,13 @@ export class Agent {
       warn(this.#rt.ctx, `agent "${this.id}": clearing the inbox on dispose failed: ${String(error)}`)
     }
     await this.whenIdle()
-    await this.#scope.dispose()
-    this.#disposed = true
-    this.#release(this)
+    try {
+      await this.#scope.dispose()
+    } finally {
+      // Even if tearing down the scope threw, the agent must not stay listed or keep its session attached.
+      this.#disposed = true
+      this.#release(this)
+    }
   }
 
   #send(message: UserMessage, target: 'next-turn' | 'next-step', wakes: boolean): void {

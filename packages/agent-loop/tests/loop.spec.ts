@@ -198,6 +198,20 @@ describe('AgentLoop service', () => {
     )
   })
 
+  it('dispose() still leaves the registry and detaches the session when disposing the agent scope throws', async () => {
+    const h = boot()
+    const agent = h.agent({ sessionId: 'brittle' })
+    let armed = true
+    h.ctx.on('internal/fork', () => {
+      if (armed) throw new Error('fork observer failed')
+    })
+    await expect(agent.dispose()).rejects.toThrow('fork observer failed')
+    armed = false
+    expect(h.ctx.agentLoop.get('brittle')).toBeUndefined()
+    expect(h.ctx.sessions.get('brittle')).toBeUndefined()
+    expect(h.trace).toContain('L:disposed')
+  })
+
   it('resume from an owner that is already disposed rejects and leaves no abort listener behind', async () => {
     const h = boot()
     let prepared = 0
