@@ -17,13 +17,14 @@ function whenDetached(ctx: Context, id: string): Promise<void> {
   })
 }
 
-/** Resolves with the persistence service once it is available on `ctx`. */
-function whenPersistence(ctx: Context): Promise<unknown> {
-  const present = ctx.get('sessionPersistence')
-  if (present) return Promise.resolve(present)
-  return new Promise((resolve) => {
-    ctx.inject(['sessionPersistence'], (c) => resolve(c.get('sessionPersistence')!))
+/** Resolves once the persistence service is available on `ctx`; the waiting plugin is unloaded afterwards. */
+async function whenPersistence(ctx: Context): Promise<void> {
+  if (ctx.get('sessionPersistence')) return
+  let waiter: { dispose(): unknown } | undefined
+  await new Promise<void>((resolve) => {
+    waiter = ctx.inject(['sessionPersistence'], () => resolve())
   })
+  waiter?.dispose()
 }
 
 /**

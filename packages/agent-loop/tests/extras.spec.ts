@@ -37,6 +37,25 @@ describe('configured agents (§2.5)', () => {
   })
 })
 
+describe('configured agents waiting for persistence', () => {
+  it('a resumeSessionId entry that waited for persistence does not keep its waiting plugin mounted', async () => {
+    const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'later' }] } })
+    await settle()
+    const waiting = [...h.ctx.registry.keys()].length
+    const failures: unknown[] = []
+    h.ctx.on('agent-loop/config-start-failed', (p) => void failures.push(p))
+    h.ctx.set('sessionPersistence', {
+      prepare: async (id: string) => {
+        throw new Error(`session "${id}" not found`)
+      },
+      list: async () => [],
+    })
+    await settle()
+    expect(failures).toHaveLength(1)
+    expect([...h.ctx.registry.keys()].length).toBe(waiting - 1)
+  })
+})
+
 describe('driver edges', () => {
   it('a vetoed turn/start emits agent/error with the previous turn number and leaves no turn', async () => {
     const h = boot()
