@@ -2,7 +2,7 @@
  * Request digests (provability.md §1): the parts of one model request hashed so that the request the log says was
  * sent can be checked afterwards by anyone holding the log.
  */
-import { historyBaseOf, type LlmCallConfig, type Message, type ToolSchema } from '@bridle/llm'
+import { CALL_CONFIG_KEYS, callConfigOf, historyBaseOf, type LlmCallConfig, type Message, type ToolSchema } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from './canonical.js'
 
 /** The model-facing fields of a request that take part in its digest. */
@@ -21,16 +21,12 @@ export interface RequestDigestParts {
   readonly messages: { readonly count: number; readonly chain: string }
 }
 
-const CONFIG_KEYS = ['provider', 'model', 'reasoningEffort', 'temperature', 'maxTokens', 'stop'] as const
-
 /** `chain_0`: the digest of the empty string. */
 export const EMPTY_CHAIN = sha256Hex('')
 
 /** digest(canonicalJson({provider, model, reasoningEffort?, temperature?, maxTokens?, stop?})). */
 export function configDigest(request: LlmCallConfig): string {
-  const config: Record<string, unknown> = {}
-  for (const key of CONFIG_KEYS) if (request[key] !== undefined) config[key] = request[key]
-  return sha256Hex(canonicalJson(config))
+  return sha256Hex(canonicalJson(callConfigOf(request)))
 }
 
 /** digest(system ?? ''). */
@@ -94,7 +90,7 @@ export class RequestDigester {
   messageDigestsComputed = 0
 
   digest(request: DigestableRequest): RequestDigestParts {
-    const configKey = JSON.stringify(CONFIG_KEYS.map((key) => request[key] ?? null))
+    const configKey = JSON.stringify(CALL_CONFIG_KEYS.map((key) => request[key] ?? null))
     if (this.lastConfig?.key !== configKey) this.lastConfig = { key: configKey, digest: configDigest(request) }
     if (this.lastSystem === undefined || this.lastSystem.value !== request.system) {
       this.lastSystem = { value: request.system, digest: systemDigest(request.system) }
