@@ -54,6 +54,26 @@ describe('bridle with a plugin row that cannot load', () => {
   })
 })
 
+describe('bridle inspect --step with a section that only renders for the live agent', () => {
+  it('still shows the step, with that paragraph unnamed, instead of failing', async () => {
+    const app = makeApp(`${DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./plugins/live.mjs\n')}`)
+    writeFileSync(
+      join(app, 'plugins', 'live.mjs'),
+      "export default { name: 'live', inject: ['systemPrompt'], apply(ctx) {\n" +
+        "  ctx.systemPrompt.section({ name: 'house:live', order: 60, text: (c) => `Log kept: ${c.agent.session.events.length >= 0}.` })\n} }\n",
+    )
+    const run = await bridle(['run', 'What is the package name?'], app)
+    expect(run.code).toBe(0)
+    const id = /^bridle: session (\S+)$/m.exec(run.stderr)![1]!
+    for (const flags of [['--step', '1'], ['--step', '1', '--cache']]) {
+      const out = await bridle(['inspect', id, ...flags], app)
+      expect(out.stderr).toBe('')
+      expect(out.code).toBe(0)
+      expect(out.stdout).toMatch(/^ {2}\d\. \(unnamed\): Log kept: true\.$/m)
+    }
+  })
+})
+
 describe('examples/', () => {
   const apps = readdirSync(EXAMPLES).filter((name) => readdirSync(join(EXAMPLES, name)).includes('bridle.yaml'))
 

@@ -86,7 +86,7 @@ export async function inspect(id: string, options: InspectOptions, io: Io): Prom
   if (options.cache) {
     const rows = cachePrefixReport(events)
     report.cache = rows
-    const known = await knownSections(booted.ctx, meta, { provider: '', model: '' }).catch(() => [])
+    const known = await knownSections(booted.ctx, meta, { provider: '', model: '' })
     text += renderCacheReport(rows, p, (row, line) => {
       const system = reconstructRequest(events, { turn: row.turn, step: row.step }).header.system ?? ''
       let start = 0
