@@ -1,6 +1,6 @@
 import { Context } from 'cordis'
 import type { ScopeKey } from './key.js'
-import { scopeChainOf } from './parent.js'
+import { chainIncludes } from './parent.js'
 import { scopeOf } from './tag.js'
 
 declare const brand: unique symbol
@@ -27,7 +27,7 @@ export function scopeTarget<T extends object>(base: T, key: ScopeKey | undefined
       const tag = scopeOf(listenerCtx)
       if (tag === undefined) return true
       if (key === undefined) return false
-      return scopeChainOf(key).includes(tag)
+      return chainIncludes(key, tag)
     },
   }
   carriers.set(carrier, { key })

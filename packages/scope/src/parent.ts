@@ -13,10 +13,19 @@ export interface ScopeBinding {
   rebind(parent: ScopeKey): void
 }
 
-function assertNoCycle(key: ScopeKey, parent: ScopeKey): void {
-  for (let current: ScopeKey | undefined = parent; current !== undefined; current = parents.get(current)) {
-    if (current === key) throw new Error('@bridle/scope: scope parent link would form a cycle')
+/**
+ * True when `candidate` is `key` or one of its ancestors: `scopeChainOf(key).includes(candidate)` without
+ * building the chain, for dispatch filters that ask it once per tagged listener.
+ */
+export function chainIncludes(key: ScopeKey, candidate: ScopeKey): boolean {
+  for (let current: ScopeKey | undefined = key; current !== undefined; current = parents.get(current)) {
+    if (current === candidate) return true
   }
+  return false
+}
+
+function assertNoCycle(key: ScopeKey, parent: ScopeKey): void {
+  if (chainIncludes(parent, key)) throw new Error('@bridle/scope: scope parent link would form a cycle')
 }
 
 /**

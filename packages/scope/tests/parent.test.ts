@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { bindScopeParent, scopeChainOf, scopeParentOf } from '@bridle/scope'
+import { chainIncludes } from '../src/parent.js'
 
 const KEY_ERROR = '@bridle/scope: scope key must be an object'
 const REBIND_ERROR =
@@ -119,6 +120,23 @@ describe('parent chain', () => {
           }
         },
       ),
+    )
+  })
+})
+
+describe('chainIncludes', () => {
+  it('agrees with scopeChainOf(key).includes(candidate) on random parent forests', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), fc.nat(), fc.nat(), (links, a, b) => {
+        const keys = links.map(() => ({}))
+        // key i may take a parent among keys 0..i-1 only, so the forest has no cycle
+        links.forEach((link, i) => {
+          if (i > 0 && link % 3 !== 0) bindScopeParent(keys[i]!, keys[link % i]!)
+        })
+        const key = keys[a % keys.length]!
+        const candidate = keys[b % keys.length]!
+        expect(chainIncludes(key, candidate)).toBe(scopeChainOf(key).includes(candidate))
+      }),
     )
   })
 })
