@@ -32,9 +32,13 @@ function collectVariables(
   context: AssembleContext,
 ): Record<string, string | undefined> {
   const vars: Record<string, string | undefined> = {}
+  const shadowed = (name: string, from: number) => {
+    for (let i = from; i < layers.length; i++) if (layers[i]!.variables.has(name)) return true
+    return false
+  }
   layers.forEach((layer, index) => {
     for (const [name, provider] of layer.variables.entries()) {
-      if (layers.slice(index + 1).some((nearer) => nearer.variables.has(name))) continue
+      if (shadowed(name, index + 1)) continue
       const value: unknown = provider(context)
       if (value !== undefined && typeof value !== 'string') {
         throw new TypeError(`assembled variable "${name}" must be a string or undefined`)
