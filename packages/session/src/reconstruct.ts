@@ -1,18 +1,15 @@
 /**
  * `reconstructRequest` (session.md §12): rebuilds the request any past step was built from, using only a log prefix.
  */
-import { deepFreeze, type LlmCallConfig, type Message, type ToolSchema } from '@bridle/llm'
+import { deepFreeze, type Message } from '@bridle/llm'
 import type { AnySessionEvent, EpochHeader, RequestContext, RequestHeaderReason } from './events.js'
 import { deriveEventMessage } from './derive.js'
+import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
 import { foldSurface } from './surface.js'
 
-/** The model-facing fields of a dispatched request (without `signal` / `sessionId`). */
-export type ReconstructedModelRequest = LlmCallConfig & {
-  readonly system?: string
-  readonly tools?: readonly ToolSchema[]
-  readonly messages: readonly Message[]
-}
+/** The model-facing fields of a dispatched request (without `signal` / `sessionId`): exactly what a digest covers. */
+export type ReconstructedModelRequest = DigestableRequest
 
 export interface ReconstructedRequest {
   readonly turn: number
