@@ -10,7 +10,7 @@ import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
 import { RequestFacts } from './request-header.js'
 import { assertMessageEventShape, assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation } from './shape.js'
-import { planSurface, SurfaceManager, SurfaceState, type SurfacePlan, type SurfaceView } from './surface.js'
+import { planSurface, releaseSurfaceState, SurfaceManager, SurfaceState, type SurfacePlan, type SurfaceView } from './surface.js'
 import { PUBLISHER, PUBLISHING, type SessionPublisher } from './internal.js'
 
 /** The live surface of a session: one object for the session's lifetime. */
@@ -251,5 +251,5 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
     }
     out.push(value)
   }
-  return { events: out, plans, surface: surface.releaseState() }
+  return { events: out, plans, surface: releaseSurfaceState(surface) }
 }

@@ -177,8 +177,15 @@ export class SurfaceState {
   }
 }
 
+/** Reads a manager's private state; set by the class's static block, used only by {@link releaseSurfaceState}. */
+let stateOf: (manager: SurfaceManager) => SurfaceState
+
 /** Folds a surface incrementally over a window of a log starting at `baseSeq`; earlier targets are "not found". */
 export class SurfaceManager {
+  static {
+    stateOf = (manager) => manager.state
+  }
+
   private readonly state = new SurfaceState()
   private readonly replacementList: SurfaceReplacement[] = []
   private readonly windowEvents: AnySessionEvent[] = []
@@ -226,14 +233,6 @@ export class SurfaceManager {
     return this.state.members.has(seq)
   }
 
-  /**
-   * The state the accepted pushes built, handed over (the manager must not be pushed to afterwards): a session seeded
-   * from the same events adopts it instead of applying every plan a second time.
-   */
-  releaseState(): SurfaceState {
-    return this.state
-  }
-
   /** The planner's live view of this manager, one object for its lifetime (no allocation per push). */
   private view(): SurfaceView {
     if (this.surfaceView === undefined) {
@@ -250,6 +249,15 @@ export class SurfaceManager {
     }
     return this.surfaceView
   }
+}
+
+/**
+ * The state `manager`'s accepted pushes built, handed over (the manager must not be pushed to afterwards): a session
+ * seeded from the same events adopts it instead of applying every plan a second time. Package-private: the public
+ * `SurfaceManager` exposes no mutable state.
+ */
+export function releaseSurfaceState(manager: SurfaceManager): SurfaceState {
+  return stateOf(manager)
 }
 
 /** The result of {@link foldSurface}: detached node order and every replacement, in log order. */
