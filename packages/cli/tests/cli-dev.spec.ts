@@ -88,3 +88,29 @@ describe('bridle dev', () => {
     expect(events.filter((e) => e.type === 'request/digest')).toHaveLength(4)
   })
 })
+
+describe('main(["dev", …]) in-process', () => {
+  it('stops watching the plugin folder when the session cannot be opened', async () => {
+    const app = makeApp(DEMO_YAML)
+    const index = join(BIN, '..', 'index.js')
+    const script =
+      `const { main } = await import(${JSON.stringify(index)})\n` +
+      `const io = { out: () => {}, err: (t) => process.stderr.write(t), color: false }\n` +
+      `const code = await main(['dev', '-s', 'no-such-session'], io)\n` +
+      // closed handles leave the list once libuv has run their close callbacks, a loop turn later
+      `for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r))\n` +
+      `console.log(JSON.stringify({ code, resources: process.getActiveResourcesInfo() }))\n` +
+      `process.exit(0)\n`
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: app, env: offlineEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    await new Promise((resolve) => child.on('close', resolve))
+    expect(stderr).toContain('session "no-such-session" not found')
+    const { code, resources } = JSON.parse(stdout) as { code: number; resources: string[] }
+    expect(code).toBe(1)
+    // chokidar watches with fs.watch, whose handle is an FSEventWrap
+    expect(resources).not.toContain('FSEventWrap')
+  })
+})

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline'
 import { resolve } from 'node:path'
+import type { Agent } from '@bridle/agent-loop'
 import { boot } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { HotReloader, type ReloadReport } from '../hot-reload.js'
@@ -31,19 +32,23 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   }
   const reloader = new HotReloader(booted, dir, report)
   await reloader.start()
-  const agent = await openAgent(booted, { session: options.session })
-  io.err(`bridle dev: session ${agent.id}; watching ${dir}; one prompt per line, end with Ctrl-D\n`)
-
-  const lines = createInterface({ input, terminal: false })
+  let agent: Agent | undefined
   let code = 0
-  for await (const line of lines) {
-    const prompt = line.trim()
-    if (prompt === '') continue
-    code = await reloader.serialize(() => runPrompt(booted, agent, prompt, io))
-    io.err(`bridle dev: ready\n`)
+  try {
+    const opened = (agent = await openAgent(booted, { session: options.session }))
+    io.err(`bridle dev: session ${opened.id}; watching ${dir}; one prompt per line, end with Ctrl-D\n`)
+    const lines = createInterface({ input, terminal: false })
+    for await (const line of lines) {
+      const prompt = line.trim()
+      if (prompt === '') continue
+      code = await reloader.serialize(() => runPrompt(booted, opened, prompt, io))
+      io.err(`bridle dev: ready\n`)
+    }
+  } finally {
+    // also when the session cannot be opened or a prompt throws: the watcher would keep the process alive
+    await reloader.close()
+    await agent?.dispose()
   }
-  await reloader.close()
-  await agent.dispose()
   io.err(`bridle: session ${agent.id}\n`)
   return code
 }
