@@ -17,6 +17,7 @@ import { createClient, type CallRecord } from './client.js'
 import type { OpenAICompatConfig } from './config.js'
 import { readSseEvents } from './event-stream.js'
 import { toLlmError } from './failures.js'
+import { asRecord } from './json-object.js'
 import { detailsOfObject, streamErrorEvent } from './http-errors.js'
 import { buildRequestBody } from './serialize.js'
 import { DeltaTranslator } from './translate.js'
@@ -161,8 +162,8 @@ function parsePayload(event: string | undefined, data: string, config: OpenAICom
     throw malformed(data, config)
   }
   if (event === 'error') throw streamErrorEvent(detailsOfObject(json), config.displayName)
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw malformed(data, config)
-  const payload = json as Record<string, unknown>
+  const payload = asRecord(json)
+  if (payload === undefined) throw malformed(data, config)
   if ('error' in payload && !('choices' in payload)) {
     throw streamErrorEvent(detailsOfObject(payload), config.displayName)
   }

@@ -4,6 +4,7 @@
  * needs (status, provider retry-after, request id).
  */
 import { LlmError, isContextWindowExceededError, isQuotaExceededError } from '@bridle/llm'
+import { asRecord } from './json-object.js'
 
 const MAX_MESSAGE_CHARS = 500
 
@@ -26,9 +27,9 @@ export function errorDetails(text: string): ErrorDetails {
 
 /** Same as `errorDetails` for an already-parsed payload. */
 export function detailsOfObject(json: unknown): ErrorDetails {
-  const top = record(json)
+  const top = asRecord(json)
   if (top === undefined) return {}
-  const nested = record(top.error)
+  const nested = asRecord(top.error)
   const message =
     str(nested?.message) ?? str(top.error) ?? str(top.message) ?? str(top.detail)
   const code = str(nested?.code) ?? str(top.code)
@@ -119,12 +120,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined
   }
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined
 }
 
 function str(value: unknown): string | undefined {

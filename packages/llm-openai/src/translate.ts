@@ -9,6 +9,7 @@ import {
   type FinishReason,
   type StreamChunk,
 } from '@bridle/llm'
+import { asRecord } from './json-object.js'
 import { translateUsage } from './usage.js'
 
 type OpenBlock =
@@ -172,12 +173,6 @@ function firstChoice(choices: unknown): Record<string, unknown> | undefined {
     if (choice !== undefined && (choice.index === undefined || choice.index === 0)) return choice
   }
   return undefined
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined
 }
 
 function nonEmpty(value: unknown): string | undefined {
