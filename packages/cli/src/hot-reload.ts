@@ -11,6 +11,8 @@ export interface ReloadReport {
   /** How many `system-prompt/change` events the swap emitted. */
   changes: number
   error?: string
+  /** On `failed`: whether a previous version of the file is still (or again) loaded. */
+  kept?: boolean
 }
 
 /**
@@ -82,17 +84,26 @@ export class HotReloader {
       plugin = await this.booted.resolve(row, { fresh: true })
     } catch (error) {
       // the edit does not even import: the loaded version stays as it is
-      this.onReport({ file: label, action: 'failed', changes: counter.stop(), error: (error as Error).message })
+      this.onReport({ file: label, action: 'failed', changes: counter.stop(), error: (error as Error).message, kept: old !== undefined })
       return
     }
     old?.dispose()
+    this.loaded.delete(file)
     try {
       this.loaded.set(file, { dispose: await this.booted.start(plugin, row), plugin })
       this.onReport({ file: label, action: old ? 'reloaded' : 'loaded', changes: counter.stop() })
     } catch (error) {
-      if (old) this.loaded.set(file, { dispose: await this.booted.start(old.plugin, row), plugin: old.plugin })
-      else this.loaded.delete(file)
-      this.onReport({ file: label, action: 'failed', changes: counter.stop(), error: (error as Error).message })
+      let message = (error as Error).message
+      let kept = false
+      if (old) {
+        try {
+          this.loaded.set(file, { dispose: await this.booted.start(old.plugin, row), plugin: old.plugin })
+          kept = true
+        } catch (again) {
+          message += `; the previous version failed to start again: ${(again as Error).message}`
+        }
+      }
+      this.onReport({ file: label, action: 'failed', changes: counter.stop(), error: message, kept })
     }
   }
 }

@@ -89,6 +89,21 @@ describe('bridle dev', () => {
   })
 })
 
+describe('bridle dev with a plugin file that never loaded', () => {
+  let dev: DevSession | undefined
+  afterEach(() => void dev?.child.kill())
+
+  it('does not claim a previous version stays loaded when there is none', async () => {
+    const app = makeApp(DEMO_YAML)
+    writeFileSync(join(app, 'plugins', 'broken.mjs'), 'export default {{ this is not javascript')
+    dev = new DevSession(app)
+    await dev.waitFor(/one prompt per line/, 0)
+    expect(dev.stderr).toMatch(/bridle dev: failed to load plugins\/broken\.mjs: .* \(not loaded\)\n/)
+    expect(dev.stderr).not.toContain('the previous version stays loaded')
+    expect(await dev.end()).toBe(0)
+  })
+})
+
 describe('main(["dev", …]) in-process', () => {
   it('stops watching the plugin folder when the session cannot be opened', async () => {
     const app = makeApp(DEMO_YAML)

@@ -27,7 +27,8 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   const dir = resolve(app.dir, options.watch ?? 'plugins')
   const report = (r: ReloadReport) => {
     const changes = r.changes > 0 ? p.dim(` (system-prompt/change ×${r.changes})`) : ''
-    if (r.action === 'failed') io.err(`${p.red('bridle dev: failed to load')} ${r.file}: ${r.error} (the previous version stays loaded)\n`)
+    const previous = r.kept ? ' (the previous version stays loaded)' : ' (not loaded)'
+    if (r.action === 'failed') io.err(`${p.red('bridle dev: failed to load')} ${r.file}: ${r.error}${previous}\n`)
     else io.err(`bridle dev: ${r.action} ${r.file}${changes}\n`)
   }
   const reloader = new HotReloader(booted, dir, report)
