@@ -143,3 +143,26 @@ describe('bridle with a bad app config', () => {
     expect(out.stderr).toMatch(/bridle\.yaml: plugin "@bridle\/plugin-read-file": .*maxBytes/)
   })
 })
+
+describe('bridle inspect --cache after a model switch', () => {
+  it('names the section that changed even when it renders a route variable', async () => {
+    const app = makeApp(`plugins:
+  - package: "@bridle/plugin-scripted-model"
+    config:
+      turns: [{ steps: [{ text: "ok" }] }]
+  - package: "@bridle/session-jsonl"
+    config:
+      root: sessions
+systemPrompt:
+  persona: "You are running on {{model}}."
+`)
+    const first = await bridle(['run', '-m', 'model-a', 'hello'], app)
+    expect(first.code).toBe(0)
+    const id = sessionIdOf(first.stderr)
+    const again = await bridle(['run', '-s', id, '-m', 'model-b', 'hello again'], app)
+    expect(again.code).toBe(0)
+    const out = await bridle(['inspect', id, '--cache'], app)
+    expect(out.code).toBe(0)
+    expect(out.stdout).toMatch(/turn 2 step 1: system ✗ line \d+ \(section deployment:persona\): "You are running on model-a\." → "You are running on model-b\."/)
+  })
+})

@@ -1,10 +1,10 @@
-import { cachePrefixReport, reconstructRequest, requestSteps, verifyDigests, type SessionEvent } from '@bridle/session'
+import { cachePrefixReport, reconstructRequest, requestSteps, verifyDigests, type CachePrefixRow, type SessionEvent } from '@bridle/session'
 import { boot, persistenceOf } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { knownSections } from '../inspect/known-sections.js'
 import { renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
-import { attributeSections } from '../inspect/sections.js'
+import { attributeSections, type AttributedSection, type KnownSection } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { UsageError } from '../model-selection.js'
 import { paint, type Io } from '../terminal.js'
@@ -86,11 +86,23 @@ export async function inspect(id: string, options: InspectOptions, io: Io): Prom
   if (options.cache) {
     const rows = cachePrefixReport(events)
     report.cache = rows
-    const known = await knownSections(booted.ctx, meta, { provider: '', model: '' })
+    // Sections are named only where the system prompt broke, each against the app's sections rendered for
+    // that request's own route (a section may render {{provider}} or {{model}}); one assembly per route.
+    const knownByRoute = new Map<string, KnownSection[]>()
+    const broken = new Map<CachePrefixRow, AttributedSection[]>()
+    for (const row of rows) {
+      if (row.system?.kept !== false) continue
+      const header = reconstructRequest(events, { turn: row.turn, step: row.step }).header
+      const config = header.config as unknown as Record<string, unknown>
+      const route = { provider: String(config.provider), model: String(config.model) }
+      const key = JSON.stringify(route)
+      let known = knownByRoute.get(key)
+      if (known === undefined) knownByRoute.set(key, (known = await knownSections(booted.ctx, meta, route)))
+      broken.set(row, attributeSections(header.system ?? '', known))
+    }
     text += renderCacheReport(rows, p, (row, line) => {
-      const system = reconstructRequest(events, { turn: row.turn, step: row.step }).header.system ?? ''
       let start = 0
-      for (const section of attributeSections(system, known)) {
+      for (const section of broken.get(row) ?? []) {
         const end = start + section.text.split('\n').length
         if (line > start && line <= end) return section.name
         start = end + 1
