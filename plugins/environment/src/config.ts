@@ -1,7 +1,5 @@
-import { parseConfig } from '@bridle/llm'
+import { nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
-
-const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema)
 
 /** Label names that suggest a secret; such labels are refused so a credential cannot be exposed by mistake. */
 export const SECRET_NAME_PATTERN = /token|secret|passw|pwd|credential|api[-_]?key|private[-_]?key|auth|cookie|session|bearer/i
@@ -40,8 +38,8 @@ const labels = z.record(z.string(), publicValue).superRefine((record, ctx) => {
 export const ConfigSchema = z.strictObject({
   environment: publicValue,
   region: publicValue,
-  labels: nullable(labels.optional()),
-  contextName: nullable(z.string().min(1).default('environment')),
+  labels: nullAsAbsent(labels.optional()),
+  contextName: nullAsAbsent(z.string().min(1).default('environment')),
 })
 
 export type EnvironmentConfig = z.output<typeof ConfigSchema>

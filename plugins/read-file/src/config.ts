@@ -1,8 +1,6 @@
-import { parseConfig } from '@bridle/llm'
+import { nullAsAbsent, parseConfig } from '@bridle/llm'
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
-
-const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema)
 
 /**
  * Config of `@bridle/plugin-read-file` (zod 4 strict object; `null` counts as absent, unknown keys are rejected).
@@ -12,15 +10,15 @@ const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === 
  * - `maxLineLength`: characters kept per line; longer lines are cut with a marker (default 2000).
  */
 export const ConfigSchema = z.strictObject({
-  root: nullable(
+  root: nullAsAbsent(
     z
       .string()
       .refine((p) => isAbsolute(p), { message: 'root must be an absolute path' })
       .optional(),
   ),
-  maxBytes: nullable(z.number().int().min(256).max(16 * 1024 * 1024).default(64 * 1024)),
-  defaultLimit: nullable(z.number().int().min(1).max(1_000_000).default(2000)),
-  maxLineLength: nullable(z.number().int().min(16).max(1_000_000).default(2000)),
+  maxBytes: nullAsAbsent(z.number().int().min(256).max(16 * 1024 * 1024).default(64 * 1024)),
+  defaultLimit: nullAsAbsent(z.number().int().min(1).max(1_000_000).default(2000)),
+  maxLineLength: nullAsAbsent(z.number().int().min(16).max(1_000_000).default(2000)),
 })
 
 export type ReadFileConfig = z.output<typeof ConfigSchema>

@@ -1,8 +1,6 @@
-import { parseConfig } from '@bridle/llm'
+import { nullAsAbsent, parseConfig } from '@bridle/llm'
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
-
-const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema)
 
 /**
  * Config of `@bridle/plugin-workspace` (zod 4 strict object; `null` counts as absent, unknown keys are rejected).
@@ -13,16 +11,16 @@ const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === 
  * - `gitMaxBytes`: how much `git status` output is read at most (default 256 KiB); beyond it the summary says so.
  */
 export const ConfigSchema = z.strictObject({
-  defaultCwd: nullable(
+  defaultCwd: nullAsAbsent(
     z
       .string()
       .refine((p) => isAbsolute(p), { message: 'defaultCwd must be an absolute path' })
       .optional(),
   ),
-  git: nullable(z.boolean().default(true)),
-  gitBinary: nullable(z.string().min(1).default('git')),
-  gitTimeoutMs: nullable(z.number().int().min(50).max(60_000).default(1500)),
-  gitMaxBytes: nullable(z.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024)),
+  git: nullAsAbsent(z.boolean().default(true)),
+  gitBinary: nullAsAbsent(z.string().min(1).default('git')),
+  gitTimeoutMs: nullAsAbsent(z.number().int().min(50).max(60_000).default(1500)),
+  gitMaxBytes: nullAsAbsent(z.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024)),
 })
 
 export type WorkspaceConfig = z.output<typeof ConfigSchema>
