@@ -62,9 +62,15 @@ export function chooseModel(app: AppConfig, env: NodeJS.ProcessEnv, flags: Model
     const model = flags.model ?? app.agent.model ?? config.model ?? config.models?.[0]?.id ?? (scripted ? 'scripted-demo' : 'deepseek-chat')
     return { row: undefined, provider, model, scripted, notice: `bridle: model ${provider}/${model} (from the app config)` }
   }
+  if (app.agent.provider !== undefined) {
+    throw new UsageError(
+      `${app.file ?? 'bridle'}: agent.provider "${app.agent.provider}" names a route, but the app lists no model plugin row ` +
+        `(${LLM_OPENAI} or ${SCRIPTED_MODEL}) to provide it; add one, or remove agent.provider to use the environment's model`,
+    )
+  }
   const baseURL = flags.baseUrl ?? env.BRIDLE_BASE_URL
   if (baseURL) {
-    const model = flags.model ?? env.BRIDLE_MODEL
+    const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model
     if (!model) throw new UsageError('bridle: BRIDLE_MODEL must name the model served at BRIDLE_BASE_URL')
     const windowText = env.BRIDLE_CONTEXT_WINDOW
     const contextWindow = windowText === undefined || windowText === '' ? 32768 : Number(windowText)
@@ -90,7 +96,7 @@ export function chooseModel(app: AppConfig, env: NodeJS.ProcessEnv, flags: Model
     }
   }
   if (env.DEEPSEEK_API_KEY) {
-    const model = flags.model ?? env.BRIDLE_MODEL ?? 'deepseek-chat'
+    const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model ?? 'deepseek-chat'
     return {
       row: { package: LLM_OPENAI, config: {} },
       provider: 'deepseek',

@@ -42,4 +42,16 @@ describe('chooseModel', () => {
     const own = app({ plugins: [{ package: '@bridle/llm-openai', config: { provider: 'local', baseURL: 'http://l', apiKeyEnv: null, models: [{ id: 'q', contextWindow: 10 }] } }] })
     expect(chooseModel(own, { DEEPSEEK_API_KEY: 'k' })).toMatchObject({ row: undefined, provider: 'local', model: 'q', scripted: false })
   })
+
+  it('takes agent.model as the default model of an environment route', () => {
+    expect(chooseModel(app({ agent: { model: 'deepseek-reasoner' } }), { DEEPSEEK_API_KEY: 'k' }).model).toBe('deepseek-reasoner')
+    expect(chooseModel(app({ agent: { model: 'q' } }), { BRIDLE_BASE_URL: 'http://x' }).model).toBe('q')
+    expect(chooseModel(app({ agent: { model: 'q' } }), { BRIDLE_BASE_URL: 'http://x', BRIDLE_MODEL: 'm' }).model).toBe('m')
+  })
+
+  it('refuses agent.provider without a model row that provides that route', () => {
+    expect(() => chooseModel(app({ agent: { provider: 'custom' } }), {})).toThrow(
+      /\/app\/bridle\.yaml: agent\.provider "custom" names a route, but the app lists no model plugin row/,
+    )
+  })
 })

@@ -28,7 +28,6 @@ export async function openAgent(booted: BootedApp, options: { session?: string; 
   const { ctx, app, model } = booted
   const agentOptions = {
     ...(model ? { provider: model.provider, model: model.model } : {}),
-    ...(app.agent.provider ? { provider: app.agent.provider } : {}),
     ...(app.agent.maxTokens ? { maxTokens: app.agent.maxTokens } : {}),
   }
   if (options.session !== undefined) return ctx.agentLoop.resume(options.session, agentOptions)
