@@ -6,14 +6,16 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { AgentLoop, type Agent } from '@bridle/agent-loop'
-import { createUserMessage, LlmRuntime, type GenerateOptions, type StreamChunk, type UserMessage } from '@bridle/llm'
+import { createUserMessage, LlmRuntime, type GenerateOptions, type UserMessage } from '@bridle/llm'
 import { SessionStore, type SessionEvent } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
+import type { Responder } from '../packages/agent-loop/tests/harness.js'
 
-/** Produces the chunks of one scripted response. */
-export type Responder = (request: GenerateOptions) => StreamChunk[] | AsyncIterable<StreamChunk>
+/** The chunk builders are the agent-loop harness's own; re-exported so these tests import one module. */
+export type { Responder }
+export { say, callTools } from '../packages/agent-loop/tests/harness.js'
 
 /** One plugin load: `ctx.plugin(plugin, config)`. */
 export interface PluginLoad {
@@ -74,32 +76,6 @@ export async function bootApp(plugins: readonly PluginLoad[]): Promise<App> {
 }
 
 export const user = (text: string): UserMessage => createUserMessage(text)
-
-/** Chunks of a plain text answer. */
-export function say(text: string, cacheReadTokens?: number): Responder {
-  return () => [
-    { type: 'block-start', index: 0, blockType: 'text' },
-    { type: 'text-delta', index: 0, text },
-    { type: 'block-end', index: 0, block: { type: 'text', text } },
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 3, ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }) } },
-    { type: 'finish', reason: { kind: 'stop' } },
-  ]
-}
-
-/** Chunks of an answer that calls the given tools, in order. */
-export function callTools(...calls: { id: string; name: string; args?: string }[]): Responder {
-  return () => {
-    const chunks: StreamChunk[] = []
-    calls.forEach((c, index) => {
-      const args = c.args ?? '{}'
-      chunks.push({ type: 'block-start', index, blockType: 'tool-call' })
-      chunks.push({ type: 'tool-call-delta', index, id: c.id as never, name: c.name, argumentsDelta: args })
-      chunks.push({ type: 'block-end', index, block: { type: 'tool-call', id: c.id as never, name: c.name, arguments: args } })
-    })
-    chunks.push({ type: 'finish', reason: { kind: 'tool-calls' } })
-    return chunks
-  }
-}
 
 /**
  * A response that never produces a chunk: it calls `onDispatched` and then waits until the request's signal

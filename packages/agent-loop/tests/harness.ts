@@ -79,13 +79,13 @@ export function describeEvent(e: SessionEvent): string {
   }
 }
 
-/** Chunks of a plain text answer. */
-export function say(text: string): Responder {
+/** Chunks of a plain text answer; `cacheReadTokens` adds a provider-reported cache hit to its usage. */
+export function say(text: string, cacheReadTokens?: number): Responder {
   return () => [
     { type: 'block-start', index: 0, blockType: 'text' },
     { type: 'text-delta', index: 0, text },
     { type: 'block-end', index: 0, block: { type: 'text', text } },
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 3 } },
+    { type: 'usage', usage: { inputTokens: 10, outputTokens: 3, ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }) } },
     { type: 'finish', reason: { kind: 'stop' } },
   ]
 }
