@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import { callId, ConfigError } from '@bridle/llm'
 import { createScope } from '@bridle/scope'
 import { renderPrompt, SystemPrompt } from '@bridle/system-prompt'
-import { ToolRegistry, type ToolAgent, type ToolExecutionResult } from '@bridle/tools'
+import { ToolRegistry } from '@bridle/tools'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { agentAt, load, read, text } from './harness.js'
 import { Config, READ_FILE_GUIDANCE_ORDER, READ_FILE_GUIDANCE_SECTION, ReadFile } from '../src/index.js'
 
 let base: string
@@ -29,41 +30,22 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-function setup(config?: unknown) {
-  const root = new Context()
-  root.plugin(SystemPrompt)
-  root.plugin(ToolRegistry)
-  const fork = root.plugin(ReadFile, config)
-  return { root, fork }
-}
-
-const agentAt = (cwd: string): ToolAgent => ({ session: { id: `s-${cwd}`, header: { cwd } } })
-let n = 0
-const read = (root: Context, args: object | string, agent?: ToolAgent): Promise<ToolExecutionResult> =>
-  root.tools.execute({
-    callId: callId(`call-${++n}`),
-    name: 'read_file',
-    rawArguments: typeof args === 'string' ? args : JSON.stringify(args),
-    signal: new AbortController().signal,
-    ...(agent ? { agent } : {}),
-  })
-const text = (r: ToolExecutionResult) => (r.content[0] as { text: string }).text
 
 describe('read_file through ctx.tools', () => {
   it('reads package.json relative to the agent’s workspace root, with line numbers', async () => {
-    const { root } = setup()
+    const { root } = load()
     const r = await read(root, { path: 'package.json' }, agentAt(ws))
     expect(r.isError).toBe(false)
     expect(text(r)).toBe('     1\t{\n     2\t  "name": "demo-app"\n     3\t}\n[end of file: lines 1-3 of 3]')
   })
 
   it('uses a configured root over the agent cwd', async () => {
-    const { root } = setup({ root: ws })
+    const { root } = load({ root: ws })
     expect(text(await read(root, { path: 'package.json' }, agentAt(outside)))).toContain('"name": "demo-app"')
   })
 
   it('pages with offset and limit', async () => {
-    const { root } = setup()
+    const { root } = load()
     expect(text(await read(root, { path: 'package.json', offset: 2, limit: 1 }, agentAt(ws)))).toBe(
       '     2\t  "name": "demo-app"\n[showing lines 2-2; more lines follow; call read_file with offset=3 to continue]',
     )
@@ -79,7 +61,7 @@ describe('read_file through ctx.tools', () => {
   ]
   for (const [label, path] of escapes) {
     it(`refuses an escape: ${label}`, async () => {
-      const { root } = setup()
+      const { root } = load()
       const r = await read(root, { path: path.replace('<base>', base) }, agentAt(ws))
       expect(r.isError).toBe(true)
       expect(r.error!.info).toEqual({ name: 'ReadFileError', code: 'OUTSIDE_WORKSPACE' })
@@ -89,14 +71,14 @@ describe('read_file through ctx.tools', () => {
   }
 
   it('refuses a binary file with a clear message', async () => {
-    const { root } = setup()
+    const { root } = load()
     const r = await read(root, { path: 'logo.png' }, agentAt(ws))
     expect(text(r)).toBe('Error: "logo.png" is a binary file (it contains NUL bytes); read_file only reads text')
     expect(r.error!.info).toEqual({ name: 'ReadFileError', code: 'BINARY_FILE' })
   })
 
   it('tells the model about bad arguments by path and type', async () => {
-    const { root } = setup()
+    const { root } = load()
     expect(text(await read(root, { path: 3 }, agentAt(ws)))).toBe('Error: invalid arguments: path: Invalid input: expected string, received number')
     expect(text(await read(root, { path: 'a', offset: 0 }, agentAt(ws)))).toMatch(/^Error: invalid arguments: offset: Too small/)
     expect(text(await read(root, { path: 'a', bogus: 1 }, agentAt(ws)))).toBe('Error: invalid arguments: (root): Unrecognized key: "bogus"')
@@ -104,14 +86,14 @@ describe('read_file through ctx.tools', () => {
   })
 
   it('is concurrency-safe', () => {
-    const { root } = setup()
+    const { root } = load()
     expect(root.tools.executionMode({ callId: callId('x'), name: 'read_file', rawArguments: '{"path":"a"}', signal: new AbortController().signal })).toBe('parallel')
   })
 })
 
 describe('prompt contributions and lifetime', () => {
   it('adds the schema and a tool-guidance section in the 100–199 band', async () => {
-    const { root } = setup()
+    const { root } = load()
     const assembly = await root.systemPrompt.assemble()
     expect(assembly.tools.map((t) => t.name)).toEqual(['read_file'])
     expect(assembly.tools[0]!.parameters).toMatchObject({ type: 'object', required: ['path'] })
@@ -123,7 +105,7 @@ describe('prompt contributions and lifetime', () => {
   })
 
   it('unloading the plugin removes the tool and section from the next assembly', async () => {
-    const { root, fork } = setup()
+    const { root, fork } = load()
     fork.dispose()
     const assembly = await root.systemPrompt.assemble()
     expect(assembly.tools).toEqual([])
@@ -148,7 +130,7 @@ describe('prompt contributions and lifetime', () => {
   it('rejects a bad config, naming the plugin and field, and registers nothing', async () => {
     expect(() => Config({ root: 'relative' })).toThrow('plugin-read-file: invalid config: root: root must be an absolute path')
     expect(() => Config({ maxByte: 1 })).toThrow(ConfigError)
-    const { root, fork } = setup({ maxBytes: -1 })
+    const { root, fork } = load({ maxBytes: -1 })
     expect(fork.error).toBeInstanceOf(ConfigError)
     expect((await root.systemPrompt.assemble()).tools).toEqual([])
   })

@@ -5,13 +5,13 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { callId } from '@bridle/llm'
 import DefaultReadFile, { ReadFile } from '@bridle/plugin-read-file'
 import { createScope } from '@bridle/scope'
 import { SystemPrompt } from '@bridle/system-prompt'
-import { ToolRegistry, type ToolAgent, type ToolExecutionResult } from '@bridle/tools'
+import { ToolRegistry } from '@bridle/tools'
 import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { agentAt, load, read, text } from './harness.js'
 
 let base: string
 let ws: string
@@ -40,24 +40,6 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-function load(config?: unknown) {
-  const root = new Context()
-  root.plugin(SystemPrompt)
-  root.plugin(ToolRegistry)
-  const fork = root.plugin(ReadFile, config)
-  return { root, fork }
-}
-const agentAt = (cwd: string): ToolAgent => ({ session: { id: `s-${cwd}`, header: { cwd } } })
-let n = 0
-const read = (root: Context, args: object, agent?: ToolAgent): Promise<ToolExecutionResult> =>
-  root.tools.execute({
-    callId: callId(`rf-${++n}`),
-    name: 'read_file',
-    rawArguments: JSON.stringify(args),
-    signal: new AbortController().signal,
-    ...(agent ? { agent } : {}),
-  })
-const text = (r: ToolExecutionResult) => (r.content[0] as { text: string }).text
 
 describe('read_file: exports and schema', () => {
   it('exports the plugin as named and default export; the tool takes path, offset?, limit?', async () => {
