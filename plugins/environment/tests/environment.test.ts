@@ -1,23 +1,9 @@
 import { ConfigError } from '@bridle/llm'
 import { createScope } from '@bridle/scope'
-import { renderContextSnapshot, renderPrompt, SystemPrompt } from '@bridle/system-prompt'
-import { Context } from 'cordis'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Config, Environment, renderEnvironment } from '../src/index.js'
-
-const prod = { environment: 'production', region: 'eu-west-1' }
-
-function setup(persona = '') {
-  const root = new Context()
-  root.plugin(SystemPrompt, { persona })
-  return root
-}
-
-async function view(root: Context, scope?: object) {
-  const assembly = await root.systemPrompt.assemble(scope === undefined ? {} : { scope })
-  return { assembly, system: renderPrompt(assembly), snapshot: renderContextSnapshot(assembly) }
-}
+import { load, prod, view } from './harness.js'
 
 describe('Config', () => {
   it('accepts environment, region and public labels', () => {
@@ -80,7 +66,7 @@ describe('Environment plugin', () => {
   })
 
   it('adds the named context and a region variable usable in the persona', async () => {
-    const root = setup('You serve customers in {{region}} ({{environment}}).')
+    const root = load('You serve customers in {{region}} ({{environment}}).')
     root.plugin(Environment, prod)
     const { system, snapshot, assembly } = await view(root)
     expect(system).toContain('You serve customers in eu-west-1 (production).')
@@ -90,7 +76,7 @@ describe('Environment plugin', () => {
 
   it('never exposes the process environment or secrets', async () => {
     process.env.BRIDLE_TEST_API_TOKEN = secret
-    const root = setup('Region {{region}}.')
+    const root = load('Region {{region}}.')
     root.plugin(Environment, { ...prod, labels: { tier: 'gold' } })
     const { system, snapshot, assembly } = await view(root)
     const everything = JSON.stringify(assembly) + system + snapshot
@@ -100,7 +86,7 @@ describe('Environment plugin', () => {
   })
 
   it('an agent-scope override shows only in that agent’s assembly', async () => {
-    const root = setup('Region {{region}}.')
+    const root = load('Region {{region}}.')
     root.plugin(Environment, prod)
     const agentA = { session: { id: 'a' } }
     const agentB = { session: { id: 'b' } }
@@ -125,7 +111,7 @@ describe('Environment plugin', () => {
   })
 
   it('disposing the plugin removes its context and variables from the next assembly', async () => {
-    const root = setup()
+    const root = load()
     const fork = root.plugin(Environment, prod)
     expect((await view(root)).snapshot).toContain('region: eu-west-1')
     fork.dispose()
@@ -136,7 +122,7 @@ describe('Environment plugin', () => {
   })
 
   it('a bad config registers nothing', async () => {
-    const root = setup()
+    const root = load()
     const errors: unknown[] = []
     root.on('internal/error', (e) => void errors.push(e))
     const fork = root.plugin(Environment, { environment: 'prod' })
@@ -147,7 +133,7 @@ describe('Environment plugin', () => {
   })
 
   it('can be mounted twice under different scopes without duplicate-plugin trouble', async () => {
-    const root = setup()
+    const root = load()
     const warnings: unknown[] = []
     root.on('internal/warning', (e) => void warnings.push(e))
     root.plugin(Environment, prod)

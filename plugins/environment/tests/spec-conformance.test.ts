@@ -7,21 +7,9 @@ import { inspect } from 'node:util'
 import { ConfigError } from '@bridle/llm'
 import DefaultEnvironment, { Environment } from '@bridle/plugin-environment'
 import { createScope } from '@bridle/scope'
-import { renderContextSections, renderContextSnapshot, renderPrompt, SystemPrompt } from '@bridle/system-prompt'
-import { Context } from 'cordis'
+import { renderContextSections } from '@bridle/system-prompt'
 import { afterEach, describe, expect, it } from 'vitest'
-
-const prod = { environment: 'production', region: 'eu-west-1' }
-
-function load(persona = '') {
-  const root = new Context()
-  root.plugin(SystemPrompt, { persona })
-  return root
-}
-async function view(root: Context, scope?: object) {
-  const assembly = await root.systemPrompt.assemble(scope === undefined ? {} : { scope })
-  return { assembly, system: renderPrompt(assembly), snapshot: renderContextSnapshot(assembly) }
-}
+import { load, prod, view } from './harness.js'
 
 describe('environment: contributions', () => {
   it('exports the plugin as named and default export', () => {
