@@ -25,6 +25,18 @@ export function isZodSchema(value: unknown): value is ZodType {
   )
 }
 
+/**
+ * True for a zod 3 schema (`_def` with a `Zod…` type name, or a standard-schema vendor of `zod`, and no `_zod`). Such
+ * a schema reaches us when an app installs zod 3 next to Bridle; it gets its own error so the fix is obvious.
+ */
+export function isZod3Schema(value: unknown): boolean {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null || isZodSchema(value)) return false
+  const def = (value as { _def?: { typeName?: unknown } })._def
+  if (typeof def === 'object' && def !== null && typeof def.typeName === 'string' && def.typeName.startsWith('Zod')) return true
+  const standard = (value as { '~standard'?: { vendor?: unknown } })['~standard']
+  return typeof standard === 'object' && standard !== null && standard.vendor === 'zod'
+}
+
 function describeName(name: unknown): string {
   try {
     return String(name)
@@ -44,6 +56,11 @@ function toJsonSchema(name: string, parameters: unknown): { schema: Record<strin
     }
     delete schema.$schema
     return { schema, zod: parameters }
+  }
+  if (isZod3Schema(parameters)) {
+    throw new TypeError(
+      `tool "${name}" parameters is a zod 3 schema; Bridle needs zod 4 (^4.6.7): install zod@4 in your app and build the schema with it`,
+    )
   }
   // A value that is not an object at all (absent, null, a string, an array) cannot describe a JSON object: that is
   // the spec's root message. An object that is not plain, lossless JSON gets the more specific message below.

@@ -1,16 +1,13 @@
+// `pnpm demo`: the chapter's scenario end to end. Runs examples/demo/bridle.yaml (offline with the scripted model
+// unless DEEPSEEK_API_KEY or BRIDLE_BASE_URL is set), then shows step 2 of that session and verifies every request
+// against its digest. It lives here, not in the `bridle` package, because it needs this checkout's example files.
 import { fileURLToPath } from 'node:url'
-import { main } from './cli.js'
-import { processIo, type Io } from './terminal.js'
+import { main, processIo } from '../../packages/cli/dist/index.js'
 
-/**
- * `pnpm demo`: the chapter's scenario end to end. Runs examples/demo (offline with the scripted model
- * unless DEEPSEEK_API_KEY or BRIDLE_BASE_URL is set), then shows step 2 of that session and verifies
- * every request against its digest.
- */
-const config = fileURLToPath(new URL('../../../examples/demo/bridle.yaml', import.meta.url))
+const config = fileURLToPath(new URL('./bridle.yaml', import.meta.url))
 const io = processIo()
-let sessionId: string | undefined
-const watching: Io = {
+let sessionId
+const watching = {
   ...io,
   err: (text) => {
     sessionId = /^bridle: session (\S+)$/m.exec(text)?.[1] ?? sessionId

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// `pnpm lint` runs this: every workspace package follows the publishing conventions in CONTRIBUTING.md, so a new
+// package cannot forget its LICENSE, pin cordis/zod as regular dependencies, or ship files outside dist/.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const license = readFileSync(join(root, 'LICENSE'), 'utf8')
+// The tested range starts at the version the workspace itself is developed and tested with.
+const PEERS = Object.fromEntries(['cordis', 'zod'].map((name) => [name, rootManifest.devDependencies[name]]))
+
+/** Source files of a package, to see which of cordis and zod it really imports. */
+function sources(dir) {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.(ts|tsx|mts)$/.test(entry.name))
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+}
+
+const problems = []
+for (const group of ['packages', 'plugins']) {
+  for (const name of readdirSync(join(root, group))) {
+    const dir = join(root, group, name)
+    if (!existsSync(join(dir, 'package.json'))) continue
+    const where = relative(root, dir)
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+    const fail = (message) => problems.push(`${where} (${pkg.name}): ${message}`)
+
+    if (!existsSync(join(dir, 'LICENSE')) || readFileSync(join(dir, 'LICENSE'), 'utf8') !== license) {
+      fail('LICENSE must be a copy of the root LICENSE (cp LICENSE ' + where + '/)')
+    }
+    if (pkg.license !== 'MIT') fail('"license" must be "MIT"')
+    if (pkg.private) continue
+    for (const field of ['description', 'homepage', 'repository', 'bugs', 'engines']) if (!pkg[field]) fail(`"${field}" is missing`)
+    if (!Array.isArray(pkg.keywords) || !pkg.keywords.includes('bridle')) fail('"keywords" must include "bridle"')
+    if (pkg.repository?.directory !== where) fail(`"repository.directory" must be "${where}"`)
+    if (pkg.publishConfig?.access !== 'public') fail('"publishConfig.access" must be "public"')
+    const files = JSON.stringify(pkg.files)
+    if (files !== JSON.stringify(['dist', 'README.md', 'LICENSE'])) fail(`"files" must be ["dist", "README.md", "LICENSE"], not ${files}`)
+    const code = sources(join(dir, 'src')).join('\n')
+    for (const [lib, version] of Object.entries(PEERS)) {
+      const imported = new RegExp(`from '${lib}(/[^']*)?'`).test(code)
+      if (pkg.dependencies?.[lib]) fail(`"${lib}" must be a peerDependency (an app shares one copy), not a dependency`)
+      if (!imported) continue
+      if (pkg.peerDependencies?.[lib] !== `^${version}`) fail(`imports ${lib}: "peerDependencies.${lib}" must be "^${version}"`)
+      if (pkg.devDependencies?.[lib] !== version) fail(`imports ${lib}: "devDependencies.${lib}" must be "${version}"`)
+    }
+    for (const field of ['dependencies', 'devDependencies']) {
+      for (const [dep, spec] of Object.entries(pkg[field] ?? {})) {
+        if (dep.startsWith('@bridle/') || dep === 'bridle') {
+          if (spec !== 'workspace:^') fail(`"${field}.${dep}" must be "workspace:^"`)
+        } else if (!/^(npm:(@[^\/]+\/)?[^@]+@)?\d+\.\d+\.\d+$/.test(spec)) {
+          fail(`"${field}.${dep}" must pin an exact version, not "${spec}"`)
+        }
+      }
+    }
+  }
+}
+
+if (problems.length > 0) {
+  console.error(`package conventions (CONTRIBUTING.md) are not met:\n  ${problems.join('\n  ')}`)
+  process.exit(1)
+}
+console.log('package conventions: every package follows CONTRIBUTING.md')
