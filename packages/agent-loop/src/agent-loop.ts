@@ -2,7 +2,7 @@ import type { Session, SessionPreparation } from '@bridle/session'
 import { Service, type Context } from 'cordis'
 import { Agent, abortSetup } from './agent.js'
 import { emitAgentEvent } from './agent-events.js'
-import { BAD_CAP_MESSAGE, Config, type ResolvedAgentLoopConfig } from './config.js'
+import { BAD_CAP_MESSAGE, Config, type AgentLoopConfigInput, type ResolvedAgentLoopConfig } from './config.js'
 import { startConfiguredAgents } from './configured-agents.js'
 import { registerLoopVariables } from './variables.js'
 import type { AgentOptions, CreateAgentOptions, ResumeAgentOptions } from './types.js'
@@ -40,7 +40,7 @@ export class AgentLoop extends Service {
   private readonly unloadWaiters = new Set<() => void>()
   private readonly state = { active: true }
 
-  constructor(ctx: Context, config?: unknown) {
+  constructor(ctx: Context, config?: AgentLoopConfigInput | null) {
     const resolved = Config(config)
     super(ctx, 'agentLoop', true)
     ;(this as { config: ResolvedAgentLoopConfig }).config = resolved

@@ -7,12 +7,13 @@ export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
 /** Message every bad cap carries, from config parsing and from direct construction alike. */
 export const BAD_CAP_MESSAGE = 'maxParallelToolCalls must be a positive integer'
 
+// Typed by hand: the refine/transform chain on `z.unknown()` would let `ctx.plugin(AgentLoop, config)` accept any value.
 const positiveInt = z
   .unknown()
   .refine((n) => n === undefined || n === null || (typeof n === 'number' && Number.isSafeInteger(n) && n >= 1), {
     message: BAD_CAP_MESSAGE,
   })
-  .transform((n) => (n ?? undefined) as number | undefined)
+  .transform((n) => (n ?? undefined) as number | undefined) as unknown as z.ZodType<number | undefined, number | null | undefined>
 
 /** One agent the loop starts and owns from config (§2.5). */
 export const ConfiguredAgentSchema = z
@@ -54,6 +55,9 @@ export interface AgentLoopConfig {
   agents?: ConfiguredAgent[]
 }
 
+/** What an app passes to `ctx.plugin(AgentLoop, config)` (every field optional). */
+export type AgentLoopConfigInput = z.input<typeof ConfigSchema>
+
 export type ResolvedAgentLoopConfig = Readonly<Required<AgentLoopConfig>>
 
 /**
@@ -61,7 +65,7 @@ export type ResolvedAgentLoopConfig = Readonly<Required<AgentLoopConfig>>
  * Throws `ConfigError` (plugin `agent-loop`) naming each failing field, and plain `Error`s for the
  * cross-entry rules of configured agents. Returns the resolved, frozen config.
  */
-export function Config(raw: unknown): ResolvedAgentLoopConfig {
+export function Config(raw?: AgentLoopConfigInput | null): ResolvedAgentLoopConfig {
   const parsed = parseConfig('agent-loop', ConfigSchema, raw ?? {})
   const agents = (parsed.agents ?? []).map((a) => Object.freeze({ ...a }))
   validateConfiguredAgents(agents)

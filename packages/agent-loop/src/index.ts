@@ -7,6 +7,7 @@ export {
   ConfiguredAgentSchema,
   DEFAULT_MAX_PARALLEL_TOOL_CALLS,
   type AgentLoopConfig,
+  type AgentLoopConfigInput,
   type ConfiguredAgent,
   type ResolvedAgentLoopConfig,
 } from './config.js'

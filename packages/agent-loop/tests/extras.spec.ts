@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { AgentLoop } from '@bridle/agent-loop'
 import type { GenerateOptions, StreamChunk } from '@bridle/llm'
 import { boot, say, user } from './harness.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 const settle = () => new Promise((r) => setTimeout(r, 5))
 
@@ -34,6 +35,7 @@ describe('configured agents (§2.5)', () => {
     expect(failures[0]!.sessionId).toBe('ghost')
     expect((failures[0]!.error as Error).message).toBe('session "ghost" not found')
     expect(h.ctx.agentLoop.list()).toEqual([])
+    expect(takeLogLines()).toEqual(['warn agent-loop: agent "r": config-driven resume of "ghost" failed: session "ghost" not found'])
   })
 })
 
@@ -53,6 +55,7 @@ describe('configured agents waiting for persistence', () => {
     await settle()
     expect(failures).toHaveLength(1)
     expect([...h.ctx.registry.keys()].length).toBe(waiting - 1)
+    expect(takeLogLines()).toEqual(['warn agent-loop: agent "r": config-driven resume of "later" failed: session "later" not found'])
   })
 })
 

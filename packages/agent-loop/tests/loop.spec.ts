@@ -4,15 +4,16 @@ import { Context, Logger } from 'cordis'
 import { AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, type Agent } from '@bridle/agent-loop'
 import { scopeOf } from '@bridle/scope'
 import { boot, say, user } from './harness.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 describe('AgentLoop service', () => {
   it('config: defaults, verifyRequests under vitest, and errors naming the field', () => {
     expect(Config(undefined)).toEqual({ maxParallelToolCalls: DEFAULT_MAX_PARALLEL_TOOL_CALLS, verifyRequests: true, agents: [] })
     expect(Config({ maxParallelToolCalls: null, verifyRequests: false })).toMatchObject({ maxParallelToolCalls: 10, verifyRequests: false })
     for (const bad of [0, 1.5, -3, '2']) {
-      expect(() => Config({ maxParallelToolCalls: bad })).toThrow(/maxParallelToolCalls must be a positive integer/)
+      expect(() => Config({ maxParallelToolCalls: bad as never })).toThrow(/maxParallelToolCalls must be a positive integer/)
     }
-    expect(() => Config({ maxParalelToolCalls: 2 })).toThrow(/agent-loop: invalid config/)
+    expect(() => Config({ maxParalelToolCalls: 2 } as never)).toThrow(/agent-loop: invalid config/)
     expect(() => Config({ agents: [{ id: 'a', sessionId: 's', resumeSessionId: 's' }] })).toThrow(
       'agent "a": sessionId and resumeSessionId are mutually exclusive',
     )
@@ -189,6 +190,12 @@ describe('AgentLoop service', () => {
     await agent.whenIdle()
     expect(h.trace).toContain('L:error 1.1')
     expect(agent.status).toBe('idle')
+    await new Promise((r) => setTimeout(r, 0))
+    expect(takeLogLines().sort()).toEqual([
+      'warn agent-loop: agent event "agent/error" listener threw: listener bug',
+      'warn agent-loop: agent event "agent/status" listener rejected: async listener bug',
+      'warn agent-loop: agent event "agent/status" listener rejected: async listener bug',
+    ])
   })
 
   it('resume without a persistence backend is refused with the documented message', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { boot, callTools, deferred, say, user } from './harness.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 type Gate = ReturnType<typeof deferred<void>>
 
@@ -157,5 +158,8 @@ describe('tool-call scheduler (tools.md §7)', () => {
   it('maxParallelToolCalls is validated', () => {
     const h = boot({ loop: { maxParallelToolCalls: 0 } })
     expect(h.ctx.get('agentLoop')).toBeUndefined()
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: agent-loop: invalid config: maxParallelToolCalls: maxParallelToolCalls must be a positive integer',
+    ])
   })
 })

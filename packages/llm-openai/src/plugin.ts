@@ -5,7 +5,7 @@
 import type { Context } from 'cordis'
 import type {} from '@bridle/llm'
 import { OpenAICompatAdapter } from './adapter.js'
-import { resolveConfig, type OpenAICompatConfig } from './config.js'
+import { resolveConfig, type OpenAICompatConfig, type OpenAICompatConfigInput } from './config.js'
 
 /** Plugin name. */
 export const name = 'llm-openai'
@@ -18,7 +18,7 @@ export const inject = ['llm']
 export const reusable = true
 
 /** Cordis config hook: parses and resolves (`resolveConfig`), throwing `ConfigError` on bad input. */
-export function Config(raw: unknown): OpenAICompatConfig {
+export function Config(raw?: OpenAICompatConfigInput | null): OpenAICompatConfig {
   return resolveConfig(raw)
 }
 

@@ -165,7 +165,7 @@ describe('§2 plugin surface and configuration', () => {
     const ctx = new Context()
     ctx.plugin(LlmRuntime)
     ctx.on('internal/error', () => {})
-    ctx.plugin(llmOpenai, { bogus: true })
+    ctx.plugin(llmOpenai, { bogus: true } as never)
     expect(ctx.llm.listProviders()).toEqual([])
     ctx.plugin(llmOpenai, { provider: 'a', baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: null })
     const b = ctx.plugin(llmOpenai, { provider: 'b', displayName: 'Bee', baseURL: 'http://127.0.0.1:2/v1', apiKeyEnv: null })

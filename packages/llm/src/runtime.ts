@@ -43,9 +43,11 @@ declare module 'cordis' {
 /** `ctx.llm` takes no options: any key is a config error. */
 export const ConfigSchema = z.object({}).strict()
 export type LlmRuntimeConfig = z.infer<typeof ConfigSchema>
+/** What an app may pass: nothing (the runtime has no options; any key is a `ConfigError`). */
+export type LlmRuntimeConfigInput = Record<string, never>
 
 /** Parses the (empty) `LlmRuntime` config, throwing `ConfigError` (plugin `llm`) for any key. */
-export function Config(raw: unknown): LlmRuntimeConfig {
+export function Config(raw?: LlmRuntimeConfigInput | null): LlmRuntimeConfig {
   return parseConfig('llm', ConfigSchema, raw)
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { Context } from 'cordis'
 import { ConfigError, DEFAULT_RETRY_POLICY, LlmError, LlmRuntime, type LlmAdapter } from '@bridle/llm'
 import { createApp, scriptedAdapter } from './helpers.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -16,11 +17,12 @@ describe('LlmRuntime config', () => {
   it('accepts no options: any key is a ConfigError naming the plugin', () => {
     expect(LlmRuntime.Config(undefined)).toEqual({})
     expect(LlmRuntime.Config({})).toEqual({})
-    expect(() => LlmRuntime.Config({ retries: 3 })).toThrow(ConfigError)
-    expect(() => LlmRuntime.Config({ retries: 3 })).toThrow(/^llm: invalid config: /)
+    expect(() => LlmRuntime.Config({ retries: 3 } as never)).toThrow(ConfigError)
+    expect(() => LlmRuntime.Config({ retries: 3 } as never)).toThrow(/^llm: invalid config: /)
     const ctx = new Context()
     expect(() => ctx.plugin(LlmRuntime, { retries: 3 } as never)).not.toThrow()
     expect((ctx as Partial<Context>).llm).toBeUndefined()
+    expect(takeLogLines()).toEqual(['error app: ConfigError: llm: invalid config: (root): Unrecognized key: "retries"'])
   })
 
   it('provides ctx.llm immediately', () => {
@@ -131,12 +133,16 @@ describe('registerAdapter: queries and lifecycle', () => {
     expect(ctx.llm.hasProvider('b')).toBe(false)
     handle()
     expect(count).toBe(3)
+    expect(takeLogLines()).toEqual(Array(3).fill('warn llm: llm/adapters-updated listener threw: listener bug'))
   })
 
   it('disposing the registering plugin removes its routes', () => {
     const ctx = createApp()
-    const fork = ctx.plugin((child: Context) => {
-      child.llm.registerAdapter(['plugin-route'], scriptedAdapter())
+    const fork = ctx.plugin({
+      inject: ['llm'],
+      apply: (child: Context) => {
+        child.llm.registerAdapter(['plugin-route'], scriptedAdapter())
+      },
     })
     expect(ctx.llm.hasProvider('plugin-route')).toBe(true)
     let updates = 0

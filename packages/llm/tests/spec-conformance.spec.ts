@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { takeLogLines } from '../../../tests/support/logs.js'
 import {
   BlockAssembler,
   CONTEXT_SUMMARY_MAX_CHARS,
@@ -258,7 +259,7 @@ describe('§9 errors', () => {
     expect(LlmRuntime.Config(undefined)).toEqual({})
     expect(LlmRuntime.Config({})).toEqual({})
     try {
-      LlmRuntime.Config({ extra: 1 })
+      LlmRuntime.Config({ extra: 1 } as never)
       expect.unreachable()
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError)
@@ -453,6 +454,7 @@ describe('§11.1 registration', () => {
     expect(ctx.llm.hasProvider('b')).toBe(true)
     handle()
     expect(ctx.llm.hasProvider('b')).toBe(false)
+    expect(takeLogLines()).toEqual(Array(3).fill('warn llm: llm/adapters-updated listener threw: listener broke'))
   })
 
   it('the registration is an effect of the caller plugin: disposing it removes the routes', () => {

@@ -58,6 +58,8 @@ export class JsonlBackend {
   private readonly warnedTypes = new Set<string>()
   private readonly delayMs: number
   private admitting = true
+  /** Per binding, the event count when its exit flush failed; an unchanged binding is not retried (see flushBeforeExit). */
+  private readonly exitFailures = new WeakMap<LiveBinding, number>()
 
   constructor(options: JsonlBackendOptions) {
     this.root = options.root
@@ -72,6 +74,11 @@ export class JsonlBackend {
   /** The absolute file path of a session id (the file may not exist). */
   pathOf(id: string): string {
     return join(this.root, `${encodeSegment(id)}.jsonl`)
+  }
+
+  /** True when a log file for `id` exists (one `existsSync`; the default-id minting of `ctx.sessions` asks it). */
+  isStored(id: string): boolean {
+    return this.fs.existsSync(this.pathOf(id))
   }
 
   /** `{kind: 'jsonl', path}` for a header; reads and creates nothing. Not an authorization. */
@@ -331,6 +338,30 @@ export class JsonlBackend {
   private async quiet(id: string): Promise<void> {
     await this.retiring.get(id)
     await teardownsSettled(this.root)
+  }
+
+  // ---- process exit ----
+
+  /**
+   * Flushes every binding that still has queued events. The service calls it on `process.on('beforeExit')`: the
+   * write-behind timer is unref'd, so a script that ends without `dispose()` would otherwise exit with its last batch
+   * unwritten (and its last turn would look interrupted). The writes keep the loop alive; when they finish Node emits
+   * `beforeExit` again and this finds nothing to do. A binding whose exit flush failed is not retried until it gets
+   * new events, so a broken disk cannot keep the process alive forever. Resolves when every flush settled.
+   */
+  flushBeforeExit(): Promise<void> | undefined {
+    if (!this.admitting) return undefined
+    const flushes: Promise<void>[] = []
+    for (const binding of this.bindings.values()) {
+      if (binding.queue.idle || this.exitFailures.get(binding) === binding.session.events.length) continue
+      flushes.push(
+        binding.flush().catch((error: unknown) => {
+          this.exitFailures.set(binding, binding.session.events.length)
+          this.warn(`session-jsonl: session "${binding.session.id}" could not be written before the process exited: ${String(error)}`)
+        }),
+      )
+    }
+    return flushes.length === 0 ? undefined : Promise.all(flushes).then(() => undefined)
   }
 
   // ---- teardown (§12) ----

@@ -24,6 +24,6 @@ export type SessionJsonlConfigInput = z.input<typeof ConfigSchema>
  * Parses a raw plugin config (`undefined` means `{}`), throwing `ConfigError` that names the plugin and each failing
  * field. Upstream cordis calls this as `SessionJsonl.Config` when the plugin loads.
  */
-export function Config(raw: unknown): SessionJsonlConfig {
+export function Config(raw?: SessionJsonlConfigInput | null): SessionJsonlConfig {
   return parseConfig(PLUGIN_NAME, ConfigSchema, raw)
 }

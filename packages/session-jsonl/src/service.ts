@@ -12,6 +12,7 @@ import type {
 import { Context, Service } from 'cordis'
 import { JsonlBackend } from './backend.js'
 import { registerCheckpoints } from './checkpoints.js'
+import { flushOnExit } from './exit-flush.js'
 import { Config, ConfigSchema, PLUGIN_NAME, type SessionJsonlConfig } from './config.js'
 import { nodeFs, type FsLayer } from './fs-layer.js'
 
@@ -31,6 +32,8 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
 
   /** The storage engine; kept out of the traced service surface. */
   protected readonly backend: JsonlBackend
+  /** Stops flushing pending batches on `beforeExit` (called when the plugin stops). */
+  private readonly stopExitFlush: () => void
 
   constructor(ctx: Context, config?: SessionJsonlConfig, options: SessionJsonlOptions = {}) {
     super(ctx, 'sessionPersistence', true)
@@ -52,6 +55,7 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
     ctx.on('session/disposed', (session) => backend.onDisposed(session))
     if (parsed.checkpoints) registerCheckpoints(ctx)
     backend.bindExisting()
+    this.stopExitFlush = flushOnExit(backend)
   }
 
   /** The absolute root directory (resolved once, against `process.cwd()`, when the plugin started). */
@@ -62,6 +66,11 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
   /** `{kind: 'jsonl', path}` for a session header, even before the file exists. Reads and creates nothing. */
   locate(meta: SessionHeader): SessionLocation {
     return this.backend.locate(meta)
+  }
+
+  /** True when a log file for `id` exists under the root; `ctx.sessions` skips such ids when it mints one. */
+  isStored(id: string): boolean {
+    return this.backend.isStored(id)
   }
 
   /** Headers of every materialized session, sorted by `createdAt` then id. A missing root gives `[]`. */
@@ -123,6 +132,7 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
   }
 
   protected override async stop(): Promise<void> {
+    this.stopExitFlush()
     await this.backend.dispose()
   }
 }

@@ -34,7 +34,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 describe('config', () => {
   it('defaults and strictness', () => {
     expect(Config(undefined)).toEqual({ root: '.bridle/sessions', writeBatchMaxDelayMs: 200, checkpoints: true, extraEventTypes: [] })
-    expect(() => Config({ nope: 1 })).toThrow(ConfigError)
+    expect(() => Config({ nope: 1 } as never)).toThrow(ConfigError)
     expect(() => Config({ writeBatchMaxDelayMs: 1.5 })).toThrow(/session-jsonl: invalid config: writeBatchMaxDelayMs/)
     expect(() => Config({ writeBatchMaxDelayMs: 0 })).toThrow(ConfigError)
     expect(() => Config({ writeBatchMaxDelayMs: 2_147_483_648 })).toThrow(ConfigError)

@@ -39,6 +39,12 @@ export interface SessionRawLog {
 /** The durable-backend contract (`ctx.sessionPersistence`). Every method takes ids; paths never cross it. */
 export interface SessionPersistence {
   locate(meta: SessionHeader): SessionLocation
+  /**
+   * Optional, synchronous and cheap: true when the backend already stores a session with this id. `ctx.sessions`
+   * asks it when it mints a default id, so a new process never picks an id whose log is already on disk. A backend
+   * that cannot answer synchronously leaves it out (default ids then only avoid the ids live in memory).
+   */
+  isStored?(id: string): boolean
   list(signal?: AbortSignal): Promise<readonly SessionHeader[]>
   listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]>
   readRaw(id: string, signal?: AbortSignal): Promise<SessionRawLog | undefined>

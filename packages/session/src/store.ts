@@ -78,13 +78,16 @@ export class SessionStore extends Service {
   }
 
   /**
-   * Builds an unpublished session. Without an id, mints `session-<n>` skipping taken ids. The header is
+   * Builds an unpublished session. Without an id, mints `session-<n>` skipping taken ids: ids live in this store and,
+   * when a persistence backend answers `isStored`, ids whose log is already stored (so running a script twice does
+   * not collide with the first run's log). The header is
    * `{version: 0, id, createdAt (default now)}` plus the defined `meta` fields, validated per session.md §2.
    */
   prepare(id?: string, opts: PrepareSessionOptions = {}): Session {
     if (id === undefined) {
+      const persistence = this.root.get('sessionPersistence') as SessionPersistence | undefined
       do id = `session-${++this.counter}`
-      while (this.entries.has(id))
+      while (this.entries.has(id) || persistence?.isStored?.(id) === true)
     } else if (this.entries.has(id)) {
       throw new Error(`session "${id}" already exists`)
     }

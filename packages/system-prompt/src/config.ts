@@ -14,6 +14,14 @@ export interface SystemPromptConfig {
   toolOrder?: string[]
 }
 
+/** What an app passes to `ctx.plugin(SystemPrompt, config)`; every field is optional and `null` counts as absent. */
+export interface SystemPromptConfigInput {
+  includeHarnessIdentity?: boolean | null
+  includeRuntimeContext?: boolean | null
+  persona?: string | null
+  toolOrder?: readonly string[] | null
+}
+
 /** Drops keys whose value is `null`, so YAML empty values (`persona:`) count as absent. */
 function dropNulls(raw: unknown): unknown {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw

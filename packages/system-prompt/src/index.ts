@@ -27,6 +27,6 @@ export {
 } from './render.js'
 export type { ContextSnapshotSection, ToolSchema } from '@bridle/llm'
 export { validateToolOrder, orderTools } from './tool-order.js'
-export { type SystemPromptConfig, ConfigSchema, SystemPromptConfigSchema } from './config.js'
+export { type SystemPromptConfig, type SystemPromptConfigInput, ConfigSchema, SystemPromptConfigSchema } from './config.js'
 export { SystemPrompt } from './service.js'
 export { SystemPrompt as default } from './service.js'

@@ -1,7 +1,7 @@
 import { type Scoped, ScopedLayers } from '@bridle/scope'
 import { type Context, Service } from 'cordis'
 import { assemble } from './assemble.js'
-import { type SystemPromptConfig, parseSystemPromptConfig } from './config.js'
+import { type SystemPromptConfig, type SystemPromptConfigInput, parseSystemPromptConfig } from './config.js'
 import {
   IDENTITY_ORDER,
   IDENTITY_SECTION,
@@ -52,14 +52,14 @@ declare module 'cordis' {
  */
 export class SystemPrompt extends Service<SystemPromptConfig> {
   /** Parses and validates a raw config (a plain function: upstream calls it unbound). */
-  static Config: (raw: unknown) => SystemPromptConfig = parseSystemPromptConfig
+  static Config: (raw?: SystemPromptConfigInput | null) => SystemPromptConfig = parseSystemPromptConfig
 
   declare readonly config: SystemPromptConfig
   /** The registry tables; `system-prompt/change` is emitted on the service's own context. */
   protected readonly layers: ScopedLayers<PromptLayer>
 
-  constructor(ctx: Context, config?: unknown) {
-    const parsed = SystemPrompt.Config(config)
+  constructor(ctx: Context, config?: SystemPromptConfigInput | null) {
+    const parsed = parseSystemPromptConfig(config)
     super(ctx, 'systemPrompt', true)
     ;(this as { config: SystemPromptConfig }).config = parsed
     this.layers = new ScopedLayers<PromptLayer>(

@@ -7,7 +7,7 @@ const Config = SystemPrompt.Config
 
 function configError(raw: unknown): ConfigError {
   try {
-    Config(raw)
+    Config(raw as never)
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError)
     return error as ConfigError
@@ -89,7 +89,7 @@ describe('loading with a bad config', () => {
     const root = new Context()
     let changes = 0
     root.on('system-prompt/change', () => void changes++)
-    expect(() => new SystemPrompt(root, { tooOrder: [] })).toThrow(ConfigError)
+    expect(() => new SystemPrompt(root, { tooOrder: [] } as never)).toThrow(ConfigError)
     expect(() => new SystemPrompt(root, { toolOrder: ['x'] })).toThrow('rest entry')
     expect(changes).toBe(0)
     expect(root.get('systemPrompt')).toBeUndefined()
@@ -99,7 +99,7 @@ describe('loading with a bad config', () => {
     const root = new Context()
     const errors: unknown[] = []
     root.on('internal/error', (error) => void errors.push(error))
-    const fork = root.plugin(SystemPrompt, { persona: 5 })
+    const fork = root.plugin(SystemPrompt, { persona: 5 } as never)
     expect(fork.error).toBeInstanceOf(ConfigError)
     expect(root.get('systemPrompt')).toBeUndefined()
     expect(errors.some((e) => e instanceof ConfigError)).toBe(true)

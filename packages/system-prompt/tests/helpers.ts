@@ -1,9 +1,9 @@
 import { createScope, type Scope } from '@bridle/scope'
 import { Context } from 'cordis'
-import { SystemPrompt } from '../src/index.js'
+import { SystemPrompt, type SystemPromptConfigInput } from '../src/index.js'
 
 /** A root context with the service loaded (untagged), plus a counter of `system-prompt/change` events. */
-export function setup(config?: unknown): { root: Context; sp: SystemPrompt; changes: () => number } {
+export function setup(config?: SystemPromptConfigInput): { root: Context; sp: SystemPrompt; changes: () => number } {
   const root = new Context()
   let count = 0
   root.on('system-prompt/change', () => {

@@ -33,7 +33,7 @@ function load(config?: unknown) {
   const root = new Context()
   let changes = 0
   root.on('system-prompt/change', () => void changes++)
-  root.plugin(SystemPrompt, config)
+  root.plugin(SystemPrompt, config as never) // bad configs on purpose
   return { root, sp: root.systemPrompt, changes: () => changes }
 }
 
@@ -119,7 +119,7 @@ describe('§12 construction, built-ins and configuration', () => {
   it('shape errors throw ConfigError INVALID_CONFIG naming the plugin and field, with zod issues', () => {
     let error: unknown
     try {
-      SystemPrompt.Config({ toolOrder: 'plan' })
+      SystemPrompt.Config({ toolOrder: 'plan' } as never)
     } catch (e) {
       error = e
     }
@@ -131,8 +131,8 @@ describe('§12 construction, built-ins and configuration', () => {
     expect(e.issues.map((i) => i.path)).toEqual([['toolOrder']])
   })
   it('unknown keys (a typo like tooOrder) fail loudly', () => {
-    expect(() => SystemPrompt.Config({ tooOrder: ['<unlisted-tools>'] })).toThrow(ConfigError)
-    expect(() => SystemPrompt.Config({ tooOrder: ['<unlisted-tools>'] })).toThrow(/system-prompt: invalid config: .*tooOrder/)
+    expect(() => SystemPrompt.Config({ tooOrder: ['<unlisted-tools>'] } as never)).toThrow(ConfigError)
+    expect(() => SystemPrompt.Config({ tooOrder: ['<unlisted-tools>'] } as never)).toThrow(/system-prompt: invalid config: .*tooOrder/)
   })
   it('toolOrder rules run at config time with plain Errors', () => {
     expect(() => SystemPrompt.Config({ toolOrder: [] })).toThrow(
@@ -149,7 +149,7 @@ describe('§12 construction, built-ins and configuration', () => {
     const root = new Context()
     let changes = 0
     root.on('system-prompt/change', () => void changes++)
-    expect(() => new SystemPrompt(root, { persona: 3 })).toThrow(ConfigError)
+    expect(() => new SystemPrompt(root, { persona: 3 } as never)).toThrow(ConfigError)
     expect(changes).toBe(0)
     expect(root.get('systemPrompt')).toBeUndefined()
   })
@@ -157,7 +157,7 @@ describe('§12 construction, built-ins and configuration', () => {
     const root = new Context()
     const errors: unknown[] = []
     root.on('internal/error', (e: unknown) => void errors.push(e))
-    const fork = root.plugin(SystemPrompt, { tooOrder: [] })
+    const fork = root.plugin(SystemPrompt, { tooOrder: [] } as never)
     expect(fork.error).toBeInstanceOf(ConfigError)
     expect(errors.some((e) => e instanceof ConfigError)).toBe(true)
     expect(root.get('systemPrompt')).toBeUndefined()

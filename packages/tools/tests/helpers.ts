@@ -1,11 +1,11 @@
 import { callId } from '@bridle/llm'
 import { createScope, type Scope } from '@bridle/scope'
-import { SystemPrompt } from '@bridle/system-prompt'
+import { SystemPrompt, type SystemPromptConfigInput } from '@bridle/system-prompt'
 import { ToolRegistry, type ToolAgent, type ToolExecutionInput } from '@bridle/tools'
 import { Context } from 'cordis'
 
 /** A root context with the system prompt and the tool registry loaded, counting `tools/change`. */
-export function setup(systemPromptConfig?: unknown) {
+export function setup(systemPromptConfig?: SystemPromptConfigInput) {
   const root = new Context()
   let changes = 0
   root.on('tools/change', () => {

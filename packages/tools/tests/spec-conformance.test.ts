@@ -30,7 +30,7 @@ function load(systemPromptConfig?: unknown) {
     expect(args).toEqual([])
     changes++
   })
-  root.plugin(SystemPrompt, systemPromptConfig)
+  root.plugin(SystemPrompt, systemPromptConfig as never)
   root.plugin(ToolRegistry)
   return { root, tools: root.tools, changes: () => changes }
 }

@@ -43,8 +43,10 @@ export const ConfigSchema = z.strictObject({
 })
 
 export type EnvironmentConfig = z.output<typeof ConfigSchema>
+/** What an app passes to `ctx.plugin` (every field optional; `null` counts as absent). */
+export type EnvironmentConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config; throws `ConfigError` naming `plugin-environment` and every failing field. Idempotent. */
-export function Config(raw: unknown): EnvironmentConfig {
+export function Config(raw?: EnvironmentConfigInput | null): EnvironmentConfig {
   return parseConfig('plugin-environment', ConfigSchema, raw)
 }

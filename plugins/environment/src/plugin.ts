@@ -1,6 +1,6 @@
 import type {} from '@bridle/system-prompt'
 import type { Context } from 'cordis'
-import { Config, type EnvironmentConfig } from './config.js'
+import { Config, type EnvironmentConfig, type EnvironmentConfigInput } from './config.js'
 import { renderEnvironment } from './render.js'
 
 /** Order of the environment context among runtime contexts (after the workspace contexts at 10 and 20). */
@@ -24,7 +24,7 @@ export class Environment {
 
   readonly config: EnvironmentConfig
 
-  constructor(ctx: Context, config?: unknown) {
+  constructor(ctx: Context, config?: EnvironmentConfigInput | null) {
     const cfg = Config(config)
     this.config = cfg
     const text = renderEnvironment(cfg)

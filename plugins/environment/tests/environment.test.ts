@@ -12,12 +12,12 @@ describe('Config', () => {
     expect(Config({ ...prod, labels: null, contextName: null })).toEqual({ ...prod, contextName: 'environment' })
   })
   it('requires environment and region, naming the plugin and each field', () => {
-    expect(() => Config({})).toThrow(ConfigError)
-    expect(() => Config({})).toThrow(/^plugin-environment: invalid config: environment: .*; region: /)
+    expect(() => Config({} as never)).toThrow(ConfigError)
+    expect(() => Config({} as never)).toThrow(/^plugin-environment: invalid config: environment: .*; region: /)
   })
   it('rejects unknown keys, so a stray secret field fails loudly', () => {
-    expect(() => Config({ ...prod, apiKey: 'sk-live-1234567890' })).toThrow(/plugin-environment: invalid config: \(root\): Unrecognized key: "apiKey"/)
-    expect(() => Config({ ...prod, env: process.env })).toThrow(ConfigError)
+    expect(() => Config({ ...prod, apiKey: 'sk-live-1234567890' } as never)).toThrow(/plugin-environment: invalid config: \(root\): Unrecognized key: "apiKey"/)
+    expect(() => Config({ ...prod, env: process.env } as never)).toThrow(ConfigError)
   })
   it('refuses labels whose names suggest secrets', () => {
     for (const name of ['token', 'db_password', 'api_key', 'aws-secret', 'auth', 'session_cookie', 'credentials']) {
@@ -125,7 +125,7 @@ describe('Environment plugin', () => {
     const root = load()
     const errors: unknown[] = []
     root.on('internal/error', (e) => void errors.push(e))
-    const fork = root.plugin(Environment, { environment: 'prod' })
+    const fork = root.plugin(Environment, { environment: 'prod' } as never)
     expect(fork.error).toBeInstanceOf(ConfigError)
     const { assembly } = await view(root)
     expect(assembly.contexts).toEqual([])

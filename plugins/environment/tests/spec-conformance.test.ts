@@ -83,7 +83,7 @@ describe('environment: never leaks secrets', () => {
       { ...prod, labels: { password: 'x' } },
       { ...prod, labels: { github_token: 'x' } },
     ]) {
-      const fork = root.plugin(Environment, config)
+      const fork = root.plugin(Environment, config as never)
       expect(fork.error).toBeInstanceOf(ConfigError)
       expect((fork.error as ConfigError).message).toMatch(/^plugin-environment: invalid config: /)
     }

@@ -22,8 +22,10 @@ export const ConfigSchema = z.strictObject({
 })
 
 export type ReadFileConfig = z.output<typeof ConfigSchema>
+/** What an app passes to `ctx.plugin` (every field optional; `null` counts as absent). */
+export type ReadFileConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config; throws `ConfigError` naming `plugin-read-file` and every failing field. Idempotent. */
-export function Config(raw: unknown): ReadFileConfig {
+export function Config(raw?: ReadFileConfigInput | null): ReadFileConfig {
   return parseConfig('plugin-read-file', ConfigSchema, raw)
 }

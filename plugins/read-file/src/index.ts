@@ -1,6 +1,6 @@
 export { ReadFile, ReadFileParameters, type ReadFileArguments } from './plugin.js'
 export { ReadFile as default } from './plugin.js'
-export { Config, ConfigSchema, type ReadFileConfig } from './config.js'
+export { Config, ConfigSchema, type ReadFileConfig, type ReadFileConfigInput } from './config.js'
 export { confineToWorkspace, isInside, workspaceRootOf, type WorkspaceAgent } from './confine.js'
 export { readPage, type PageOptions } from './read-lines.js'
 export { ReadFileError } from './errors.js'

@@ -2,7 +2,7 @@ import type {} from '@bridle/system-prompt'
 import type { ToolAgent } from '@bridle/tools'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { Config, type ReadFileConfig } from './config.js'
+import { Config, type ReadFileConfig, type ReadFileConfigInput } from './config.js'
 import { confineToWorkspace, workspaceRootOf } from './confine.js'
 import {
   READ_FILE_DESCRIPTION,
@@ -35,7 +35,7 @@ export class ReadFile {
 
   readonly config: ReadFileConfig
 
-  constructor(ctx: Context, config?: unknown) {
+  constructor(ctx: Context, config?: ReadFileConfigInput | null) {
     const cfg = Config(config)
     this.config = cfg
     ctx.tools.register({

@@ -9,7 +9,7 @@ export function load(config?: unknown) {
   const root = new Context()
   root.plugin(SystemPrompt)
   root.plugin(ToolRegistry)
-  const fork = root.plugin(ReadFile, config)
+  const fork = root.plugin(ReadFile, config as never) // bad configs on purpose
   return { root, fork }
 }
 

@@ -129,7 +129,7 @@ describe('prompt contributions and lifetime', () => {
 
   it('rejects a bad config, naming the plugin and field, and registers nothing', async () => {
     expect(() => Config({ root: 'relative' })).toThrow('plugin-read-file: invalid config: root: root must be an absolute path')
-    expect(() => Config({ maxByte: 1 })).toThrow(ConfigError)
+    expect(() => Config({ maxByte: 1 } as never)).toThrow(ConfigError)
     const { root, fork } = load({ maxBytes: -1 })
     expect(fork.error).toBeInstanceOf(ConfigError)
     expect((await root.systemPrompt.assemble()).tools).toEqual([])

@@ -1,4 +1,4 @@
-export { ScriptedModel, ConfigSchema, Config, type ScriptedModelConfig } from './plugin.js'
+export { ScriptedModel, ConfigSchema, Config, type ScriptedModelConfig, type ScriptedModelConfigInput } from './plugin.js'
 export { createScriptedAdapter, locate, type ScriptedAdapterOptions, type ScriptPosition } from './adapter.js'
 export {
   ScriptedTurnSchema,

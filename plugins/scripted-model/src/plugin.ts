@@ -16,9 +16,11 @@ export const ConfigSchema = z
   .strict()
 
 export type ScriptedModelConfig = z.infer<typeof ConfigSchema>
+/** What an app passes to `ctx.plugin(ScriptedModel, config)`. */
+export type ScriptedModelConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config, throwing `ConfigError` that names this plugin and each failing field. */
-export function Config(raw: unknown): ScriptedModelConfig {
+export function Config(raw: ScriptedModelConfigInput): ScriptedModelConfig {
   return parseConfig('@bridle/plugin-scripted-model', ConfigSchema, raw)
 }
 

@@ -37,7 +37,7 @@ describe('Config', () => {
   it('names the plugin and the failing field', () => {
     expect(() => Config({ turns: [] })).toThrow(/@bridle\/plugin-scripted-model: invalid config: turns/)
     expect(() => Config({ turns: [{ steps: [{}] }] })).toThrow(/turns\.0\.steps\.0/)
-    expect(() => Config({ turns, extra: 1 })).toThrow(/invalid config/)
+    expect(() => Config({ turns, extra: 1 } as never)).toThrow(/invalid config/)
   })
 
   it('rejects a regular expression that does not compile at load, naming the field, instead of at the first request', () => {

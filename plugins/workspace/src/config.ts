@@ -24,8 +24,10 @@ export const ConfigSchema = z.strictObject({
 })
 
 export type WorkspaceConfig = z.output<typeof ConfigSchema>
+/** What an app passes to `ctx.plugin` (every field optional; `null` counts as absent). */
+export type WorkspaceConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config; throws `ConfigError` naming `plugin-workspace` and every failing field. Idempotent. */
-export function Config(raw: unknown): WorkspaceConfig {
+export function Config(raw?: WorkspaceConfigInput | null): WorkspaceConfig {
   return parseConfig('plugin-workspace', ConfigSchema, raw)
 }

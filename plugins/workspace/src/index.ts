@@ -1,6 +1,6 @@
 export { Workspace, CWD_VARIABLE } from './plugin.js'
 export { Workspace as default } from './plugin.js'
-export { Config, ConfigSchema, type WorkspaceConfig } from './config.js'
+export { Config, ConfigSchema, type WorkspaceConfig, type WorkspaceConfigInput } from './config.js'
 export { cwdOf } from './cwd.js'
 export { formatGitStatus, parseGitStatus, probeGit, type GitProbeOptions, type GitStatus } from './git.js'
 export {

@@ -1,6 +1,6 @@
 import type { PromptAssembly } from '@bridle/system-prompt'
 import type { Context } from 'cordis'
-import { Config, type WorkspaceConfig } from './config.js'
+import { Config, type WorkspaceConfig, type WorkspaceConfigInput } from './config.js'
 import { cwdOf } from './cwd.js'
 import { formatGitStatus, probeGit } from './git.js'
 import {
@@ -31,7 +31,7 @@ export class Workspace {
 
   readonly config: WorkspaceConfig
 
-  constructor(ctx: Context, config?: unknown) {
+  constructor(ctx: Context, config?: WorkspaceConfigInput | null) {
     const cfg = Config(config)
     this.config = cfg
     ctx.systemPrompt.context({ name: CWD_CONTEXT, order: CWD_CONTEXT_ORDER, text: (c) => `cwd: ${cwdOf(c, cfg.defaultCwd)}` })

@@ -41,7 +41,7 @@ async function view(root: Context, agent?: object) {
 describe('Config', () => {
   it('has defaults and rejects unknown keys and relative defaultCwd', () => {
     expect(Config(undefined)).toEqual({ git: true, gitBinary: 'git', gitTimeoutMs: 1500, gitMaxBytes: 256 * 1024 })
-    expect(() => Config({ gti: false })).toThrow(ConfigError)
+    expect(() => Config({ gti: false } as never)).toThrow(ConfigError)
     expect(() => Config({ defaultCwd: 'rel/dir' })).toThrow('plugin-workspace: invalid config: defaultCwd: defaultCwd must be an absolute path')
   })
 })
