@@ -9,7 +9,15 @@ import { LlmError } from '@bridle/llm'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { LineMeter } from './line-meter.js'
 import { guardedRead, startDeadline, type Deadline, type ReadResult } from './read-guard.js'
-import { isJsonType, notEventStreamError, sniffOpening, SNIFF_LIMIT_BYTES, SNIPPET_BYTES } from './stream-sniff.js'
+import {
+  isEventStreamType,
+  isJsonType,
+  notEventStreamError,
+  sniffOpening,
+  SNIFF_LIMIT_BYTES,
+  SNIPPET_BYTES,
+  type SniffVerdict,
+} from './stream-sniff.js'
 
 /** One dispatched SSE event with non-blank data. */
 export interface SseEvent {
@@ -127,7 +135,7 @@ async function checkOpening(read: Read, feed: (bytes: Uint8Array) => void, baseU
   const parts: Uint8Array[] = []
   let size = 0
   let ended = false
-  let verdict = isJsonType(contentType) ? 'not-event-stream' : 'undecided'
+  let verdict: SniffVerdict = isJsonType(contentType) ? 'not-event-stream' : 'undecided'
   while (verdict === 'undecided') {
     const { done, value } = await read()
     if (done) ended = true
@@ -135,7 +143,7 @@ async function checkOpening(read: Read, feed: (bytes: Uint8Array) => void, baseU
       parts.push(value)
       size += value.byteLength
     }
-    verdict = sniffOpening(new TextDecoder().decode(Buffer.concat(parts)), ended)
+    verdict = sniffOpening(new TextDecoder().decode(Buffer.concat(parts)), ended, isEventStreamType(contentType))
     if (verdict === 'undecided' && size >= SNIFF_LIMIT_BYTES) verdict = 'event-stream'
   }
   if (verdict === 'event-stream') {

@@ -18,11 +18,12 @@ const FIELDS = ['data', 'event', 'id', 'retry']
 /**
  * Judges the opening of a body (decoded text so far; `ended` when the body is complete). An event
  * stream opens, after an optional BOM and blank lines, with a comment (`:`) or a field name followed by
- * `:` or a line end. An empty body is left to the caller's end-of-stream check.
+ * `:` or a line end. An empty body labeled `text/event-stream` is left to the caller's end-of-stream
+ * check (`STREAM_CLOSED`); an empty body under any other label is not an event stream.
  */
-export function sniffOpening(text: string, ended: boolean): SniffVerdict {
+export function sniffOpening(text: string, ended: boolean, labeled = true): SniffVerdict {
   const rest = text.replace(/^\uFEFF/, '').replace(/^[\r\n]+/, '')
-  if (rest === '') return ended ? 'event-stream' : 'undecided'
+  if (rest === '') return !ended ? 'undecided' : labeled ? 'event-stream' : 'not-event-stream'
   if (rest.startsWith(':')) return 'event-stream'
   for (const field of FIELDS) {
     if (rest.length <= field.length) {
@@ -63,6 +64,11 @@ export function notEventStreamError(baseURL: string, contentType: string, text: 
   }
   const type = contentType.trim() === '' ? 'none' : oneLineType(contentType)
   return new LlmError(`response from ${baseURL} is not an event stream (content-type ${type}): ${snippet}`, 'MALFORMED_RESPONSE')
+}
+
+/** True when the content type says event stream. */
+export function isEventStreamType(contentType: string): boolean {
+  return contentType.toLowerCase().includes('text/event-stream')
 }
 
 /** True for a JSON content type: such an answer is never read as an event stream. */
