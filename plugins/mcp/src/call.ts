@@ -1,3 +1,4 @@
+import { errorChain } from '@bridle/llm'
 import type { ToolReturn, ToolRunContext } from '@bridle/tools'
 import { z } from 'zod'
 import type { NamedServerConfig } from './config.js'
@@ -79,8 +80,8 @@ export async function callTool(
       throw new McpToolError(`${server} answered the call to "${tool.mcpName}" with a malformed result: ${messageOf(error)}`, 'PROTOCOL_ERROR', { cause: error })
     }
     // the request never got an answer from the transport (an HTTP server that went away, a broken pipe)
-    session.end(new Error(`a request failed: ${messageOf(error)}`))
-    throw new McpToolError(`${server} could not be reached for "${tool.mcpName}": ${messageOf(error)}`, 'SERVER_UNAVAILABLE', { cause: error })
+    session.end(new Error(`a request failed: ${errorChain(error)}`))
+    throw new McpToolError(`${server} could not be reached for "${tool.mcpName}": ${errorChain(error)}`, 'SERVER_UNAVAILABLE', { cause: error })
   } finally {
     exec.signal.removeEventListener('abort', forward)
   }

@@ -1,10 +1,11 @@
+import { errorChain } from '@bridle/llm'
 import type { ToolReturn, ToolRunContext } from '@bridle/tools'
 import type { Context } from 'cordis'
 import { backoffDelay } from './backoff.js'
 import { callTool } from './call.js'
 import { isHttp, type NamedServerConfig } from './config.js'
 import { messageOf } from './errors.js'
-import { describeFault } from './faults.js'
+import { describeFault, isTimeout, ServerFault, stderrNote } from './faults.js'
 import { listAllTools, toListedTools, type ListedTool, type RawTool } from './listing.js'
 import { McpSession } from './session.js'
 import { ToolSet, type ToolDiff } from './tool-set.js'
@@ -113,6 +114,7 @@ export class ServerConnection {
         this.startPinging(live)
         if (live.relistWanted) this.relist(live)
         fault = await session.ended
+        if (!this.closed) fault = new ServerFault(messageOf(fault), session.stderrTail)
         clearInterval(live.timer)
         this.live = undefined
         // the tools go before the (possibly slow) close, so the next request already goes without them
@@ -133,10 +135,11 @@ export class ServerConnection {
         retryInMs === undefined
           ? `; giving up after ${attempt - 1} reconnect attempt(s) (reconnect.maxAttempts); reload the plugin to try again`
           : `; reconnecting in ${retryInMs} ms (attempt ${attempt})`
-      this.warn(`MCP server "${this.config.name}" ${what}${toolsNote}${next}`)
+      const stderr = stderrNote(fault)
+      this.warn(`MCP server "${this.config.name}" ${what}${toolsNote}${next}${stderr}`)
       this.state = 'failed'
-      this.publish('failed', attempt, { error: what, ...(retryInMs === undefined ? {} : { retryInMs }) })
-      if (retryInMs === undefined) return
+      this.publish('failed', attempt, { error: `${what}${stderr}`, ...(retryInMs === undefined ? {} : { retryInMs }) })
+      // after giving up, wait for the plugin to be disposed (or reloaded)
       await this.sleep(retryInMs)
     }
     this.dropTools()
@@ -176,7 +179,7 @@ export class ServerConnection {
         } while (live.relistWanted)
       } catch (error) {
         if (this.live !== live || this.closed) return
-        live.session.end(new Error(`re-listing its tools after a list change failed: ${messageOf(error)}`))
+        live.session.end(new Error(`re-listing its tools after a list change failed: ${errorChain(error)}`))
       } finally {
         live.listing = false
       }
@@ -216,9 +219,11 @@ export class ServerConnection {
       .then(
         () => undefined,
         (error: unknown) => {
-          if (this.live === live && !this.closed) {
-            live.session.end(new Error(`it did not answer ${why} within ${this.config.pingTimeoutMs} ms (${messageOf(error)})`))
-          }
+          if (this.live !== live || this.closed) return
+          const reason = isTimeout(error)
+            ? `it did not answer ${why} within ${this.config.pingTimeoutMs} ms (pingTimeoutMs)`
+            : `${why} failed: ${errorChain(error)}`
+          live.session.end(new Error(reason))
         },
       )
       .finally(() => (live.pinging = false))
@@ -248,14 +253,16 @@ export class ServerConnection {
     this.ctx.logger('mcp').warn(message.replace(/%/g, '%%'))
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Waits `ms` (forever when undefined) or until `close()` wakes it. */
+  private sleep(ms: number | undefined): Promise<void> {
+    if (this.closed) return Promise.resolve()
     return new Promise<void>((resolve) => {
       const finish = () => {
         clearTimeout(timer)
         this.wake = undefined
         resolve()
       }
-      const timer = setTimeout(finish, ms)
+      const timer = ms === undefined ? undefined : setTimeout(finish, ms)
       this.wake = finish
     })
   }

@@ -1,6 +1,6 @@
+import { errorChain } from '@bridle/llm'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { isHttp, type NamedServerConfig } from './config.js'
-import { messageOf } from './errors.js'
 
 /** True for errors the server sent as a JSON-RPC error response (the connection itself is fine). */
 export function isServerError(error: unknown): error is McpError {
@@ -35,8 +35,28 @@ export function whereOf(config: NamedServerConfig): string {
  * A startup timeout names the limit and the config field that sets it.
  */
 export function describeFault(config: NamedServerConfig, fault: unknown, phase: 'start' | 'stopped'): string {
-  const why = isTimeout(fault)
+  const cause = fault instanceof ServerFault && fault.cause !== undefined ? fault.cause : fault
+  const why = isTimeout(cause)
     ? `it did not answer within ${config.startupTimeoutMs} ms (startupTimeoutMs)`
-    : messageOf(fault)
+    : errorChain(cause)
   return phase === 'start' ? `failed to start (${whereOf(config)}): ${why}` : `stopped: ${why}`
+}
+
+/** A fault of the server process, with what it last wrote to stderr (stdio servers). */
+export class ServerFault extends Error {
+  constructor(
+    message: string,
+    readonly stderr: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+    this.name = 'ServerFault'
+  }
+}
+
+/** `\nserver stderr (last lines):\n…` for a fault that carries stderr output, else ''. */
+export function stderrNote(fault: unknown): string {
+  const text = fault instanceof ServerFault ? fault.stderr.trim() : ''
+  if (text === '') return ''
+  return `\nserver stderr (last lines):\n${text.split('\n').slice(-5).join('\n')}`
 }

@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 import type { Stream } from 'node:stream'
 import { isHttp, type NamedServerConfig } from './config.js'
 import { messageOf } from './errors.js'
+import { ServerFault } from './faults.js'
 import { listAllTools, type RawTool } from './listing.js'
 
 /** The client name and version this plugin announces in `initialize`. */
@@ -78,7 +79,7 @@ export class McpSession {
     let closedEarly = false
     client.onclose = () => {
       markExited()
-      if (session) session.end(new Error(session.describeExit()))
+      if (session) session.end(new Error('the server closed the connection'))
       else closedEarly = true
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -94,7 +95,7 @@ export class McpSession {
       await client.connect(transport, { timeout: config.startupTimeoutMs, signal })
       session = new McpSession(client, transport, (transport as { pid?: number | null }).pid ?? undefined, exited)
       session.stderr = tail
-      if (closedEarly) throw new Error(session.describeExit())
+      if (closedEarly) throw new Error('the server closed the connection')
       const tools = await listAllTools(client, config.startupTimeoutMs, signal)
       if (session.endReason) throw session.endReason
       return { session, tools }
@@ -102,17 +103,13 @@ export class McpSession {
       const failed = session ?? new McpSession(client, transport, (transport as { pid?: number | null }).pid ?? undefined, exited)
       failed.stderr = tail
       await failed.close(error instanceof Error ? error : new Error(messageOf(error)))
-      throw withStderr(error, tail)
+      throw new ServerFault(messageOf(error), tail, { cause: error })
     }
   }
 
   /** The last lines the server wrote to stderr (stdio only), for warnings. */
   get stderrTail(): string {
     return this.stderr
-  }
-
-  private describeExit(): string {
-    return withStderr(new Error('the server closed the connection'), this.stderr).message
   }
 
   /** Marks the session ended with `reason` (the first reason wins) and starts closing it. */
@@ -136,15 +133,6 @@ export class McpSession {
     this.end(reason)
     return this.closing!
   }
-}
-
-/** Appends the server's last stderr lines to an error message, when there are any. */
-function withStderr(error: unknown, tail: string): Error {
-  const base = error instanceof Error ? error : new Error(messageOf(error))
-  const text = tail.trim()
-  if (text === '') return base
-  const lines = text.split('\n').slice(-5).join('\n')
-  return new Error(`${base.message}; server stderr:\n${lines}`, { cause: base })
 }
 
 async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {

@@ -85,7 +85,7 @@ export function boot(): { ctx: Context; rec: Recorder } {
 
 let calls = 0
 /** Runs a tool through the registry the way a direct caller does. */
-export function run(ctx: Context, name: string, args: Record<string, unknown> = {}, signal = new AbortController().signal): Promise<ToolExecutionResult> {
+export function run(ctx: Context, name: string, args: Record<string, unknown> = {}, signal: AbortSignal = new AbortController().signal): Promise<ToolExecutionResult> {
   return ctx.tools.execute({ callId: callId(`call-${++calls}`), name, arguments: args as never, signal })
 }
 
