@@ -94,7 +94,25 @@ export const ServerNameSchema = z
 
 /** The whole plugin: named servers. */
 export const ConfigSchema = z.strictObject({
-  servers: z.record(ServerNameSchema, ServerSchema),
+  servers: z.unknown().transform((raw, ctx): Record<string, ServerConfig> => {
+    // by hand rather than z.record: a bad key would only say "Invalid key in record", and a bad row would hide
+    // the key errors of the others
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      ctx.addIssue({ code: 'custom', message: 'expected an object of named servers ({ <name>: { command… } | { url… } })' })
+      return z.NEVER
+    }
+    const servers: Record<string, ServerConfig> = {}
+    let ok = true
+    for (const [name, row] of Object.entries(raw)) {
+      const named = ServerNameSchema.safeParse(name)
+      const server = ServerSchema.safeParse(row)
+      for (const issue of named.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: [name] })
+      for (const issue of server.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: [name, ...issue.path] as PropertyKey[] })
+      if (named.success && server.success) servers[name] = server.data
+      else ok = false
+    }
+    return ok ? servers : z.NEVER
+  }),
 })
 
 export type McpConfig = z.output<typeof ConfigSchema>

@@ -66,6 +66,9 @@ export class ServerConnection {
   private closed = false
   private done: Promise<void> | undefined
   private wake: (() => void) | undefined
+  private settleFirst!: () => void
+  /** Resolves once the first connection attempt has settled: ready, failed, or closed before either. Never rejects. */
+  readonly firstAttempt = new Promise<void>((resolve) => (this.settleFirst = resolve))
 
   constructor(
     private readonly ctx: Context,
@@ -247,6 +250,7 @@ export class ServerConnection {
       ...extra,
     }
     this.ctx.emit('mcp/status', status)
+    if (state !== 'connecting') this.settleFirst()
   }
 
   private warn(message: string): void {

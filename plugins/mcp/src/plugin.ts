@@ -8,6 +8,10 @@ import { ServerConnection } from './connection.js'
  * Its tools are registered through this fork's context, so disposing the fork removes exactly its tools (and, through
  * the registry, fires `system-prompt/change` once per tool); disposal also closes the client and ends the child.
  * `Mcp` loads one of these per configured server.
+ *
+ * The fork stays loading (cordis) until the first connection attempt settles, and its close after disposal is a
+ * task too, so a host that awaits `ctx.lifecycle.flush()` after loading or unloading plugins — the `bridle` CLI
+ * does — builds its first request with the tools, and knows a disposed server's child has exited.
  */
 export const McpServer = {
   name: '@bridle/plugin-mcp/server',
@@ -18,8 +22,11 @@ export const McpServer = {
     const connection = new ServerConnection(ctx, parseServerConfig(config))
     ctx.effect(() => {
       connection.start()
-      return () => void connection.close()
+      // closing is asynchronous (the child has to exit); as a task of this fork it is what `ctx.lifecycle.flush()`
+      // waits for, so a host that flushes after a reload knows the old server is gone
+      return () => ctx.scope.ensure(() => connection.close())
     })
+    return connection.firstAttempt
   },
 }
 

@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 import type { Stream } from 'node:stream'
 import { isHttp, type NamedServerConfig } from './config.js'
 import { messageOf } from './errors.js'
+import { guardChild } from './child-guard.js'
 import { ServerFault } from './faults.js'
 import { listAllTools, type RawTool } from './listing.js'
 
@@ -94,6 +95,7 @@ export class McpSession {
       signal.throwIfAborted()
       await client.connect(transport, { timeout: config.startupTimeoutMs, signal })
       session = new McpSession(client, transport, (transport as { pid?: number | null }).pid ?? undefined, exited)
+      if (session.pid !== undefined) void exited.then(guardChild(session.pid))
       session.stderr = tail
       if (closedEarly) throw new Error('the server closed the connection')
       const tools = await listAllTools(client, config.startupTimeoutMs, signal)

@@ -134,10 +134,10 @@ export function captureLogs(): { type: string; content: string }[] {
 export const warningsIn = (logs: { type: string; content: string }[]) => logs.filter((l) => l.type === 'warn').map((l) => l.content)
 
 /**
- * Live child processes of this process with their command lines, read from /proc (Linux). Empty elsewhere, so
- * tests that rely on it also check the pids they were told.
+ * Live child processes of `parent` (this process by default) with their command lines, read from /proc (Linux).
+ * Empty elsewhere, so tests that rely on it also check the pids they were told.
  */
-export function childProcesses(): { pid: number; cmdline: string }[] {
+export function childProcesses(parent = process.pid): { pid: number; cmdline: string }[] {
   if (!existsSync('/proc/self/stat')) return []
   const children: { pid: number; cmdline: string }[] = []
   for (const entry of readdirSync('/proc')) {
@@ -146,7 +146,7 @@ export function childProcesses(): { pid: number; cmdline: string }[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
       // the command name may hold spaces and parentheses: the fields after the last ')' are fixed
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      if (Number(fields[1]) !== process.pid || fields[0] === 'Z') continue
+      if (Number(fields[1]) !== parent || fields[0] === 'Z') continue
       children.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim() })
     } catch {
       // the process ended while we looked
