@@ -7,9 +7,12 @@ import type { GenerateOptions } from '@bridle/llm'
 import { McpServer } from '@bridle/plugin-mcp'
 import type { Context } from 'cordis'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { captureLogs, record, rows, run, tempDir } from '../plugins/mcp/tests/helpers.js'
 import { bootApp, corePlugins, say, tick, user, type PluginLoad } from './provability-support.js'
+
+// real child processes on a shared machine: starting one can take seconds
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 captureLogs()
 const SEED = 7_190

@@ -9,9 +9,12 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { reconstructRequest, type SessionEvent } from '@bridle/session'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BIN, bridle, offlineEnv, sessionIdOf } from '../packages/cli/tests/helpers.js'
 import { childProcesses, CONTROL, FILESYSTEM, gone, isAlive, tempDir } from '../plugins/mcp/tests/helpers.js'
+
+// real child processes on a shared machine: starting one can take seconds
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 const PLUGIN_DIR = fileURLToPath(new URL('../plugins/mcp', import.meta.url))
 

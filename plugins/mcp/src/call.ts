@@ -28,7 +28,8 @@ const CallResultSchema = z.looseObject({
 export async function callTool(
   config: NamedServerConfig,
   session: McpSession | undefined,
-  state: string,
+  /** Why there may be no live session, for the message: still starting, reconnecting after a fault, or closed. */
+  down: 'starting' | 'reconnecting' | 'closed' | undefined,
   tool: ListedTool,
   args: Record<string, unknown>,
   exec: ToolRunContext,
@@ -36,7 +37,8 @@ export async function callTool(
 ): Promise<ToolReturn> {
   const server = `MCP server "${config.name}"`
   if (session === undefined || session.endReason !== undefined) {
-    const note = state === 'failed' ? ' (it is down; the plugin is reconnecting)' : ''
+    const notes = { starting: ' (it is still starting)', reconnecting: ' (it is down; the plugin is reconnecting)', closed: ' (it was closed)' }
+    const note = down === undefined ? '' : notes[down]
     throw new McpToolError(`${server} is not connected${note}, so "${tool.mcpName}" cannot run now`, 'SERVER_UNAVAILABLE')
   }
   // a per-call controller, so the turn's signal does not collect one SDK listener per call

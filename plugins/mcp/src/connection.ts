@@ -63,6 +63,8 @@ export class ServerConnection {
   private readonly warnedSkips = new Set<string>()
   private live: Live | undefined
   private state: McpServerState = 'connecting'
+  /** Faults since the server was last ready. */
+  private attempt = 0
   private closed = false
   private done: Promise<void> | undefined
   private wake: (() => void) | undefined
@@ -112,7 +114,6 @@ export class ServerConnection {
         attempt = 0
         wasReady = true
         this.applyListing(tools)
-        this.state = 'ready'
         this.publish('ready', 0)
         this.startPinging(live)
         if (live.relistWanted) this.relist(live)
@@ -140,13 +141,11 @@ export class ServerConnection {
           : `; reconnecting in ${retryInMs} ms (attempt ${attempt})`
       const stderr = stderrNote(fault)
       this.warn(`MCP server "${this.config.name}" ${what}${toolsNote}${next}${stderr}`)
-      this.state = 'failed'
       this.publish('failed', attempt, { error: `${what}${stderr}`, ...(retryInMs === undefined ? {} : { retryInMs }) })
       // after giving up, wait for the plugin to be disposed (or reloaded)
       await this.sleep(retryInMs)
     }
     this.dropTools()
-    this.state = 'closed'
     this.publish('closed', 0)
   }
 
@@ -233,13 +232,16 @@ export class ServerConnection {
   }
 
   private call(tool: ListedTool, args: Record<string, unknown>, exec: ToolRunContext): Promise<ToolReturn> {
-    return callTool(this.config, this.closed ? undefined : this.live?.session, this.state, tool, args, exec, (why) => {
+    const down = this.closed ? 'closed' : this.attempt > 0 ? 'reconnecting' : this.state === 'connecting' ? 'starting' : undefined
+    return callTool(this.config, this.closed ? undefined : this.live?.session, down, tool, args, exec, (why) => {
       const live = this.live
       if (live) this.checkHealth(live, why)
     })
   }
 
   private publish(state: McpServerState, attempt: number, extra: { error?: string; retryInMs?: number } = {}): void {
+    this.state = state
+    this.attempt = attempt
     const pid = state === 'ready' ? this.live?.session.pid : undefined
     const status: McpServerStatus = {
       server: this.config.name,

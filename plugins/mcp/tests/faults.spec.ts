@@ -3,9 +3,12 @@
  * with SIGKILL mid-call, one that freezes. Each gives a warning naming the server, takes its tools away at once
  * (never half-registered), fails calls in flight with a result the model can read, and comes back after backoff.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { McpServer } from '../src/index.js'
 import { boot, captureLogs, childProcesses, isAlive, rows, run, textOf, warningsIn } from './helpers.js'
+
+// real child processes on a shared machine: starting one can take seconds
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 const logs = captureLogs()
 const fast = { initialDelayMs: 20, maxDelayMs: 40 }
@@ -109,12 +112,12 @@ describe('a server killed while serving', () => {
 describe('timeouts', () => {
   it('a slow call times out with a readable error while a responsive server stays up; a frozen one is restarted', async () => {
     const { ctx, rec } = boot()
-    const fork = ctx.plugin(McpServer, { name: 'slow', ...rows.control(), callTimeoutMs: 300, pingTimeoutMs: 300, reconnect: fast })
+    const fork = ctx.plugin(McpServer, { name: 'slow', ...rows.control(), callTimeoutMs: 1500, pingTimeoutMs: 3000, reconnect: fast })
     const first = await rec.status('slow', 'ready')
 
     const hung = await run(ctx, 'slow__fixture_hang')
     expect(hung.error).toEqual({
-      message: 'MCP server "slow" did not answer the call to "fixture_hang" within 300 ms (callTimeoutMs)',
+      message: 'MCP server "slow" did not answer the call to "fixture_hang" within 1500 ms (callTimeoutMs)',
       info: { name: 'McpToolError', code: 'TIMEOUT' },
     })
     // the health ping after the timeout is answered: still the same session
@@ -125,7 +128,7 @@ describe('timeouts', () => {
     expect(frozen.error!.info!.code).toBe('TIMEOUT')
     const down = await rec.status('slow', 'failed')
     expect(down.error).toBe(
-      'stopped: it did not answer a ping after a call to "fixture_freeze" timed out within 300 ms (pingTimeoutMs)' +
+      'stopped: it did not answer a ping after a call to "fixture_freeze" timed out within 3000 ms (pingTimeoutMs)' +
         '\nserver stderr (last lines):\ncontrol fixture ready',
     )
     expect(warningsIn(logs)[0]).toMatch(/^MCP server "slow" stopped: it did not answer a ping after a call to "fixture_freeze" timed out/)

@@ -4,10 +4,13 @@
  * server changing its list at run time.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { McpServer, toListedTools, type ListedTool } from '../src/index.js'
 import { ToolSet } from '../src/tool-set.js'
 import { boot, captureLogs, rows, run, textOf } from './helpers.js'
+
+// real child processes on a shared machine: starting one can take seconds
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 captureLogs()
 const SEED = 20_260_919

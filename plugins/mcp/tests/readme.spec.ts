@@ -6,10 +6,13 @@ import { ToolRegistry } from '@bridle/tools'
 import { Context } from 'cordis'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { expect, it } from 'vitest'
+import { expect, it, vi } from 'vitest'
 import { parse } from 'yaml'
 import { Config, Mcp } from '../src/index.js'
 import { captureLogs, FILESYSTEM, tempDir } from './helpers.js'
+
+// real child processes on a shared machine: starting one can take seconds
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 captureLogs()
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')

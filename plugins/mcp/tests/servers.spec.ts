@@ -5,9 +5,12 @@
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { Mcp, McpServer } from '../src/index.js'
 import { boot, captureLogs, childProcesses, isAlive, rows, run, tempDir, textOf } from './helpers.js'
+
+// real child processes on a shared machine: starting one can take seconds
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 const logs = captureLogs()
 
