@@ -154,14 +154,20 @@ scripted:
     writeFileSync(file, serversFile('first', ['lookup']))
     dev = new DevSession(app)
     await dev.waitFor(/one prompt per line/, 0)
-    expect(dev.stderr).toMatch(/bridle dev: loaded plugins\/mcp-servers\.mjs/)
+    // one system-prompt/change per registered tool: lookup and the control tools
+    const loaded = /bridle dev: loaded plugins\/mcp-servers\.mjs \(system-prompt\/change ×(\d+)\)/.exec(dev.stderr)
+    expect(loaded).not.toBeNull()
+    const before = Number(loaded![1])
     const [oldChild] = childrenOf(dev.child.pid!, 'control-server')
     expect(oldChild).toBeDefined()
     await dev.prompt('first question')
 
+    const from = dev.stderr.length
     const reloaded = dev.waitFor(/bridle dev: reloaded plugins\/mcp-servers\.mjs/)
     writeFileSync(file, serversFile('second', ['search', 'fetch']))
     await reloaded
+    // every old tool went (one change each) and every new one came (one each): one more tool than before
+    expect(dev.stderr.slice(from)).toContain(`bridle dev: reloaded plugins/mcp-servers.mjs (system-prompt/change ×${before + before + 1})`)
     expect(isAlive(oldChild!)).toBe(false)
     const now = childrenOf(dev.child.pid!, 'control-server')
     expect(now).toHaveLength(1)

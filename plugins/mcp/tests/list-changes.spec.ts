@@ -47,6 +47,7 @@ describe('applying listings to the registry', () => {
           // a changed tool is re-registered: its old effect is disposed, then the new one applied
           const effects = diff.added.length + diff.removed.length + 2 * diff.changed.length
           expect(rec.counts.tools - before.tools).toBe(effects)
+          expect(rec.counts.systemPrompt - before.systemPrompt).toBe(effects)
           expect(ctx.tools.schemas().map((s) => JSON.stringify(s)).sort()).toEqual(
             tools.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })).sort(),
           )
@@ -75,7 +76,7 @@ describe('applying listings to the registry', () => {
 })
 
 describe('a server that changes its tool list at run time', () => {
-  it('re-lists on list_changed and applies only the difference, one registry change per effect', async () => {
+  it('re-lists on list_changed and applies only the difference, one system-prompt/change per effect', async () => {
     const { ctx, rec } = boot()
     const fork = ctx.plugin(McpServer, { name: 'ctl', ...rows.control({ tools: [{ name: 'alpha' }, { name: 'beta' }, { name: 'gamma' }] }) })
     const ready = await rec.status('ctl', 'ready')
@@ -92,6 +93,7 @@ describe('a server that changes its tool list at run time', () => {
     // gamma was "changed" to exactly what it was: no difference, no effect
     expect(update).toEqual({ server: 'ctl', added: ['ctl__delta', 'ctl__epsilon'], removed: ['ctl__alpha'], changed: ['ctl__beta'] })
     expect(rec.counts.tools - before.tools).toBe(2 + 1 + 2)
+    expect(rec.counts.systemPrompt - before.systemPrompt).toBe(2 + 1 + 2)
     const names = ctx.tools.schemas().map((s) => s.name)
     expect(names).toEqual(expect.arrayContaining(['ctl__beta', 'ctl__delta', 'ctl__epsilon', 'ctl__gamma']))
     expect(names).not.toContain('ctl__alpha')
