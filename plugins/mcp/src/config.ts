@@ -30,7 +30,7 @@ const common = {
   include: nullAsAbsent(z.array(z.string().min(1)).optional()),
   /** These MCP tool names are never registered. */
   exclude: nullAsAbsent(z.array(z.string().min(1)).default([])),
-  /** Limit for `initialize` plus the first tool listing; a server slower than this counts as failed to start. */
+  /** Limit for `initialize` and for each page of the first tool listing; slower counts as a failed start. */
   startupTimeoutMs: ms(1, 600_000, 30_000),
   /** Limit for one tool call; progress notifications from the server restart it. */
   callTimeoutMs: ms(1, 86_400_000, 60_000),

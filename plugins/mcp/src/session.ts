@@ -45,7 +45,7 @@ export class McpSession {
   }
 
   /**
-   * Starts the server (or reaches it), runs `initialize` and lists its tools, all within `startupTimeoutMs`.
+   * Starts the server (or reaches it), runs `initialize` and lists its tools, each request within `startupTimeoutMs`.
    * `onListChanged` is called for every `notifications/tools/list_changed`; `signal` abandons the start. Rejects
    * when any of that fails, after closing what it started, so a failed start leaves no child behind.
    */
