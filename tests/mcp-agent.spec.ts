@@ -4,11 +4,11 @@
  * change and a killed server show in the very next request, and a server that is back brings its tools back.
  */
 import type { GenerateOptions } from '@bridle/llm'
-import { McpServer } from '@bridle/plugin-mcp'
+import { Mcp, McpServer } from '@bridle/plugin-mcp'
 import type { Context } from 'cordis'
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { captureLogs, record, rows, run, tempDir } from '../plugins/mcp/tests/helpers.js'
+import { captureLogs, isAlive, record, rows, run, tempDir } from '../plugins/mcp/tests/helpers.js'
 import { bootApp, corePlugins, say, tick, user, type PluginLoad } from './provability-support.js'
 
 // real child processes on a shared machine: starting one can take seconds
@@ -101,5 +101,29 @@ describe('what the next request sees', () => {
     fork.dispose()
     await app.ctx.lifecycle.flush()
     await tick()
+  })
+})
+
+describe('per agent', () => {
+  it('loaded through agent.ctx, the servers and their tools are that agent’s only, and go with it', async () => {
+    const app = await bootApp([...corePlugins(tempDir())])
+    const rec = record(app.ctx)
+    const scoped = app.agent({ setup: (agent) => void agent.ctx.plugin(Mcp, { servers: { ctl: rows.control({ tools: [{ name: 'alpha' }] }) } }) })
+    const plain = app.agent()
+    await app.ctx.lifecycle.flush()
+    const ask = async (agent: typeof plain) => {
+      app.script.push(say('ok'))
+      agent.followup(user('hi'))
+      await agent.whenIdle()
+      return app.requests.at(-1)!
+    }
+    expect(mine(namesOf(await ask(scoped)))).toEqual(['ctl__alpha'])
+    expect(namesOf(await ask(plain))).toEqual([])
+    expect(app.ctx.tools.schemas()).toEqual([])
+    const ready = rec.statuses.find((s) => s.state === 'ready')!
+    await scoped.dispose()
+    await app.ctx.lifecycle.flush()
+    expect(rec.statuses.at(-1)).toMatchObject({ server: 'ctl', state: 'closed' })
+    expect(isAlive(ready.pid!)).toBe(false)
   })
 })
