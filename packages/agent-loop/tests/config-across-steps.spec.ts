@@ -19,13 +19,14 @@ const scripted = (h: Harness) =>
 function thinkAdapter(h: Harness, defaults: { effort: string; maxTokens: number }) {
   h.ctx.llm.registerAdapter(['think'], {
     stream: scripted(h),
-    resolveModel: (provider: string, model: string) => ({
-      provider,
-      id: model,
-      name: model,
-      defaultMaxTokens: defaults.maxTokens,
-      reasoning: { efforts: ['low', 'medium', 'high'].map((id) => ({ id, name: id })), defaultEffort: defaults.effort },
-    }),
+    resolveModel: (provider: string, model: string) =>
+      ({
+        provider,
+        id: model,
+        name: model,
+        defaultMaxTokens: defaults.maxTokens,
+        reasoning: { efforts: ['low', 'medium', 'high'].map((id) => ({ id, name: id })), defaultEffort: defaults.effort },
+      }) as never,
   })
 }
 
@@ -91,7 +92,7 @@ describe('a new instance over an old log starts from its own options', () => {
   it('an explicitly chosen effort carries over on the same route only', async () => {
     const h = boot()
     thinkAdapter(h, { effort: 'low', maxTokens: 1000 })
-    seeds(h, (seed) => ({ ...seed, reasoningEffort: 'high' }))
+    seeds(h, (seed) => ({ ...seed, reasoningEffort: 'high' as never }))
     const first = h.agent({ provider: 'think', model: 'deep' })
     await turn(first, h, 'one')
     const log = first.session.events

@@ -16,9 +16,9 @@ const types = (agent: { session: { events: readonly { type: string }[] } }) => a
 /** Counts every pass through the `llm/stream` waterfall (prepared or not), i.e. every dispatch. */
 function countDispatches(h: Harness): { count: number } {
   const seen = { count: 0 }
-  h.ctx.on('llm/stream', (options, next) => {
+  h.ctx.on('llm/stream', (_options, next) => {
     seen.count++
-    return next(options)
+    return next()
   })
   return seen
 }
@@ -130,7 +130,7 @@ describe('an answer is recorded whole', () => {
   it('without reported usage the record has no usage field at all', async () => {
     const h = boot()
     const agent = h.agent()
-    h.script.push(() => say('hi')({} as never).filter((c) => c.type !== 'usage'))
+    h.script.push(() => (say('hi')({} as never) as StreamChunk[]).filter((c) => c.type !== 'usage'))
     agent.followup(user('p'))
     await agent.whenIdle()
     const data = agent.session.events.find((e) => e.type === 'assistant/message')!.data as Record<string, unknown>

@@ -19,7 +19,7 @@ const configs: LlmCallConfig[] = [
   { provider: 'deepseek', model: 'deepseek-chat', temperature: 0 },
   { provider: 'deepseek', model: 'deepseek-chat', temperature: 0.7 },
   { provider: 'deepseek', model: 'deepseek-chat', maxTokens: 1024 },
-  { provider: 'deepseek', model: 'deepseek-chat', reasoningEffort: 'high' },
+  { provider: 'deepseek', model: 'deepseek-chat', reasoningEffort: 'high' as never },
   { provider: 'deepseek', model: 'deepseek-chat', stop: ['END'] },
   { provider: 'deepseek', model: 'deepseek-chat', stop: ['END', 'STOP'] },
   { provider: 'deepseek', model: 'deepseek-chat', stop: [] },

@@ -3,7 +3,7 @@
  * must count as a change: otherwise the log keeps the old stop sequences or tool schemas while the model sees new
  * ones, and no tool can explain the request afterwards.
  */
-import type { ToolSchema } from '@bridle/llm'
+import type { LlmCallConfig, ToolSchema } from '@bridle/llm'
 import { describe, expect, it } from 'vitest'
 import { canonicalHeader, headerEquals, Session, type EpochHeader } from '../src/index.js'
 import { header } from './helpers.js'
@@ -108,19 +108,21 @@ describe('tool schemas: any edit is a header change', () => {
 
 describe('adapter-supplied defaults', () => {
   it('a header keeps adapterDefaults when any single flag is set, and drops them when none is', () => {
-    const config = { provider: 'p', model: 'm', reasoningEffort: 'high' as const, maxTokens: 100 }
+    const config = { provider: 'p', model: 'm', reasoningEffort: 'high' as never, maxTokens: 100 } as LlmCallConfig
     expect(canonicalHeader({ config, adapterDefaults: { reasoningEffort: true } }).adapterDefaults).toEqual({ reasoningEffort: true })
     expect(canonicalHeader({ config, adapterDefaults: { maxTokens: true } }).adapterDefaults).toEqual({ maxTokens: true })
-    expect(canonicalHeader({ config, adapterDefaults: { reasoningEffort: false, maxTokens: true } }).adapterDefaults).toEqual({
+    // a flag written as `false` (by a tool other than the loop) counts as not set
+    const off = false as unknown as true
+    expect(canonicalHeader({ config, adapterDefaults: { reasoningEffort: off, maxTokens: true } }).adapterDefaults).toEqual({
       reasoningEffort: false,
       maxTokens: true,
     })
-    expect('adapterDefaults' in canonicalHeader({ config, adapterDefaults: { reasoningEffort: false, maxTokens: false } })).toBe(false)
+    expect('adapterDefaults' in canonicalHeader({ config, adapterDefaults: { reasoningEffort: off, maxTokens: off } })).toBe(false)
     expect('adapterDefaults' in canonicalHeader({ config })).toBe(false)
   })
 
   it('who chose a value is part of the header: the same value supplied by the adapter is a change', () => {
-    const config = { provider: 'p', model: 'm', reasoningEffort: 'high' as const, maxTokens: 100 }
+    const config = { provider: 'p', model: 'm', reasoningEffort: 'high' as never, maxTokens: 100 } as LlmCallConfig
     expectChange(header({ config }), header({ config, adapterDefaults: { maxTokens: true } }))
     expectChange(header({ config }), header({ config, adapterDefaults: { reasoningEffort: true } }))
     expectChange(
