@@ -85,6 +85,7 @@ describe('invalid UTF-8 inside a committed line is damage, never a silently alte
     const victim = 2
     const bytes = bytesOf(header, ...lines.slice(0, victim), lineWithRawBytes(victim, [0xff]), '\n', ...lines.slice(victim + 1))
     expect(() => scan(bytes)).toThrow(`corrupt session log: unparsable committed event at line ${victim + 2}`)
+    expect(() => scan(bytes)).toThrow(expect.objectContaining({ name: 'CommittedDamage', line: victim + 2 }))
     const { root, persistence } = makeApp()
     const path = writeLog(root, bytes)
     await expect(persistence.load('s1')).rejects.toThrow(SessionPersistenceCorruptionError)

@@ -68,3 +68,53 @@ describe('after a failed flush', () => {
     expect(q.queue.idle).toBe(true)
   })
 })
+
+describe('who writes what, and when the queue is idle', () => {
+  it('idle only when nothing is queued, armed, writing or flushing; a window armed during a flush keeps it busy', async () => {
+    const q = gatedQueue(100)
+    expect(q.queue.idle).toBe(true)
+    q.queue.push(0)
+    expect(q.queue.idle).toBe(false) // queued, window armed
+    const flushed = q.queue.flush()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.queue.idle).toBe(false) // writing, barrier open
+    q.queue.push(1) // arms a window while the barrier writes
+    q.gates[0]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    q.gates[1]!.resolve()
+    await flushed
+    expect(q.batches).toEqual([[0], [1]])
+    expect(q.queue.pendingCount).toBe(0)
+    expect(q.queue.idle).toBe(false) // nothing queued, but the window armed during the flush still runs
+    await vi.advanceTimersByTimeAsync(100)
+    expect(q.batches).toEqual([[0], [1]]) // an expiring window with nothing queued writes no empty batch
+    expect(q.queue.idle).toBe(true)
+  })
+
+  it('a failed background batch leaves the queue busy (it still holds the batch)', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    await vi.advanceTimersByTimeAsync(100)
+    q.gates[0]!.reject(new Error('EIO'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.failures.map(String)).toEqual(['Error: EIO'])
+    expect(q.queue.idle).toBe(false)
+  })
+
+  it('events admitted while a flush waits for a background write are written by the flush, which owns their failure', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    await vi.advanceTimersByTimeAsync(100) // background write [0] starts
+    const flushed = q.queue.flush()
+    flushed.catch(() => undefined)
+    q.queue.push(1) // arms a window that expires while the flush waits
+    await vi.advanceTimersByTimeAsync(100)
+    q.gates[0]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.batches).toEqual([[0], [1]])
+    q.gates[1]!.reject(new Error('EIO'))
+    await expect(flushed).rejects.toThrow('EIO')
+    expect(q.failures).toEqual([]) // not reported as a background failure
+    expect(q.queue.pendingCount).toBe(1)
+  })
+})
