@@ -21,6 +21,7 @@ for (const folder of folders) {
 }
 
 const captureLogs = join(root, 'tests/support/capture-logs.ts')
+const fastCheckSeed = join(root, 'tests/support/fast-check-seed.ts')
 
 const project = (name: string, dir: string) => ({
   resolve: { alias },
@@ -28,11 +29,18 @@ const project = (name: string, dir: string) => ({
     name,
     root: join(root, dir),
     include: ['tests/**/*.{test,spec}.ts'],
-    // Logger output is captured per test (tests/support/logs.ts); a package's tests/setup.ts (e.g. llm-openai's
-    // no-network guard) runs after it, before each of its test files.
-    setupFiles: [captureLogs, ...(existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [])],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Every project seeds fast-check (tests/support/fast-check-seed.ts) and captures logger output per test
+    // (tests/support/logs.ts); a package's tests/setup.ts (e.g. llm-openai's no-network guard) runs after them,
+    // before each of its test files.
+    setupFiles: [
+      fastCheckSeed,
+      captureLogs,
+      ...(existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : []),
+    ],
+    // A bound for a hung test, not a speed check: tests that start several node processes one after another (the
+    // CLI's) need well over 30 s on a loaded two-core machine, and the suite must pass there too.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 })
 
