@@ -5,7 +5,8 @@ import { defineConfig } from 'tsup'
  * The one build configuration of every package (`tsup --config ../../tsup.config.ts`, run in the package folder).
  * Entries come from the package's own manifest: each `exports` target and `bin` path `./dist/x.js` is built from
  * `src/x.ts`, so adding a sub-entry is a one-line change to package.json. tsup emits JavaScript only; the
- * declarations come from `tsc -p tsconfig.build.json` right after, which is much faster than bundling them.
+ * declarations of all packages come from one TypeScript program (scripts/build-types.mjs), which writes them into
+ * the same dist/ folders, so tsup's clean leaves `.d.ts` files alone (that build removes stale ones).
  */
 interface Manifest {
   exports?: Record<string, string | { import?: string }>
@@ -35,7 +36,7 @@ export default defineConfig(() => {
     entry: entriesOf(manifest),
     format: ['esm'],
     dts: false,
-    clean: true,
+    clean: ['!**/*.d.ts'],
     sourcemap: true,
     target: 'node20',
     silent: true,
