@@ -45,7 +45,9 @@ const packages = workspacePackages()
 // cannot be named in a declaration by a path a consumer could not import (checked again below).
 const paths = {}
 for (const pkg of packages) {
-  for (const [key, file] of Object.entries(pkg.entries)) paths[key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`] = [file]
+  for (const [key, file] of Object.entries(pkg.entries)) {
+    paths[key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`] = [file]
+  }
 }
 
 const base = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.base.json'), {}, {
@@ -72,7 +74,11 @@ if (diagnostics.length > 0) fail(diagnostics)
 function destination(emitted) {
   const [group, name, src, ...rest] = relative(options.outDir, emitted).split(sep)
   if (src !== 'src') throw new Error(`build-types: unexpected output ${emitted}`)
-  return { file: join(outRoot, group, name, 'dist', ...rest), source: join(root, group, name, 'src', ...rest), pkg: join(root, group, name) }
+  return {
+    file: join(outRoot, group, name, 'dist', ...rest),
+    source: join(root, group, name, 'src', ...rest),
+    pkg: join(root, group, name),
+  }
 }
 
 const written = new Set()
@@ -81,7 +87,8 @@ const result = program.emit(undefined, (emitted, text) => {
   const { file, source, pkg } = destination(emitted)
   // A relative specifier that leaves the package (into another package's source) would break for a consumer.
   for (const [, specifier] of text.matchAll(/(?:from|import\()\s*['"](\.[^'"]*)['"]/g)) {
-    if (!join(dirname(source), specifier).startsWith(join(pkg, 'src') + sep)) leaks.push(`${relative(root, file)}: ${specifier}`)
+    const target = join(dirname(source), specifier)
+    if (!target.startsWith(join(pkg, 'src') + sep)) leaks.push(`${relative(root, file)}: ${specifier}`)
   }
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, text)

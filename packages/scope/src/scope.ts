@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import { assertScopeKey, type ScopeKey } from './key.js'
+import { installScopeInjectCheck, markTransparent } from './inject-check.js'
 import { bindScopeParent } from './parent.js'
 import { tagContext } from './tag.js'
 
@@ -34,6 +35,9 @@ export function createScope(ctx: Context, key: ScopeKey, options: CreateScopeOpt
   assertScopeKey(key)
   // A new function per call: upstream warns `duplicate plugin detected` when one function is mounted twice.
   const plugin = function bridleScope(): void {}
+  // Reads through the scope's ctx are checked as reads through `ctx` (see inject-check.ts).
+  markTransparent(plugin)
+  installScopeInjectCheck(ctx)
   const fork = ctx.plugin(plugin)
   if (options.parent !== undefined) {
     try {

@@ -1,5 +1,6 @@
 import { Context, CordisError, Service } from 'cordis'
 import { describe, expect, it } from 'vitest'
+import { takeLogLines } from '../../../tests/support/logs.js'
 import { makeRoot, pluginCtx } from './helpers.js'
 
 /** Probes for the upstream cordis 3.18.1 behaviour this package (spec §7) relies on. */
@@ -96,6 +97,7 @@ describe('upstream cordis 3.18.1 facts', () => {
     expect(order).toEqual(['one', 'two', 'nested'])
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(errors).toContain(boom)
+    expect(takeLogLines()).toEqual(['error app: Error: disposer failed'])
   })
 
   it('exposes Context.filter, a public filterHooks and no waterfall mode', () => {
@@ -136,6 +138,7 @@ describe('upstream cordis 3.18.1 facts', () => {
     expect(fork.status).toBe(FAILED)
     expect(fork.error).toBe(bad)
     expect(errors).toContain(bad)
+    expect(takeLogLines()).toEqual(['error app: Error: bad config'])
   })
 
   it('a constructor throw marks only the runtime as failed', async () => {
@@ -152,6 +155,7 @@ describe('upstream cordis 3.18.1 facts', () => {
     expect(fork.runtime.status).toBe(FAILED)
     expect(fork.runtime.error).toBe(boom)
     expect(fork.status).not.toBe(FAILED)
+    expect(takeLogLines()).toEqual(['error app: Error: ctor failed'])
   })
 
   it('warns when a plugin reads a service it did not inject', () => {
@@ -166,6 +170,9 @@ describe('upstream cordis 3.18.1 facts', () => {
     void (pluginCtx(root).ctx as unknown as { probeSvc: unknown }).probeSvc
     expect(warnings.map((w) => (w as Error).message)).toEqual([
       'property probeSvc is not registered, declare it as `inject` to suppress this warning',
+    ])
+    expect(takeLogLines()).toEqual([
+      'warn app: Error: property probeSvc is not registered, declare it as `inject` to suppress this warning',
     ])
   })
 })
