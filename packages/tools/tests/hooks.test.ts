@@ -1,5 +1,6 @@
 import { createUserMessage, type UserMessage } from '@bridle/llm'
 import type { PostToolDecision, PreToolDecision, ToolExecution, ToolExecutionResult, ToolReturn } from '@bridle/tools'
+import { takeLogLines } from '../../../tests/support/logs.js'
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { agent, call, deferred, setup } from './helpers.js'
@@ -235,5 +236,9 @@ describe('one exec object, scope-filtered hooks, contained observers', () => {
     await new Promise((r) => setImmediate(r))
     expect(later).toHaveBeenCalledOnce()
     expect(JSON.stringify(warnings.map((w) => String((w as unknown[])[1])))).toMatch(/observer sync failure.*observer async failure/)
+    expect(takeLogLines()).toEqual([
+      expect.stringMatching(/^warn app: tools\/result listener failed: Error: observer sync failure/),
+      expect.stringMatching(/^warn app: tools\/result listener failed: Error: observer async failure/),
+    ])
   })
 })

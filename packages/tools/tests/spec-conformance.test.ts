@@ -4,6 +4,7 @@
  */
 import { callId, createUserMessage, HarnessError, isDeepFrozen, type UserMessage } from '@bridle/llm'
 import { createScope } from '@bridle/scope'
+import { takeLogLines } from '../../../tests/support/logs.js'
 import { SystemPrompt } from '@bridle/system-prompt'
 import {
   TOOL_ABORTED,
@@ -425,6 +426,7 @@ describe('§6.2 pipeline stages and canonical error results', () => {
     root.on('tools/result', () => void (second = true))
     expect(text(await tools.execute(model('t', '{}')))).toBe('ok')
     expect(second).toBe(true)
+    expect(takeLogLines()).toEqual([expect.stringMatching(/^warn app: tools\/result listener failed: Error: observer broke/)])
   })
 })
 
