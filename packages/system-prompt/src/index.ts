@@ -26,6 +26,7 @@ export {
   renderContextSnapshot,
 } from './render.js'
 export type { ContextSnapshotSection, ToolSchema } from '@bridle/llm'
+export { renderPromptSpans, sectionOrigin, type PromptSpan, type RenderedPrompt, type SectionOrigin } from './spans.js'
 export { validateToolOrder, orderTools } from './tool-order.js'
 export { type SystemPromptConfig, ConfigSchema, SystemPromptConfigSchema } from './config.js'
 export { SystemPrompt } from './service.js'
