@@ -49,7 +49,7 @@ export function pickStep(events: readonly SessionEvent[], stepText: string, turn
  * before manifests falls back to matching the current app's sections.
  */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
-  const booted = await boot(await resolveApp(options.config), { withModel: false })
+  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   const p = paint(io)
   const { meta, events } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
