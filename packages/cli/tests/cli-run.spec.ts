@@ -21,7 +21,7 @@ describe('bridle run (offline, scripted model)', () => {
     expect(first.code).toBe(0)
     expect(first.stderr).toContain('bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model')
     expect(first.stdout).toContain('→ read_file {"path":"package.json"}')
-    expect(first.stdout).toMatch(/← \d+ lines · 1\s+\{/)
+    expect(first.stdout).toMatch(/^ {2}← read_file: 11 lines, \d+ chars$/m)
     expect(first.stdout).toContain('The package is named `acme-invoice-parser` (from package.json).')
     expect(readdirSync(join(app, 'sessions'))).toContain(`${id}.jsonl`)
   })
@@ -48,7 +48,8 @@ describe('bridle run (offline, scripted model)', () => {
     expect(out.code).toBe(0)
     const text = out.stdout
     expect(text).toMatch(/header\s+reason initial \(seq \d+\) · scripted\/scripted-demo/)
-    const sections = [...text.matchAll(/^ {2}\d\. ([\w:-]+|\(unnamed\)):/gm)].map((m) => m[1])
+    expect(text).toContain('system sections (4, in order; names from the log)')
+    const sections = [...text.matchAll(/^ {2}\d\. ([\w:-]+|\(unnamed\))(?: \(order -?\d+\))?:/gm)].map((m) => m[1])
     expect(sections).toEqual(['harness:identity', 'deployment:persona', 'workspace:paths', 'tool-guidance:read_file'])
     expect(text).toMatch(/deployment:persona: You answer questions about the project in \/.*sample-project\./)
     expect(text).toContain('tools (1, in order) read_file')
@@ -131,7 +132,7 @@ describe('bridle run against an OpenAI-compatible endpoint', () => {
     const app = makeApp(DEMO_YAML)
     const out = await bridle(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: 'http://127.0.0.1:9' }))
     expect(out.code).toBe(2)
-    expect(out.stderr).toContain('bridle: BRIDLE_MODEL must name the model served at BRIDLE_BASE_URL')
+    expect(out.stderr).toBe('bridle: BRIDLE_MODEL (or -m) must name the model served at BRIDLE_BASE_URL\n')
   })
 })
 
@@ -163,6 +164,8 @@ systemPrompt:
     expect(again.code).toBe(0)
     const out = await bridle(['inspect', id, '--cache'], app)
     expect(out.code).toBe(0)
-    expect(out.stdout).toMatch(/turn 2 step 1: system ✗ line \d+ \(section deployment:persona\): "You are running on model-a\." → "You are running on model-b\."/)
+    expect(out.stdout).toMatch(
+      /turn 2 step 1: system ✗ section deployment:persona changed \(line \d+: "You are running on model-a\." → "You are running on model-b\."\)/,
+    )
   })
 })

@@ -1,7 +1,8 @@
+import type { Command } from 'commander'
 import { cachePrefixReport, requestSteps, type SessionEvent } from '@bridle/session'
 import { boot, persistenceOf } from '../boot.js'
 import { resolveApp } from '../default-app.js'
-import { EXIT } from '../exit-codes.js'
+import { EXIT } from '../errors.js'
 import { knownSections } from '../inspect/known-sections.js'
 import { renderEventList, renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
@@ -10,8 +11,9 @@ import { toolNamesByCall, describeEvent } from '../inspect/describe.js'
 import { attributeSections } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { renderVerify, verifySession } from '../inspect/verify.js'
-import { UsageError } from '../model-selection.js'
+import { UsageError } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
+import type { CommandContext } from './command-context.js'
 
 export interface InspectOptions {
   config?: string
@@ -89,4 +91,21 @@ export async function inspect(id: string, options: InspectOptions, io: Io): Prom
 
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : text)
   return code
+}
+
+/** Registers `bridle inspect` on the program. */
+export function registerInspect(cli: Command, { io, exit, config }: CommandContext): void {
+  cli
+    .command('inspect')
+    .description("a session's turns and steps, or what one step's request contained")
+    .argument('<id>', 'session id')
+    .option('--step <n>', "show step N's request (N, or TURN.STEP)")
+    .option('--turn <t>', 'the turn --step refers to (default: the last turn with that step)')
+    .option('--events', 'list every event (stream chunks are folded otherwise); without --step, the whole log')
+    .option('--json', 'machine-readable output')
+    .option('--verify', 'rebuild every request from the log and check it against request/digest')
+    .option('--cache', 'per request, how much of the previous prefix held and why it broke')
+    .action(async (id: string, o: Omit<InspectOptions, 'config'>) => {
+      exit.code = await inspect(id, { ...o, config: config() }, io)
+    })
 }

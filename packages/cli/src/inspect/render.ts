@@ -31,7 +31,7 @@ export function renderStep(view: StepView, p: Paint, options: { events?: boolean
     Object.entries(h.config).filter(([k]) => k !== 'provider' && k !== 'model').map(([k, v]) => ` · ${k} ${JSON.stringify(v)}`).join(''))
   if (view.context) lines.push(`${p.bold('context')}     ${JSON.stringify(view.context)}`)
   const names = view.sectionNames === 'log' ? 'names from the log' : 'names matched against the current app: the log records none'
-  lines.push(`${p.bold(`system sections (${view.system.length}, in order)`)} ${p.dim(`(${names})`)}`)
+  lines.push(`${p.bold(`system sections (${view.system.length}, in order;`)} ${p.dim(names)}${p.bold(')')}`)
   view.system.forEach((s, i) => {
     const origin = s.order === undefined ? '' : p.dim(` (order ${s.order}${s.scope === 'scoped' ? ', scoped' : ''})`)
     lines.push(`  ${i + 1}. ${s.name ?? p.dim('(unnamed)')}${origin}: ${oneLine(s.text, 90)}`)
@@ -45,9 +45,9 @@ export function renderStep(view: StepView, p: Paint, options: { events?: boolean
     for (const s of view.snapshot.sections) lines.push(`  ${s.name}: ${oneLine(s.text, 90)}`)
   } else lines.push(`${p.bold('runtime context')} none in this request`)
   lines.push(p.bold('events') + (options.events ? '' : p.dim(' (stream chunks folded; --events lists each)')))
-  for (const e of options.events ? view.events : foldChunks(view.events)) {
-    lines.push(`  ${e.seq.padStart(4)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 70))}`)
-  }
+  const listed = options.events ? view.events.map((e) => ({ ...e, seq: String(e.seq) })) : foldChunks(view.events)
+  const width = Math.max(4, ...listed.map((e) => e.seq.length))
+  for (const e of listed) lines.push(`  ${e.seq.padStart(width)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 70))}`)
   return lines.join('\n') + '\n'
 }
 
