@@ -80,8 +80,10 @@ function checkConfig(plugin: unknown, row: PluginRow, where: string) {
  * Waits a turn for the fork to apply and throws the one line that says it failed. What cordis logged about it
  * meanwhile (a stack dump on stdout) is held and dropped: the stack shows only with `--verbose`.
  */
-async function settle(fork: Fork, where: string, held: HeldLog) {
+async function settle(ctx: Context, fork: Fork, where: string, held: HeldLog) {
   await new Promise((resolve) => setImmediate(resolve))
+  // a plugin that starts asynchronously (an MCP server's first connection) settles before the first request
+  await ctx.lifecycle.flush()
   const error = fork.error ?? fork.runtime?.error
   if (!error) return held.release()
   held.drop()
@@ -111,7 +113,7 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
       held.release()
       throw error
     }
-    await settle(fork, where, held)
+    await settle(ctx, fork, where, held)
     return () => void fork.dispose()
   }
   const load = async (row: PluginRow, where = rowWhere(app, row)) => {
