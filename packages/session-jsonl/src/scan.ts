@@ -1,5 +1,5 @@
 import { Buffer, isUtf8 } from 'node:buffer'
-import { CHECKSUM_KEY, crc32, sealFollows, sealHolds, storedSeal, type Seal } from './checksum.js'
+import { CHECKSUM_KEY, crc32, runningAt, sealFollows, sealHolds, storedSeal, type Seal } from './checksum.js'
 import { HEADER_CHECKSUM_MISMATCH } from './header.js'
 import type { StoredEvent } from './line-format.js'
 
@@ -86,7 +86,12 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
   if (text === undefined) eachLineOfBytes(bytes, headerEnd, onLine)
   else eachLineOfText(bytes, headerEnd, text, onLine)
   const completeLines = line - 2
-  const running = seal === undefined ? undefined : crc32(bytes.subarray(0, committedBytes))
+  let running: number | undefined
+  if (seal !== undefined) {
+    // Continue from the last accepted line's seal (intact, so well-formed) rather than re-reading the whole file.
+    const last = events.length === 0 ? seal : storedSeal(bytes, headerEnd, committedBytes - 1)
+    running = last === undefined ? crc32(bytes.subarray(0, committedBytes)) : runningAt(bytes, last, committedBytes)
+  }
   const completeBytes = lastNewline < headerEnd ? headerEnd : lastNewline + 1
   return { events, committedBytes, completeLines, completeBytes, defect, intactAfterDefect, running }
 }
