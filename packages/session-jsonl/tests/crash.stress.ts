@@ -22,9 +22,10 @@ const report = (probe: string, figures: object) => console.log(`session-jsonl st
 describe(`session-jsonl crash and damage probes (seed ${seed}; rerun with BRIDLE_CRASH_SEED=${seed})`, () => {
   it('SIGKILL of real writer children loses no flushed event', async () => {
     const runs = Math.round(300 * scale)
-    const figures = await killProbe({ bundle, seed, runs, turns: 20, parallel: 3, warnings: captureWarnings() })
+    const figures = await killProbe({ bundle, seed, runs, turns: 40, parallel: 3, warnings: captureWarnings() })
     report('kills', figures)
-    expect(figures.kills).toBe(runs)
+    expect(figures.kills + figures.finishedFirst).toBe(runs)
+    expect(figures.kills).toBeGreaterThanOrEqual(runs * 0.9)
   })
 
   it('every truncation offset of a real log reloads to its complete lines, and a torn line is reported', async () => {

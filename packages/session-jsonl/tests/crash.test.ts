@@ -34,6 +34,7 @@ describe(`crash recovery with real processes (seed ${seed}; rerun with BRIDLE_CR
   it('children killed with SIGKILL at random moments reload to the committed prefix and keep every flushed event', async () => {
     const warnings = captureWarnings()
     const figures = await killProbe({ bundle, seed: seed + 1, runs: 10, turns: 20, parallel: 3, warnings })
-    expect(figures.kills).toBe(10)
+    expect(figures.kills + figures.finishedFirst).toBe(10)
+    expect(figures.kills).toBeGreaterThanOrEqual(8)
   }, 120_000)
 })
