@@ -9,6 +9,7 @@ import type { AppConfig, PluginRow } from './app-config.js'
 import { AppConfigError, appLabel, rowName } from './app-config.js'
 import { chooseModel, type ModelChoice, type ModelFlags } from './model-selection.js'
 import { importPluginModule, pickPlugin } from './plugin-loader.js'
+import { appSecrets } from './redaction.js'
 
 const SESSION_JSONL = '@bridle/session-jsonl'
 
@@ -16,6 +17,8 @@ export interface BootOptions extends ModelFlags {
   env?: NodeJS.ProcessEnv
   /** Load a model route (run, dev). `inspect` and `sessions` need none. */
   withModel?: boolean
+  /** Receives the values of the key variables the app's model rows read, so output can redact them. */
+  secrets?: Set<string>
 }
 
 /** `ctx.sessionPersistence`, which the CLI always loads; a clear error if an app config removed it. */
@@ -71,7 +74,9 @@ async function settle(fork: Fork, label: string, app: AppConfig) {
  */
 export async function boot(app: AppConfig, options: BootOptions = {}): Promise<BootedApp> {
   const ctx = new Context()
-  const model = options.withModel === false ? undefined : chooseModel(app, options.env ?? process.env, options)
+  const env = options.env ?? process.env
+  for (const secret of appSecrets(app, env)) options.secrets?.add(secret)
+  const model = options.withModel === false ? undefined : chooseModel(app, env, options)
 
   const resolve = async (row: PluginRow, resolveOptions: { fresh?: boolean } = {}) =>
     pickPlugin(await importPluginModule(row, app.dir, resolveOptions.fresh), rowName(row))

@@ -4,6 +4,7 @@
  * bytes. `headerLine` and `eventLine` give a record's plain JSON; a log written now seals each line with a checksum
  * field (checksum.ts), and a log written before checksums keeps receiving plain lines.
  */
+import { stringifyRecord } from './json-text.js'
 
 /** The header fields a session log stores (the in-memory `SessionHeader`, minus unknown keys). */
 export interface StoredMeta {
@@ -55,7 +56,7 @@ export function eventLine(event: StoredEvent): string {
   if (event.surfaceOp !== undefined) record.surfaceOp = event.surfaceOp
   if (event.sourceEventSeqs !== undefined) record.sourceEventSeqs = event.sourceEventSeqs
   if (event.ignorable !== undefined) record.ignorable = event.ignorable
-  return JSON.stringify(record) + '\n'
+  return stringifyRecord(record) + '\n'
 }
 
 /** The text of a batch of events: one line each, concatenated for a single write. */

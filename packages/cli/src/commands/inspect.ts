@@ -49,7 +49,7 @@ interface VerifyRow {
 
 /** `bridle inspect ID [--step N] [--json] [--cache] [--verify]`. Exits 1 when verification fails. */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
-  const booted = await boot(await resolveApp(options.config), { withModel: false })
+  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   const p = paint(io)
   const { meta, events, recovery } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
