@@ -6,6 +6,7 @@ import { registerRun } from './commands/run.js'
 import { registerSessions } from './commands/sessions.js'
 import type { CommandContext } from './commands/command-context.js'
 import { routeCordisLog } from './cordis-log.js'
+import { errorText } from './error-text.js'
 import { errorLine, errorStack, EXIT, RuntimeFailure, UsageError } from './errors.js'
 import { envSecrets, redactingIo } from './redaction.js'
 import type { Io } from './terminal.js'
@@ -54,7 +55,7 @@ function reportError(error: unknown, io: Io, verbose: boolean): number {
     // help and version exit 0; commander has printed its own line (or the help) for anything else
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage
   }
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorText(error)
   let code: number = EXIT.failure
   let line = message
   if (error instanceof UsageError || error instanceof AppConfigError) code = EXIT.usage

@@ -7,6 +7,7 @@ import { knownSections } from '../inspect/known-sections.js'
 import { renderEventList, renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
 import { lineSectionNamer } from '../inspect/cache-sections.js'
+import { renderRecovery } from '../inspect/recovery.js'
 import { toolNamesByCall, describeEvent } from '../inspect/describe.js'
 import { attributeSections } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
@@ -53,9 +54,13 @@ export function pickStep(events: readonly SessionEvent[], stepText: string, turn
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   const p = paint(io)
-  const { meta, events } = await persistenceOf(booted.ctx).inspect(id)
+  const { meta, events, recovery } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
   let text = ''
+  if (recovery !== undefined) {
+    report.recovery = recovery
+    text += renderRecovery(recovery, p)
+  }
 
   if (options.step !== undefined) {
     const at = pickStep(events, options.step, options.turn)
