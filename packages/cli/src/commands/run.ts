@@ -7,7 +7,7 @@ import { resolveApp } from '../default-app.js'
 import { EXIT } from '../errors.js'
 import { attachLiveView } from '../live-view.js'
 import { paint, type Io } from '../terminal.js'
-import { checkAppPaths, dryAssemble } from '../validate.js'
+import { checkAppPaths, checkSessionCwd, dryAssemble } from '../validate.js'
 import type { CommandContext } from './command-context.js'
 
 export interface RunOptions {
@@ -40,11 +40,13 @@ export async function openAgent(booted: BootedApp, options: { session?: string; 
 
 /**
  * Opens the agent and checks, before any model call, that its first step can be built: the dry assembly
- * (`dryAssemble`). A failure disposes the agent (a new session has written nothing yet) and rethrows.
+ * (`dryAssemble`), and that a resumed session's cwd still exists. A failure disposes the agent (a new session has
+ * written nothing yet) and rethrows.
  */
 export async function openCheckedAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
   const agent = await openAgent(booted, options)
   try {
+    checkSessionCwd(agent)
     await dryAssemble(booted.app, booted.ctx, agent)
   } catch (error) {
     await agent.dispose()
