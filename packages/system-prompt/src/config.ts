@@ -25,6 +25,7 @@ export interface SystemPromptConfigInput {
   includeRuntimeContext?: boolean | null
   persona?: string | null
   toolOrder?: readonly string[] | null
+  harnessSource?: string | null
 }
 
 /** Drops keys whose value is `null`, so YAML empty values (`persona:`) count as absent. */

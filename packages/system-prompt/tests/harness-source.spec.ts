@@ -21,6 +21,6 @@ describe('harnessSource (the harness:source section)', () => {
   it('rejects an empty path and one with "{{" (the section text is interpolated)', () => {
     expect(() => SystemPrompt.Config({ harnessSource: '' })).toThrow(/harnessSource: must be a non-empty path/)
     expect(() => SystemPrompt.Config({ harnessSource: '/a/{{b}}' })).toThrow(/harnessSource: must not contain "\{\{"/)
-    expect(() => SystemPrompt.Config({ harnessSource: 7 })).toThrow(/harnessSource: expected string, received number/)
+    expect(() => SystemPrompt.Config({ harnessSource: 7 } as never)).toThrow(/harnessSource: expected string, received number/)
   })
 })
