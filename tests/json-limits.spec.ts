@@ -17,6 +17,7 @@ import { SessionJsonl } from '@bridle/session-jsonl'
 import { afterEach, describe, expect, it } from 'vitest'
 import { boot, callTools, say, tick, user } from '../packages/agent-loop/tests/harness.js'
 import { followupFuzz, nested, rawMessage } from './followup-fuzz.js'
+import { takeLogLines } from './support/logs.js'
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -66,6 +67,9 @@ describe('session.append refuses deep and huge data, records nothing, and keeps 
     await h.ctx.sessions.flush(session)
     const lines = (await readFile(join(h.root, 'deep.jsonl'), 'utf8')).trim().split('\n')
     expect(lines.slice(1).map((l) => JSON.parse(l).type)).toEqual(['plugin/ok', 'plugin/ok'])
+    expect(takeLogLines()).toEqual([
+      expect.stringMatching(/^warn session-jsonl: .*session "deep" persisted event type "plugin\/ok" that is not in/),
+    ])
   })
 
   it('a value exactly at the depth limit is accepted, written and read back', async () => {
@@ -75,6 +79,9 @@ describe('session.append refuses deep and huge data, records nothing, and keeps 
     await h.ctx.sessions.flush(session)
     const loaded = await h.ctx.sessionPersistence!.load('edge')
     expect(JSON.stringify(loaded.events.at(-1)!.data)).toBe(JSON.stringify(nested(MAX_JSON_DEPTH - 1, 'leaf')))
+    expect(takeLogLines()).toEqual([
+      expect.stringMatching(/^warn session-jsonl: .*session "edge" persisted event type "plugin\/edge" that is not in/),
+    ])
   })
 
   it('refuses 100,000 levels without walking them all, and the session still saves', async () => {
@@ -85,6 +92,9 @@ describe('session.append refuses deep and huge data, records nothing, and keeps 
     expect(session.seq).toBe(0)
     session.append('plugin/ok', {})
     await expect(h.ctx.sessions.flush(session)).resolves.toBe(true)
+    expect(takeLogLines()).toEqual([
+      expect.stringMatching(/^warn session-jsonl: .*session "very-deep" persisted event type "plugin\/ok" that is not in/),
+    ])
   })
 
   it(`refuses data whose JSON passes ${MAX_JSON_BYTES} bytes, with its size; one byte less is accepted`, async () => {

@@ -4,6 +4,7 @@ import { Agent, AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, RUNTIME_CONT
 import { Inbox } from '@bridle/inbox'
 import { ConfigError, createUserMessage, HarnessError, type GenerateOptions, type StreamChunk } from '@bridle/llm'
 import { boot, callTools, deferred, fail, say, tick, user, type Responder } from './harness.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 /*
  * Black-box checks of normative rules in agent-loop.md, inbox.md §7–§9 and tools.md §7 that the other
@@ -125,6 +126,9 @@ describe('create, publication and rollback (§2.3)', () => {
     const agent = h.agent({ sessionId: 'ok' })
     expect(h.ctx.agentLoop.get('ok')).toBe(agent)
     expect(h.trace).toEqual(['L:created', 'L:session-start startup'])
+    expect(takeLogLines()).toEqual([
+      'warn agent-loop: agent event "agent/session-start" listener threw: session-start bug',
+    ])
   })
 
   it('AgentOptions are kept (frozen) and agent.id equals the session id', () => {

@@ -40,6 +40,7 @@ import {
 } from '@bridle/llm-openai/testing'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 const KEY = 'sk-conformance-0123'
 let server: MockServer | undefined
@@ -178,6 +179,9 @@ describe('§2 plugin surface and configuration', () => {
     ])
     b.dispose()
     expect(ctx.llm.hasProvider('b')).toBe(false)
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: llm-openai: invalid config: (root): Unrecognized key: "bogus"',
+    ])
   })
 })
 

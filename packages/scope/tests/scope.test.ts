@@ -2,6 +2,7 @@ import { Context, Service } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { bindScopeParent, createScope, scopeChainOf, scopeOf, scopeParentOf } from '@bridle/scope'
 import { makeRoot, pluginCtx } from './helpers.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 describe('createScope failures', () => {
   it('rejects a non-object key before mounting anything', () => {
@@ -233,6 +234,7 @@ describe('Scope disposal', () => {
     await expect(scope.dispose()).resolves.toBeUndefined()
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(errors).toContain(boom)
+    expect(takeLogLines()).toEqual(['error app: Error: boom'])
   })
 
   it('keeps the parent binding after disposal', async () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { bindScopeParent, createScope, NamedEntries, ScopedLayers, type ScopeKey } from '@bridle/scope'
 import { makeRoot, pluginCtx } from './helpers.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 class DuplicateTool extends Error {}
 
@@ -178,6 +179,7 @@ describe('ScopedLayers.effect failures', () => {
     expect(() => layers.effect(scope.ctx, (layer) => layer.tools.insert('read', 1))).toThrow(first)
     expect(errors).toContain(second)
     expect(layers.peek(key)).toBeUndefined()
+    expect(takeLogLines()).toEqual(['error app: Error: second'])
   })
 
   it('on an inactive fiber throws INACTIVE_EFFECT: the action never runs and nothing is notified', () => {
@@ -308,6 +310,7 @@ describe('ScopedLayers.effect lifecycle', () => {
     expect(layers.peek(key)).toBeUndefined()
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(errors).toContain(boom)
+    expect(takeLogLines()).toEqual(['error app: Error: listener failed on teardown'])
   })
 
   it('with notify: false it never calls onChange', () => {

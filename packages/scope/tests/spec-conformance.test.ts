@@ -18,6 +18,7 @@ import {
   scopeTarget,
   waterfall,
 } from '@bridle/scope'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 declare module 'cordis' {
   interface Events<C extends Context = Context> {
@@ -364,6 +365,7 @@ describe('§5.4 ScopedLayers.effect', () => {
     expect(thrown(() => store.effect(ctx, (l) => l.names.insert('a', 1)))).toBe(original)
     expect(errors).toContain(secondary)
     expect(store.global.names.has('a')).toBe(false)
+    expect(takeLogLines()).toEqual(['error app: Error: secondary'])
   })
 
   it('notify: false never calls onChange; a mocked ctx.effect return value is returned unchanged', () => {
@@ -403,6 +405,7 @@ describe('§5.4 ScopedLayers.effect', () => {
     await new Promise((resolve) => setImmediate(resolve))
     expect(errors).toContain(failure)
     expect(store.peek(key)).toBeUndefined()
+    expect(takeLogLines()).toEqual(['error app: Error: listener failed'])
   })
 
   it('a disposed fiber throws INACTIVE_EFFECT and nothing runs', () => {

@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { Config, eventLine, headerLine, SessionJsonl } from '../src/index.js'
 import { buildLog } from './fixtures/script.js'
 import { captureWarnings, makeApp, replay, scriptedAppends, tempRoot, unsealed } from './helpers.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 const meta = (id: string) => ({ version: 0 as const, id, createdAt: 1000 })
 
@@ -46,6 +47,9 @@ describe('config', () => {
     const ctx = new Context()
     ctx.plugin(SessionJsonl, { writeBatchMaxDelayMs: -1 } as never)
     expect(ctx.get('sessionPersistence')).toBeUndefined()
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: session-jsonl: invalid config: writeBatchMaxDelayMs: Too small: expected number to be >=1',
+    ])
   })
 
   it('resolves a relative root once against process.cwd()', () => {

@@ -18,6 +18,7 @@ import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import DefaultExport, { Config, ConfigSchema, SessionJsonl } from '../src/index.js'
 import { captureWarnings, makeApp, tempRoot, unsealed } from './helpers.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 const userMessage = (id: string, text: string) => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } })
 
@@ -74,6 +75,9 @@ describe('§1 plugin exports and config', () => {
     ctx.plugin(SessionJsonl, { root: tempRoot() })
     expect(typeof ctx.sessionPersistence?.load).toBe('function')
     expect(ctx.sessionPersistence?.locate({ version: 0, id: 'x', createdAt: 1 } as never).kind).toBe('jsonl')
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: session-jsonl: invalid config: (root): Unrecognized key: "surprise"',
+    ])
   })
 
   it('without the plugin ctx.sessions.flush resolves false; with it, true', async () => {

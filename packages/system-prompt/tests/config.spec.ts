@@ -2,6 +2,7 @@ import { ConfigError } from '@bridle/llm'
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { ConfigSchema, SystemPrompt, SystemPromptConfigSchema } from '../src/index.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 const Config = SystemPrompt.Config
 
@@ -103,6 +104,9 @@ describe('loading with a bad config', () => {
     expect(fork.error).toBeInstanceOf(ConfigError)
     expect(root.get('systemPrompt')).toBeUndefined()
     expect(errors.some((e) => e instanceof ConfigError)).toBe(true)
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: system-prompt: invalid config: persona: expected string, received number',
+    ])
   })
 
   it('a direct new SystemPrompt never sets ctx.systemPrompt, but the instance works', async () => {

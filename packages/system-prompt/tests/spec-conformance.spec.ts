@@ -25,6 +25,7 @@ import DefaultExport, {
 } from '@bridle/system-prompt'
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 const HEADER = 'Current runtime context. This snapshot supersedes earlier runtime-context snapshots.'
 const t = (name: string, description = `${name} tool`) => ({ name, description, parameters: { type: 'object' } })
@@ -161,6 +162,9 @@ describe('§12 construction, built-ins and configuration', () => {
     expect(fork.error).toBeInstanceOf(ConfigError)
     expect(errors.some((e) => e instanceof ConfigError)).toBe(true)
     expect(root.get('systemPrompt')).toBeUndefined()
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: system-prompt: invalid config: (root): Unrecognized key: "tooOrder"',
+    ])
   })
 })
 

@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Config, Environment, renderEnvironment } from '../src/index.js'
 import { load, prod, view } from './harness.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 describe('Config', () => {
   it('accepts environment, region and public labels', () => {
@@ -130,6 +131,9 @@ describe('Environment plugin', () => {
     const { assembly } = await view(root)
     expect(assembly.contexts).toEqual([])
     expect(assembly.variables).not.toHaveProperty('region')
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: plugin-environment: invalid config: region: Invalid input: expected string, received undefined',
+    ])
   })
 
   it('can be mounted twice under different scopes without duplicate-plugin trouble', async () => {

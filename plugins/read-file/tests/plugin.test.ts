@@ -9,6 +9,7 @@ import { Context } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { agentAt, load, read, text } from './harness.js'
 import { Config, READ_FILE_GUIDANCE_ORDER, READ_FILE_GUIDANCE_SECTION, ReadFile } from '../src/index.js'
+import { takeLogLines } from '../../../tests/support/logs.js'
 
 let base: string
 let ws: string
@@ -133,5 +134,8 @@ describe('prompt contributions and lifetime', () => {
     const { root, fork } = load({ maxBytes: -1 })
     expect(fork.error).toBeInstanceOf(ConfigError)
     expect((await root.systemPrompt.assemble()).tools).toEqual([])
+    expect(takeLogLines()).toEqual([
+      'error app: ConfigError: plugin-read-file: invalid config: maxBytes: Too small: expected number to be >=256',
+    ])
   })
 })
