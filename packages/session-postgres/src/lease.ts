@@ -1,5 +1,6 @@
 import type { PoolLike, Tables } from './database.js'
 import { SessionLeasedError, type LeaseHolder } from './errors.js'
+import { RELEASE } from './notifications.js'
 
 /**
  * Session leases: one writer per session. A lease is a row state — owner, expiry (database clock, so machines never
@@ -39,7 +40,7 @@ export class Leases {
       if (holder === undefined) continue // released between the two statements: try again
       const waited = Date.now() - started
       const left = waitMs - waited
-      if (left <= 0) throw new SessionLeasedError(id, holder.lease, waited)
+      if (left <= 0) throw new SessionLeasedError(id, holder.lease, waitMs > 0 ? waited : 0)
       // Sleep until the lease would expire (or a release wakes us), but never past the caller's patience.
       const untilExpiry = Math.max(1, holder.remainingMs + 1)
       await sleepOrWake(Math.min(untilExpiry, left), id, options)
@@ -69,8 +70,8 @@ export class Leases {
       `WITH r AS (
          UPDATE ${this.tables.sessions} SET lease_owner = NULL, lease_expires = NULL
           WHERE id = $1 AND lease_token = $2 AND lease_owner = $3 RETURNING id)
-       SELECT pg_notify($4, $1) FROM r`,
-      [id, token, this.owner, this.channel],
+       SELECT pg_notify($4, $5) FROM r`,
+      [id, token, this.owner, this.channel, RELEASE + id],
     )
   }
 
