@@ -1,4 +1,5 @@
-import type { UserMessage } from '@bridle/llm'
+import { assertContentBlocks, type UserMessage } from '@bridle/llm'
+import { assertMessageEventShape, jsonValueViolation } from '@bridle/session'
 import type { PoolLike, Tables } from './database.js'
 import type { LiveBinding } from './live-binding.js'
 import { MESSAGE } from './notifications.js'
@@ -21,7 +22,11 @@ export interface AgentLike {
   readonly disposing?: boolean
 }
 
-/** Checks a posted message: an identified user-role message with a content array, as the inbox requires. */
+/**
+ * Checks a posted message before anything is stored: a non-empty session id, a known target, and an identified
+ * user-role message with a source and valid content blocks, made of plain JSON — what the inbox and the session log
+ * will accept when the message is delivered. Throws `TypeError` naming what is wrong.
+ */
 export function assertPostable(sessionId: string, message: unknown, target: unknown): asserts message is UserMessage {
   if (typeof sessionId !== 'string' || sessionId.length === 0) throw new TypeError('post: the session id must be a non-empty string')
   if (target !== 'next-turn' && target !== 'next-step') {
@@ -32,7 +37,14 @@ export function assertPostable(sessionId: string, message: unknown, target: unkn
     throw new TypeError('post: the message must have a non-empty string id')
   }
   if (m.role !== 'user') throw new TypeError(`post: message "${m.id}" must have role "user", got ${JSON.stringify(m.role)}`)
-  if (!Array.isArray(m.content)) throw new TypeError(`post: message "${m.id}" must have a content array`)
+  try {
+    assertMessageEventShape({ type: 'user/message', data: m }, `post: message "${m.id}"`)
+  } catch (error) {
+    throw new TypeError((error as Error).message)
+  }
+  assertContentBlocks(m.content, `post: message "${m.id}" content`)
+  const violation = jsonValueViolation(m)
+  if (violation !== undefined) throw new TypeError(`post: message "${m.id}" is not plain JSON at ${violation.path}: ${violation.reason}`)
 }
 
 /**

@@ -47,7 +47,7 @@ describe('one writer per session', () => {
     const a = makeApp()
     await written(a, 's1', [1])
     const b = makeApp({}, a.schema)
-    const error = await b.persistence.resume('s1').catch((e: unknown) => e as SessionLeasedError)
+    const error = (await b.persistence.resume('s1').catch((e: unknown) => e)) as SessionLeasedError
     expect(error).toBeInstanceOf(SessionLeasedError)
     expect(error).toMatchObject({ name: 'SessionLeasedError', sessionId: 's1', holder: a.persistence.ownerId, token: 1 })
     expect(error.expiresAt.getTime()).toBeGreaterThan(Date.now() - 60_000)
@@ -77,7 +77,7 @@ describe('one writer per session', () => {
     const a = makeApp()
     await written(a, 's1', [1])
     const b = makeApp({}, a.schema)
-    const error = await b.persistence.resume('s1', undefined, { waitMs: 150 }).catch((e: unknown) => e as Error)
+    const error = (await b.persistence.resume('s1', undefined, { waitMs: 150 }).catch((e: unknown) => e)) as Error
     expect(error).toBeInstanceOf(SessionLeasedError)
     expect(error.message).toMatch(/\(fencing token 1\) \(waited \d+ ms\): another process is writing it/)
   })
@@ -116,7 +116,7 @@ describe('one writer per session', () => {
 
     stale.append('turn/start', { turn: 2 })
     stale.append('turn/end', { turn: 2, reason: { kind: 'completed' } })
-    const error = await a.ctx.sessions.flush(stale).catch((e: unknown) => e as SessionLeaseLostError)
+    const error = (await a.ctx.sessions.flush(stale).catch((e: unknown) => e)) as SessionLeaseLostError
     expect(error).toBeInstanceOf(SessionLeaseLostError)
     expect(error.message).toBe(
       `session "s1": this process lost its lease (fencing token 1; "${b.persistence.ownerId}" holds it now with token 2); the batch of seqs 2..3 was rejected and nothing of it was written`,

@@ -22,7 +22,7 @@ describe('rows that are damaged (a hand edit, a restore gone wrong)', () => {
     damaged[2] = damaged[2]!.slice(0, 10)
     const { persistence } = await stored(damaged)
     for (const op of [() => persistence.inspect('s1'), () => persistence.load('s1'), () => persistence.prepare('s1')]) {
-      const error = await op().catch((e: unknown) => e as SessionPersistenceCorruptionError)
+      const error = (await op().catch((e: unknown) => e)) as SessionPersistenceCorruptionError
       expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
       expect(error.message).toBe('corrupt session log: unparsable committed event at seq 2')
       expect(error.path).toBe(persistence.locate({ version: 0, id: 's1', createdAt: 1000 } as never).path)
@@ -56,7 +56,7 @@ describe('rows that are damaged (a hand edit, a restore gone wrong)', () => {
     const app = makeApp()
     await prepareSchema(app.schema)
     await admin.query(`INSERT INTO "${app.schema}".sessions (id, format_version, created_at, cwd) VALUES ('h', 0, 1, 'relative')`)
-    const error = await app.persistence.inspect('h').catch((e: unknown) => e as Error)
+    const error = (await app.persistence.inspect('h').catch((e: unknown) => e)) as Error
     expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
     expect(error.message).toBe('corrupt session record: the stored header field cwd is invalid')
   })

@@ -58,7 +58,7 @@ describe('batch writes', () => {
     const w = await context()
     await publish(w, meta, events.slice(0, 2))
     await admin.query(`UPDATE "${w.schema}".sessions SET lease_owner = 'writer-b', lease_token = 2 WHERE id = 's1'`)
-    const error = await append(w, 's1', 1, 2, events.slice(2, 4)).catch((e: unknown) => e as FatalWriteError)
+    const error = (await append(w, 's1', 1, 2, events.slice(2, 4)).catch((e: unknown) => e)) as FatalWriteError
     expect(error.error).toBeInstanceOf(SessionLeaseLostError)
     expect(error.message).toBe(
       'session "s1": this process lost its lease (fencing token 1; "writer-b" holds it now with token 2); the batch of seqs 2..3 was rejected and nothing of it was written',
