@@ -37,7 +37,7 @@ describe('post', () => {
     const good = createUserMessage('hi')
     await expect(persistence.post('', good)).rejects.toThrow('post: the session id must be a non-empty string')
     await expect(persistence.post('s', good, 'later' as never)).rejects.toThrow('post: target must be "next-turn" or "next-step", got "later"')
-    await expect(persistence.post('s', { ...good, id: '' })).rejects.toThrow('post: the message must have a non-empty string id')
+    await expect(persistence.post('s', { ...good, id: '' } as never)).rejects.toThrow('post: the message must have a non-empty string id')
     await expect(persistence.post('s', { ...good, role: 'assistant' } as never)).rejects.toThrow(
       `post: message "${good.id}" must have role "user", got "assistant"`,
     )
@@ -126,7 +126,7 @@ describe('delivery to the lease holder', () => {
     const agent = await servedAgent(w, 'chat')
     const taken = agent.session.events.filter((e) => e.type === 'user/message').map((e) => (e.data as UserMessage).id)[0]!
     const poster = makeApp({}, schema)
-    await poster.persistence.post('chat', { ...createUserMessage('dup'), id: taken }, 'next-step')
+    await poster.persistence.post('chat', { ...createUserMessage('dup'), id: taken } as never, 'next-step')
     const after = createUserMessage('after')
     await poster.persistence.post('chat', after, 'next-step')
     await expect.poll(() => insertedIds(agent.session.events), { timeout: 10_000 }).toContain(after.id)
