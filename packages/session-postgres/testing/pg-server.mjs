@@ -48,12 +48,13 @@ async function postgresIds() {
 }
 
 /**
- * Starts a fresh server. `options.fsync` (default false) turns durability of the server's own files on; tests leave
+ * Starts a fresh server (`options.own`: even when `BRIDLE_TEST_PG_URL` names an external one, for a test that stops
+ * and restarts its server). `options.fsync` (default false) turns durability of the server's own files on; tests leave
  * it off (they kill processes, never the machine), benchmarks turn it on to compare fairly with JSONL's fsync.
  * `options.log` receives the server's log lines (default: dropped).
  */
 export async function startServer(options = {}) {
-  const external = process.env.BRIDLE_TEST_PG_URL
+  const external = options.own ? undefined : process.env.BRIDLE_TEST_PG_URL
   if (external) {
     return { url: external, external: true, stop: async () => {}, crash: unsupported, restart: unsupported }
   }
