@@ -28,8 +28,8 @@ const project = (name: string, dir: string) => ({
     include: ['tests/**/*.{test,spec}.ts'],
     // a package's tests/setup.ts (e.g. llm-openai's no-network guard) runs before each of its test files
     setupFiles: existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [],
-    // a package's tests/global-setup.ts (e.g. the throwaway PostgreSQL server) runs once per run, in the main process
-    globalSetup: existsSync(join(root, dir, 'tests/global-setup.ts')) ? ['tests/global-setup.ts'] : [],
+    // a package's tests/global-setup.mjs (e.g. the throwaway PostgreSQL server) runs once per run, in the main process
+    globalSetup: existsSync(join(root, dir, 'tests/global-setup.mjs')) ? ['tests/global-setup.mjs'] : [],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

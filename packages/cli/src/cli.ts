@@ -44,7 +44,8 @@ function program(io: Io, exit: { code: number }) {
     .option('--json', 'machine-readable output')
     .option('--verify', 'rebuild every request from the log and check it against request/digest')
     .option('--cache', 'per request, how much of the previous prefix held and why it broke')
-    .action(async (id: string, o: { step?: string; turn?: string; json?: boolean; verify?: boolean; cache?: boolean }) => {
+    .option('--follow', 'then print each new event as it is written, by any process, until Ctrl-C')
+    .action(async (id: string, o: { step?: string; turn?: string; json?: boolean; verify?: boolean; cache?: boolean; follow?: boolean }) => {
       exit.code = await inspect(id, { ...o, config: global().config }, io)
     })
 

@@ -1,14 +1,7 @@
-import type { SessionEvent } from '@bridle/session'
+import type { SessionEvent, SessionFollowOptions } from '@bridle/session'
 
-/** Options of `follow`. */
-export interface FollowOptions {
-  /** The first seq to yield (default 0). */
-  readonly from?: number
-  /** Stops following; the iteration then ends quietly. */
-  readonly signal?: AbortSignal
-  /** How long to wait before asking again when nothing new was committed (default 200 ms). */
-  readonly intervalMs?: number
-}
+/** Options of `follow`: `from` (default 0), `signal`, and `intervalMs` between empty polls (default 200). */
+export type FollowOptions = SessionFollowOptions
 
 /**
  * Yields committed events from `options.from` on, in seq order, as `fetch(from, limit)` finds them, waiting

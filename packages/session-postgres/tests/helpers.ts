@@ -5,7 +5,14 @@ import pg from 'pg'
 import { afterAll, afterEach, inject } from 'vitest'
 import { SessionPostgres, type SessionPostgresConfigInput } from '../src/index.js'
 
-/** The throwaway server's connection string (tests/global-setup.ts). */
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The throwaway server's connection string (tests/global-setup.mjs). */
+    pgUrl: string
+  }
+}
+
+/** The throwaway server's connection string (tests/global-setup.mjs). */
 export const pgUrl = inject('pgUrl')
 
 /** One pool per test file for direct SQL (seeding rows, checking what was stored). */

@@ -49,6 +49,7 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
     // also when the session cannot be opened or a prompt throws: the watcher would keep the process alive
     await reloader.close()
     await agent?.dispose()
+    await booted.close()
   }
   io.err(`bridle: session ${agent.id}\n`)
   return code

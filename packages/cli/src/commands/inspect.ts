@@ -1,9 +1,10 @@
 import { cachePrefixReport, reconstructRequest, requestSteps, verifyDigests, type CachePrefixRow, type SessionEvent } from '@bridle/session'
-import { boot, persistenceOf } from '../boot.js'
+import { boot, persistenceOf, type BootedApp } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { knownSections } from '../inspect/known-sections.js'
 import { renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
+import { followSession } from '../inspect/follow.js'
 import { attributeSections, type AttributedSection, type KnownSection } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { UsageError } from '../model-selection.js'
@@ -16,6 +17,7 @@ export interface InspectOptions {
   json?: boolean
   cache?: boolean
   verify?: boolean
+  follow?: boolean
 }
 
 const positive = (text: string, flag: string) => {
@@ -46,9 +48,22 @@ interface VerifyRow {
   mismatched: readonly string[]
 }
 
-/** `bridle inspect ID [--step N] [--json] [--cache] [--verify]`. Exits 1 when verification fails. */
+/**
+ * `bridle inspect ID [--step N] [--json] [--cache] [--verify] [--follow]`. Exits 1 when verification fails; with
+ * `--follow` it then prints events as they are written until interrupted.
+ */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false })
+  try {
+    const code = await inspectBooted(booted, id, options, io)
+    if (options.follow) await followSession(persistenceOf(booted.ctx), id, io, paint(io), options.json === true)
+    return code
+  } finally {
+    await booted.close()
+  }
+}
+
+async function inspectBooted(booted: BootedApp, id: string, options: InspectOptions, io: Io): Promise<number> {
   const p = paint(io)
   const { meta, events } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }

@@ -69,12 +69,16 @@ export async function run(prompt: string, options: RunOptions, io: Io): Promise<
   const app = await resolveApp(options.config)
   const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl })
   if (booted.model) io.err(`${booted.model.notice}\n`)
-  const agent = await openAgent(booted, options)
   try {
-    const code = await runPrompt(booted, agent, prompt, io)
-    io.err(`bridle: session ${agent.id}\n`)
-    return code
+    const agent = await openAgent(booted, options)
+    try {
+      const code = await runPrompt(booted, agent, prompt, io)
+      io.err(`bridle: session ${agent.id}\n`)
+      return code
+    } finally {
+      await agent.dispose()
+    }
   } finally {
-    await agent.dispose()
+    await booted.close()
   }
 }

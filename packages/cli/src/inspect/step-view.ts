@@ -104,7 +104,8 @@ function describeContent(message: Message): string {
     .join(' ')
 }
 
-function describeEvent(event: SessionEvent): string {
+/** One line of detail about an event (its message source, tool call, chunk type, header reason …). */
+export function describeEvent(event: SessionEvent): string {
   const data = event.data as Record<string, unknown> | null
   switch (event.type) {
     case 'user/message':

@@ -1,1 +1,0 @@
-export { default } from '../testing/global-setup.js'
