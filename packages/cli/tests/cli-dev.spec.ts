@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
@@ -9,6 +9,16 @@ const pluginSource = (text: string) => `export default {
   inject: ['systemPrompt'],
   apply(ctx) {
     ctx.systemPrompt.section({ name: 'dev:note', order: 50, text: ${JSON.stringify(text)} })
+  },
+}
+`
+
+const toolPluginSource = `export default {
+  name: 'dev-tool',
+  inject: ['systemPrompt', 'tools'],
+  apply(ctx) {
+    ctx.systemPrompt.section({ name: 'dev:tool-guide', order: 50, text: 'Use echo_back to repeat text.' })
+    ctx.tools.register({ name: 'echo_back', description: 'Repeat text.', parameters: { type: 'object' }, execute: () => 'ok' })
   },
 }
 `
@@ -55,9 +65,12 @@ describe('bridle dev', () => {
     const app = makeApp(DEMO_YAML)
     const file = join(app, 'plugins', 'note.mjs')
     writeFileSync(file, pluginSource('Note: version one.'))
+    writeFileSync(join(app, 'plugins', 'tool.mjs'), toolPluginSource)
     dev = new DevSession(app)
     await dev.waitFor(/one prompt per line/, 0)
-    expect(dev.stderr).toContain('bridle dev: loaded plugins/note.mjs')
+    expect(dev.stderr).toContain('bridle dev: loaded plugins/note.mjs (system-prompt/change ×1)')
+    // a ctx.tools registration changes what the model sees, so the counter includes it: one section + one tool
+    expect(dev.stderr).toContain('bridle dev: loaded plugins/tool.mjs (system-prompt/change ×2)')
 
     await dev.prompt('first question')
 
@@ -76,12 +89,17 @@ describe('bridle dev', () => {
     await restored
     await dev.prompt('fourth question')
 
+    const unloaded = dev.waitFor(/bridle dev: unloaded plugins\/tool\.mjs \(system-prompt\/change ×2\)/)
+    rmSync(join(app, 'plugins', 'tool.mjs'))
+    await unloaded
+
     expect(await dev.end()).toBe(0)
     const id = sessionIdOf(dev.stderr)
     const events = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l))
     const headers = events.filter((e) => e.type === 'request/header').map((e) => ({ reason: e.data.reason, system: e.data.header.system as string }))
     expect(headers.map((h) => h.reason)).toEqual(['initial', 'change'])
     expect(headers[0]!.system).toContain('Note: version one.')
+    expect(events.find((e) => e.type === 'request/header').data.header.tools.map((t: { name: string }) => t.name)).toContain('echo_back')
     expect(headers[1]!.system).toContain('Note: version two.')
     expect(headers[1]!.system).not.toContain('version one')
     // the third and fourth requests logged no header: the broken edits changed nothing the model sees

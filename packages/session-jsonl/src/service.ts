@@ -9,6 +9,7 @@ import type {
   SessionRawLog,
   SessionSnapshotInfo,
 } from '@bridle/session'
+import { ownedEffect } from '@bridle/scope'
 import { Context, Service } from 'cordis'
 import { JsonlBackend } from './backend.js'
 import { registerCheckpoints } from './checkpoints.js'
@@ -104,7 +105,7 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
     const preparation = await this.backend.prepare(id, signal)
     const session = preparation.session
     try {
-      caller.effect(() => {
+      ownedEffect(caller, () => {
         const detach = caller.sessions.enter(session)
         try {
           caller.sessions.announce(session)

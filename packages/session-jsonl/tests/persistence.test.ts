@@ -170,6 +170,34 @@ describe('load, inspect and repair', () => {
 
 })
 
+describe('resume/unload race', () => {
+  it('a session/created listener that unloads the resuming plugin still detaches the session once the announce unwinds', async () => {
+    const root = tempRoot()
+    writeLog(root, 's1', lines.slice(0, firstTurnEnd + 1))
+    const { ctx, persistence } = makeApp({}, undefined, root)
+    const events: string[] = []
+    let owner: { dispose(): unknown } | undefined
+    ctx.on('session/created', (s) => {
+      events.push(`created ${s.id}`)
+      owner?.dispose()
+    })
+    ctx.on('session/disposed', (s) => void events.push(`disposed ${s.id}`))
+    let resumed: Promise<Session> | undefined
+    ctx.plugin({ inject: ['sessionPersistence'], apply: (c: Context) => {
+      owner = c.scope
+      resumed = (c.sessionPersistence as SessionJsonl).resume('s1')
+    } })
+    const session = await resumed!
+    expect(events).toEqual(['created s1', 'disposed s1'])
+    expect(ctx.sessions.get('s1')).toBeUndefined()
+    // the binding was released with the detach: the id can be resumed again
+    owner = undefined
+    const again = await persistence.resume('s1')
+    expect(again).not.toBe(session)
+    expect(ctx.sessions.get('s1')).toBe(again)
+  })
+})
+
 describe('list, listSnapshots, readRaw', () => {
   it('sorts by createdAt then id, skips corrupt headers with a warning and ignores other names', async () => {
     const warnings = captureWarnings()

@@ -3,7 +3,7 @@
  * caller's context, publishes their appends to scope-filtered listeners, flushes them, and forks them (`branch`).
  */
 import { Context, Service } from 'cordis'
-import { lifecycleOf, scopeOf, scopeTarget } from '@bridle/scope'
+import { lifecycleOf, ownedEffect, scopeOf, scopeTarget } from '@bridle/scope'
 import type { SessionEvent } from './events.js'
 import { Session } from './session.js'
 import type { SessionPersistence } from './persistence.js'
@@ -125,12 +125,13 @@ export class SessionStore extends Service {
   /**
    * Prepares, enters and announces a session as an effect of the caller's context: disposing the calling plugin
    * detaches it. A synchronous `session/created` listener throw detaches the entry (emitting `session/disposed`)
-   * and is rethrown.
+   * and is rethrown. If a `session/created` listener disposes the calling plugin (a reload racing the create),
+   * the detach deferred during the announce runs once it unwinds, with its `session/disposed`.
    */
   create(id?: string, opts?: PrepareSessionOptions): Session {
     const ctx = this.ctx
     const session = this.prepare(id, opts)
-    ctx.effect(() => {
+    ownedEffect(ctx, () => {
       const detach = this.enterFrom(ctx, session)
       try {
         this.announce(session)

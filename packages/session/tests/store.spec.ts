@@ -1,4 +1,4 @@
-import { Context, Logger } from 'cordis'
+import { Context, type ForkScope, Logger } from 'cordis'
 import { createScope } from '@bridle/scope'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Session, SessionStore, type AnySessionEvent } from '../src/index.js'
@@ -149,6 +149,38 @@ describe('SessionStore.create', () => {
     expect(ctx.sessions.get('s1')).toBeUndefined()
     expect(log).toEqual(['created s1', 'disposed s1'])
     expect(() => ctx.sessions.create('s1')).toThrow() // still vetoed, but the id is free again
+  })
+
+  it('create/unload race: a session/created listener disposing the creating plugin still detaches once the announce unwinds', () => {
+    const ctx = setup()
+    const log: string[] = []
+    let owner: ForkScope | undefined
+    ctx.on('session/created', (s) => {
+      log.push(`created ${s.id}`)
+      owner?.dispose() // a hot reload of the creating plugin, racing the create
+      log.push(`after dispose live=${ctx.sessions.get(s.id) === s}`)
+    })
+    ctx.on('session/created', (s) => void log.push(`second listener live=${ctx.sessions.get(s.id) === s}`))
+    ctx.on('session/disposed', (s) => void log.push(`disposed ${s.id}`))
+    let session: Session | undefined
+    ctx.plugin({
+      inject: ['sessions'],
+      apply: (inner: Context) => {
+        owner = inner.scope as ForkScope
+        session = inner.sessions.create('raced')
+      },
+    })
+    expect(owner?.uid).toBeNull() // the creating plugin is gone
+    expect(session?.id).toBe('raced')
+    expect(log).toEqual(['created raced', 'after dispose live=true', 'second listener live=true', 'disposed raced'])
+    expect(ctx.sessions.get('raced')).toBeUndefined()
+    expect(ctx.sessions.list()).toEqual([])
+    expect(() => session!.append('turn/start', { turn: 1 })).not.toThrow() // detached: nothing is published
+    expect(log).toHaveLength(4)
+    // the id is free again: a reloaded plugin can create it anew
+    owner = undefined
+    const again = ctx.sessions.create('raced')
+    expect(ctx.sessions.get('raced')).toBe(again)
   })
 
   it('get / list follow insertion order and list() is a fresh array', () => {

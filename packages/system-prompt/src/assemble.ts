@@ -1,7 +1,7 @@
 import type { ToolSchema } from '@bridle/llm'
 import { type ScopedLayers, scopeTarget, waterfall } from '@bridle/scope'
 import type { Context } from 'cordis'
-import { orderTools } from './tool-order.js'
+import { compareCodeUnits, orderTools } from './tool-order.js'
 import type { PromptLayer, StoredContext, StoredSection } from './layer.js'
 import type {
   AssembleContext,
@@ -80,9 +80,12 @@ function collectTools(
   return { tools, knownNames }
 }
 
-/** Stable sort by `order`; ties keep merge order (global slots first, scope-only entries after). */
-function sortByOrder<T extends { readonly order: number }>(entries: Iterable<T>): T[] {
-  return [...entries].sort((a, b) => a.order - b.order)
+/**
+ * Total order of the effective entries: `order` ascending, then `name` by code units. Names are unique in a merged
+ * view, so no tie is left to registration (load) order: the result depends only on which entries are effective.
+ */
+function sortByOrder<T extends { readonly order: number; readonly name: string }>(entries: Iterable<T>): T[] {
+  return [...entries].sort((a, b) => a.order - b.order || compareCodeUnits(a.name, b.name))
 }
 
 /** Resolves one text source with the assembly's context; a non-string result rejects the assembly. */

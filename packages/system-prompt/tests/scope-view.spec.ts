@@ -3,44 +3,74 @@ import { plugin, scope, setup, tool } from './helpers.js'
 
 const names = (list: { name: string }[]) => list.map((entry) => entry.name)
 
+/** Every ordering of `items` (small inputs only). */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]]
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+}
+
 describe('scope view', () => {
-  it('tie order with a shadow (spec example 1); the shadowed provider is never called', async () => {
-    const { root, sp } = setup({ includeHarnessIdentity: false })
-    const globalIntro = vi.fn(() => 'global intro')
-    sp.section({ name: 'intro', order: 5, text: globalIntro })
-    sp.section({ name: 'rules', order: 5, text: 'rules' })
-    const s = scope(root)
-    s.ctx.systemPrompt.section({ name: 'extras', order: 5, text: 'extras' })
-    s.ctx.systemPrompt.section({ name: 'intro', order: 5, text: 'scoped intro' })
-
-    const scoped = await sp.assemble({ scope: s.key })
-    expect(scoped.sections.filter((x) => x.name !== 'deployment:persona')).toEqual([
-      { name: 'intro', text: 'scoped intro' },
-      { name: 'rules', text: 'rules' },
-      { name: 'extras', text: 'extras' },
-    ])
-    expect(globalIntro).not.toHaveBeenCalled()
-
-    const global = await sp.assemble()
-    expect(names(global.sections)).toEqual(['deployment:persona', 'intro', 'rules'])
-    expect(globalIntro).toHaveBeenCalledTimes(1)
+  it('tie order with a shadow (spec example 1), in every registration order; the shadowed provider never runs', async () => {
+    type Step = 'global intro' | 'global rules' | 'scope extras' | 'scope intro'
+    const steps: Step[] = ['global intro', 'global rules', 'scope extras', 'scope intro']
+    for (const permutation of permutations(steps)) {
+      const { root, sp } = setup({ includeHarnessIdentity: false })
+      const globalIntro = vi.fn(() => 'global intro')
+      const s = scope(root)
+      for (const step of permutation) {
+        if (step === 'global intro') sp.section({ name: 'intro', order: 5, text: globalIntro })
+        if (step === 'global rules') sp.section({ name: 'rules', order: 5, text: 'rules' })
+        if (step === 'scope extras') s.ctx.systemPrompt.section({ name: 'extras', order: 5, text: 'extras' })
+        if (step === 'scope intro') s.ctx.systemPrompt.section({ name: 'intro', order: 5, text: 'scoped intro' })
+      }
+      const scoped = await sp.assemble({ scope: s.key })
+      expect(scoped.sections.filter((x) => x.name !== 'deployment:persona'), permutation.join(', ')).toEqual([
+        { name: 'extras', text: 'extras' },
+        { name: 'intro', text: 'scoped intro' },
+        { name: 'rules', text: 'rules' },
+      ])
+      expect(globalIntro).not.toHaveBeenCalled()
+      const global = await sp.assemble()
+      expect(names(global.sections)).toEqual(['deployment:persona', 'intro', 'rules'])
+      expect(globalIntro).toHaveBeenCalledTimes(1)
+    }
   })
 
-  it('a scope-only entry comes after every global entry with the same order, farthest layer first', async () => {
+  it('equal orders sort by name in code-unit order, whatever layer an entry comes from', async () => {
     const { root, sp } = setup({ includeHarnessIdentity: false })
     const parent = scope(root)
     const child = scope(root, { parent: parent.key })
-    child.ctx.systemPrompt.section({ name: 'near', order: 1, text: 'n' })
+    child.ctx.systemPrompt.section({ name: 'Near', order: 1, text: 'n' })
     parent.ctx.systemPrompt.section({ name: 'far', order: 1, text: 'f' })
     sp.section({ name: 'glob', order: 1, text: 'g' })
-    sp.section({ name: 'early', order: 0.5, text: 'e' })
+    sp.section({ name: 'zz-early', order: 0.5, text: 'e' })
+    sp.section({ name: '_mid', order: 1, text: 'm' })
+    // Code units, not locale: uppercase before `_`, `_` before lowercase.
     expect(names((await sp.assemble({ scope: child.key })).sections)).toEqual([
       'deployment:persona',
-      'early',
-      'glob',
+      'zz-early',
+      'Near',
+      '_mid',
       'far',
-      'near',
+      'glob',
     ])
+  })
+
+  it('runtime contexts follow the same total order (order, then name)', async () => {
+    const { root, sp } = setup({ includeHarnessIdentity: false })
+    const s = scope(root)
+    s.ctx.systemPrompt.context({ name: 'b', order: 2, text: 'scoped b' })
+    sp.context({ name: 'c', order: 2, text: 'c' })
+    sp.context({ name: 'b', order: 2, text: 'global b' })
+    sp.context({ name: 'a', order: 3, text: 'a' })
+    s.ctx.systemPrompt.context({ name: 'a0', order: 2, text: 'a0' })
+    expect((await sp.assemble({ scope: s.key })).contexts).toEqual([
+      { name: 'a0', text: 'a0' },
+      { name: 'b', text: 'scoped b' },
+      { name: 'c', text: 'c' },
+      { name: 'a', text: 'a' },
+    ])
+    expect(names((await sp.assemble()).contexts)).toEqual(['b', 'c', 'a'])
   })
 
   it('descendant and sibling layers are not visible; an unknown key yields the global view', async () => {

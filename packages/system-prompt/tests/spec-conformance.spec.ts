@@ -352,15 +352,15 @@ describe('§4 scope view', () => {
     scope.ctx.systemPrompt.section({ name: 'intro', order: 5, text: 'scope intro' })
     const scoped = await sp.assemble({ scope: key })
     expect(pairs(scoped.sections.filter((s) => s.name !== 'harness:identity' && s.name !== 'deployment:persona'))).toEqual([
+      ['extras', 'extras'],
       ['intro', 'scope intro'],
       ['rules', 'rules'],
-      ['extras', 'extras'],
     ])
     expect(calls).toEqual([])
     const global = await sp.assemble()
     expect(global.sections.slice(2).map((s) => s.name)).toEqual(['intro', 'rules'])
   })
-  it('scope-only entries with equal order come after every global entry, farthest layer first', async () => {
+  it('entries with equal order sort by name, whatever layer they come from (§5 step 6)', async () => {
     const { root, sp } = load()
     const parent = scopeOf(root)
     const child = scopeOf(root, parent.key)
@@ -368,7 +368,7 @@ describe('§4 scope view', () => {
     parent.scope.ctx.systemPrompt.section({ name: 'parent', order: 1, text: 'p' })
     sp.section({ name: 'global', order: 1, text: 'g' })
     const a = await sp.assemble({ scope: child.key })
-    expect(a.sections.slice(2).map((s) => s.name)).toEqual(['global', 'parent', 'child'])
+    expect(a.sections.slice(2).map((s) => s.name)).toEqual(['child', 'global', 'parent'])
   })
   it('sibling and descendant layers are invisible; an unknown key yields the global view', async () => {
     const { root, sp } = load()

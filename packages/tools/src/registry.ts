@@ -24,7 +24,10 @@ declare module 'cordis' {
     tools: ToolRegistry
   }
   interface Events<C extends Context = Context> {
-    /** Every successful registration and every removal; no arguments, no carrier, so every listener hears it. */
+    /**
+     * Every successful registration and every removal; no arguments, no carrier, so every listener hears it.
+     * `system-prompt/change` follows each one, because a tool is part of what the model sees.
+     */
     'tools/change'(): void
     /** Waterfall, scope-filtered: may deny a call. Listeners cannot change arguments. */
     'tools/pre-execute'(this: Scoped<ToolRegistry>, exec: ToolExecution, next: () => Promise<PreToolDecision>): Awaitable<PreToolDecision>
@@ -57,6 +60,23 @@ function createLayer(scope: ScopeKey | undefined): ToolLayer {
 }
 
 /**
+ * One notification of a tool registration or removal: `tools/change`, then `system-prompt/change` (a tool is part of
+ * what the model sees, so it notifies like any prompt contribution). Both always fire, so the two counts stay
+ * equal; a listener throw is rethrown afterwards (the first one wins), which rolls a registration back.
+ */
+function notifyToolChange(home: Context): void {
+  let failure: { error: unknown } | undefined
+  for (const event of ['tools/change', 'system-prompt/change'] as const) {
+    try {
+      home.emit(event)
+    } catch (error) {
+      failure ??= { error }
+    }
+  }
+  if (failure) throw failure.error
+}
+
+/**
  * `ctx.tools`: tool definitions and their model-facing schemas, the feed into prompt assembly, and the per-call
  * pipeline (parse → validate → `tools/pre-execute` → `tools/execute` → `tools/post-execute` → `tools/result`).
  * The scheduler that runs one assistant message's calls lives in `@bridle/agent-loop` and drives `prepare`.
@@ -72,7 +92,7 @@ export class ToolRegistry extends Service {
   constructor(ctx: Context) {
     super(ctx, 'tools', true)
     this.home = ctx
-    this.layers = new ScopedLayers<ToolLayer>(createLayer, () => this.home.emit('tools/change'))
+    this.layers = new ScopedLayers<ToolLayer>(createLayer, () => notifyToolChange(this.home))
     const registry = this
     this.host = {
       hookContext: ctx,
@@ -86,7 +106,7 @@ export class ToolRegistry extends Service {
    * Registers a tool in the caller's layer (untagged context → global, `agent.ctx` → that agent) and returns its
    * idempotent disposer; the plugin unloading or the agent's scope being disposed removes it too. Validation and
    * schema conversion run first and throw `TypeError`; a duplicate name in the same layer throws `Error`. Either way
-   * nothing is registered or emitted. Emits `tools/change`.
+   * nothing is registered or emitted. Registration and removal each emit `tools/change`, then `system-prompt/change`.
    */
   register<A>(definition: ToolDefinition<A>): () => void {
     const compiled = compileTool(definition as ToolDefinition)

@@ -135,6 +135,24 @@ describe('register: layers, duplicates, shadows, lifetime', () => {
     tools.register(def('t'))
     expect(tools.get('t')).toBeDefined()
   })
+  it('a throwing change listener rolls the registration back; both events fire for the registration and the undo', () => {
+    const { root, tools } = setup()
+    const log: string[] = []
+    let veto = true
+    root.on('tools/change', () => {
+      log.push('tools/change')
+      if (veto) {
+        veto = false
+        throw new Error('listener refused')
+      }
+    })
+    root.on('system-prompt/change', () => void log.push('system-prompt/change'))
+    expect(() => tools.register(def('t'))).toThrow('listener refused')
+    expect(tools.get('t')).toBeUndefined()
+    expect(log).toEqual(['tools/change', 'system-prompt/change', 'tools/change', 'system-prompt/change'])
+    tools.register(def('t'))
+    expect(tools.get('t')).toBeDefined()
+  })
   it('unloading the registering plugin removes its tools', () => {
     const { root, tools, changes } = setup()
     const p = plugin(root)

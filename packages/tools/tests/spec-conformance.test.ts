@@ -146,6 +146,22 @@ describe('§3 registration', () => {
     dispose()
     expect(changes()).toBe(2)
   })
+  it('system-prompt/change: once per registration and once per removal, right after tools/change (wave 2)', async () => {
+    const { root, tools } = load()
+    const log: string[] = []
+    root.on('tools/change', () => void log.push('tools/change'))
+    root.on('system-prompt/change', (...args: unknown[]) => void log.push(`system-prompt/change ${args.length}`))
+    const dispose = tools.register(raw('t', () => ''))
+    expect(log).toEqual(['tools/change', 'system-prompt/change 0'])
+    dispose()
+    dispose()
+    expect(log).toEqual(['tools/change', 'system-prompt/change 0', 'tools/change', 'system-prompt/change 0'])
+    const { agent, scope } = agentOf(root, 'a')
+    scope.ctx.tools.register(raw('scoped', () => ''))
+    await scope.dispose()
+    expect(tools.get('scoped', agent)).toBeUndefined()
+    expect(log.filter((e) => e.startsWith('system-prompt/change'))).toHaveLength(4)
+  })
 })
 
 describe('§4 feeding the system prompt', () => {

@@ -1,5 +1,6 @@
 import { nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
+import { looksLikeRandomToken } from './secret-token.js'
 
 /** Label names that suggest a secret; such labels are refused so a credential cannot be exposed by mistake. */
 export const SECRET_NAME_PATTERN = /token|secret|passw|pwd|credential|api[-_]?key|private[-_]?key|auth|cookie|session|bearer/i
@@ -8,13 +9,21 @@ export const SECRET_NAME_PATTERN = /token|secret|passw|pwd|credential|api[-_]?ke
 export const SECRET_VALUE_PATTERN =
   /-----BEGIN|\bBearer\s|\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}|\bgh[pousr]_[A-Za-z0-9]{8,}|\bAKIA[0-9A-Z]{12,}|\bxox[abpr]-|:\/\/[^/\s:@]+:[^/\s@]+@/
 
+/**
+ * True when `value` looks like a credential: it matches {@link SECRET_VALUE_PATTERN} (a known prefix or shape) or
+ * holds an unprefixed random-looking token (see `looksLikeRandomToken`).
+ */
+export function looksLikeSecret(value: string): boolean {
+  return SECRET_VALUE_PATTERN.test(value) || looksLikeRandomToken(value)
+}
+
 /** A public, single-line value the model may see. */
 const publicValue = z
   .string()
   .min(1, 'must not be empty')
   .max(200, 'must be at most 200 characters')
   .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), { message: 'must be a single line without control characters' })
-  .refine((v) => !SECRET_VALUE_PATTERN.test(v), { message: 'looks like a credential; only public values may be exposed' })
+  .refine((v) => !looksLikeSecret(v), { message: 'looks like a credential; only public values may be exposed' })
 
 /** Checks label names here (not as a record key schema) so each failure names the label and says why. */
 const labels = z.record(z.string(), publicValue).superRefine((record, ctx) => {

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises'
+import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { ReadFileError } from './errors.js'
 
@@ -23,13 +23,25 @@ export function isInside(root: string, target: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
 }
 
+/** A confined path: the real location to open and the real workspace root it lies in. */
+export interface ConfinedPath {
+  readonly real: string
+  readonly realRoot: string
+}
+
 /**
- * Resolves a model-supplied path inside the workspace, refusing every escape: a relative path that climbs out with
- * `..`, an absolute path elsewhere, and a path whose real location (after following symlinks, at any component)
- * lies outside the workspace's real location. Returns the real path to open. Throws `ReadFileError`:
- * `OUTSIDE_WORKSPACE`, or `NOT_FOUND` when nothing exists there.
+ * A trailing `/` (or `/.`) says the path names a directory. `path.resolve` would drop it, so it is looked at before
+ * resolving: the kernel would refuse `file.txt/` with ENOTDIR, and so does `read_file`.
  */
-export async function confineToWorkspace(root: string, requested: string): Promise<string> {
+function namesDirectory(requested: string): boolean {
+  return /[/\\]\.?$/.test(requested) && !/^[/\\]+\.?$/.test(requested)
+}
+
+/**
+ * The lexical and real-path checks of {@link confineToWorkspace}, also returning the real root (the descriptor check
+ * in `open-confined.ts` compares against it).
+ */
+export async function resolveInWorkspace(root: string, requested: string): Promise<ConfinedPath> {
   if (requested.includes('\0')) throw new ReadFileError(`path "${requested.replace(/\0/g, '\\0')}" contains a NUL byte`, 'OUTSIDE_WORKSPACE')
   const lexical = isAbsolute(requested) ? resolve(requested) : resolve(root, requested)
   let realRoot: string | undefined
@@ -63,5 +75,24 @@ export async function confineToWorkspace(root: string, requested: string): Promi
   if (!isInside(realRoot, real)) {
     throw new ReadFileError(`path "${requested}" resolves through a symlink to a location outside the workspace; refused`, 'OUTSIDE_WORKSPACE')
   }
+  if (namesDirectory(requested) && !(await stat(real).then((info) => info.isDirectory(), () => false))) {
+    const bare = requested.replace(/[/\\]\.?$/, '')
+    const message = `path "${requested}" ends with "/", which names a directory, but "${bare}" is not one`
+    throw new ReadFileError(message, 'NOT_A_FILE')
+  }
+  return { real, realRoot }
+}
+
+/**
+ * Resolves a model-supplied path inside the workspace, refusing every escape: a relative path that climbs out with
+ * `..`, an absolute path elsewhere, and a path whose real location (after following symlinks, at any component)
+ * lies outside the workspace's real location. Returns the real path. Throws `ReadFileError`: `OUTSIDE_WORKSPACE`,
+ * `NOT_FOUND` when nothing exists there, `NOT_A_FILE` for a file named with a trailing `/`.
+ *
+ * This is a check on paths, so on its own it can race with a concurrent rename; `openInWorkspace` opens first and
+ * then proves where the opened descriptor lies.
+ */
+export async function confineToWorkspace(root: string, requested: string): Promise<string> {
+  const { real } = await resolveInWorkspace(root, requested)
   return real
 }

@@ -2,6 +2,7 @@ export { ReadFile, ReadFileParameters, type ReadFileArguments } from './plugin.j
 export { ReadFile as default } from './plugin.js'
 export { Config, ConfigSchema, type ReadFileConfig } from './config.js'
 export { confineToWorkspace, isInside, workspaceRootOf, type WorkspaceAgent } from './confine.js'
+export { openInWorkspace, type ConfinedFile } from './open-confined.js'
 export { readPage, type PageOptions } from './read-lines.js'
 export { ReadFileError } from './errors.js'
 export {

@@ -3,7 +3,7 @@ import type { ToolAgent } from '@bridle/tools'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { Config, type ReadFileConfig } from './config.js'
-import { confineToWorkspace, workspaceRootOf } from './confine.js'
+import { workspaceRootOf } from './confine.js'
 import {
   READ_FILE_DESCRIPTION,
   READ_FILE_GUIDANCE,
@@ -11,6 +11,7 @@ import {
   READ_FILE_GUIDANCE_SECTION,
   READ_FILE_TOOL,
 } from './guidance.js'
+import { openInWorkspace } from './open-confined.js'
 import { readPage } from './read-lines.js'
 
 /** The `read_file` arguments as the model sends them. */
@@ -45,15 +46,20 @@ export class ReadFile {
       concurrencySafe: true,
       async execute(args: ReadFileArguments, exec) {
         const root = workspaceRootOf(cfg.root, exec.agent as ToolAgent | undefined)
-        const file = await confineToWorkspace(root, args.path)
-        return readPage(file, {
-          offset: args.offset ?? 1,
-          limit: args.limit ?? cfg.defaultLimit,
-          maxBytes: cfg.maxBytes,
-          maxLineLength: cfg.maxLineLength,
-          signal: exec.signal,
-          displayPath: args.path,
-        })
+        // Open first, then prove where the descriptor lies: a path check alone races with a concurrent rename.
+        const { handle } = await openInWorkspace(root, args.path)
+        try {
+          return await readPage(handle, {
+            offset: args.offset ?? 1,
+            limit: args.limit ?? cfg.defaultLimit,
+            maxBytes: cfg.maxBytes,
+            maxLineLength: cfg.maxLineLength,
+            signal: exec.signal,
+            displayPath: args.path,
+          })
+        } finally {
+          await handle.close()
+        }
       },
     })
     ctx.systemPrompt.section({ name: READ_FILE_GUIDANCE_SECTION, order: READ_FILE_GUIDANCE_ORDER, text: READ_FILE_GUIDANCE })
