@@ -107,5 +107,32 @@ export function describeResuming<S>(driver: PersistenceDriver<S>): void {
       expect(loaded.events.slice(0, firstTurnEnd + 1)).toEqual(log.slice(0, firstTurnEnd + 1)) // never rewritten (P5)
       expect(await driver.storedSeqs(store, 's1')).toEqual(loaded.events.map((e) => e.seq))
     })
+
+    it('a session/created listener that unloads the resuming plugin detaches the session; the id can be resumed again', async () => {
+      const { ctx, store, persistence } = makeApp(driver)
+      await driver.writeStored(store, header('s1'), log.slice(0, firstTurnEnd + 1))
+      const events: string[] = []
+      let owner: { dispose(): unknown } | undefined
+      ctx.on('session/created', (s) => {
+        events.push(`created ${s.id}`)
+        owner?.dispose()
+      })
+      ctx.on('session/disposed', (s) => void events.push(`disposed ${s.id}`))
+      let resumed: Promise<Session> | undefined
+      ctx.plugin({
+        inject: ['sessionPersistence'],
+        apply: (c: Context) => {
+          owner = c.scope
+          resumed = (c.sessionPersistence as SessionPersistence).resume('s1')
+        },
+      })
+      const session = await resumed!
+      expect(events).toEqual(['created s1', 'disposed s1'])
+      expect(ctx.sessions.get('s1')).toBeUndefined()
+      owner = undefined
+      const again = await persistence.resume('s1')
+      expect(again).not.toBe(session)
+      expect(ctx.sessions.get('s1')).toBe(again)
+    })
   })
 }

@@ -87,7 +87,6 @@ describe('writing live sessions', () => {
     expect(() => ctx.sessions.create('s1')).toThrow('session "s1" already has a persisted log on disk; load/resume it instead of creating')
     expect(ctx.sessions.get('s1')).toBeUndefined()
   })
-
 })
 
 describe('load, inspect and repair', () => {
@@ -166,35 +165,6 @@ describe('load, inspect and repair', () => {
     expect((foreign as SessionFormatUnsupportedError).location).toEqual({ kind: 'jsonl', path: join(root, 'c.jsonl') })
     expect((await rejection(persistence.load('missing'))).message).toBe('session "missing" not found')
     expect((await rejection(persistence.inspect('missing'))).message).toBe('session "missing" not found')
-  })
-
-})
-
-describe('resume/unload race', () => {
-  it('a session/created listener that unloads the resuming plugin still detaches the session once the announce unwinds', async () => {
-    const root = tempRoot()
-    writeLog(root, 's1', lines.slice(0, firstTurnEnd + 1))
-    const { ctx, persistence } = makeApp({}, undefined, root)
-    const events: string[] = []
-    let owner: { dispose(): unknown } | undefined
-    ctx.on('session/created', (s) => {
-      events.push(`created ${s.id}`)
-      owner?.dispose()
-    })
-    ctx.on('session/disposed', (s) => void events.push(`disposed ${s.id}`))
-    let resumed: Promise<Session> | undefined
-    ctx.plugin({ inject: ['sessionPersistence'], apply: (c: Context) => {
-      owner = c.scope
-      resumed = (c.sessionPersistence as SessionJsonl).resume('s1')
-    } })
-    const session = await resumed!
-    expect(events).toEqual(['created s1', 'disposed s1'])
-    expect(ctx.sessions.get('s1')).toBeUndefined()
-    // the binding was released with the detach: the id can be resumed again
-    owner = undefined
-    const again = await persistence.resume('s1')
-    expect(again).not.toBe(session)
-    expect(ctx.sessions.get('s1')).toBe(again)
   })
 })
 

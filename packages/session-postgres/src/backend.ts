@@ -15,7 +15,8 @@ import { MessageDelivery, type AgentLike } from './messages.js'
 import { NotificationListener, MESSAGE, RELEASE } from './notifications.js'
 import type { SessionReader } from './reader.js'
 import { RetryTimers } from './retry.js'
-import { repair, type WriteContext } from './writer.js'
+import { adoptStored, commitRepair, type RecoveryContext } from './recovery.js'
+import type { WriteContext } from './writer.js'
 
 /** Everything a `PostgresBackend` is built from. */
 export interface PostgresBackendOptions {
@@ -55,6 +56,7 @@ export class PostgresBackend {
   readonly delivery: MessageDelivery
   private readonly o: PostgresBackendOptions
   private readonly write: WriteContext
+  private readonly recovery: RecoveryContext
   private readonly keeper: LeaseKeeper
   private readonly retries: RetryTimers
   private readonly prepared = new Map<string, PreparedEntry | 'pending'>()
@@ -65,6 +67,7 @@ export class PostgresBackend {
   constructor(options: PostgresBackendOptions) {
     this.o = options
     this.write = { pool: options.pool, tables: options.tables, owner: options.leases.owner, leaseMs: options.leases.leaseMs }
+    this.recovery = { reader: options.reader, leases: options.leases, write: this.write }
     this.keeper = new LeaseKeeper(
       options.leases,
       (id, token) =>
@@ -189,38 +192,16 @@ export class PostgresBackend {
       .run(session.id, async () => {
         await previous
         await this.o.ready
-        await this.adopt(binding)
+        const adopted = await adoptStored(this.recovery, session)
+        if (adopted === undefined) return
+        binding.adopted(adopted.cursor, adopted.token)
+        this.leased(binding, adopted.token)
       })
       .catch((error: unknown) => {
         binding.sticky = error
       })
     binding.admitAll()
     this.writeNow(binding)
-  }
-
-  private async adopt(binding: LiveBinding): Promise<void> {
-    const session = binding.session
-    const id = session.id
-    const exists = await this.o.pool.query(`SELECT 1 FROM ${this.o.tables.sessions} WHERE id = $1`, [id])
-    if (exists.rows.length === 0) return
-    const token = await this.o.leases.acquire(id)
-    try {
-      const stored = await this.o.reader.read(id)
-      const persistedCwd = stored.meta.cwd
-      const liveCwd = session.header.cwd
-      if (persistedCwd !== liveCwd) {
-        throw new Error(`session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`)
-      }
-      const live = session.events
-      const same = (a: SessionEvent, b: SessionEvent | undefined) => b !== undefined && JSON.stringify(a) === JSON.stringify(b)
-      const matches = stored.rows === stored.events.length && stored.events.length <= live.length && stored.events.every((e, seq) => same(e, live[seq]))
-      if (!matches) throw new Error(`session "${id}" already has a persisted log in the database that does not match this live session (id collision)`)
-      binding.adopted(stored.events.length, token)
-      this.leased(binding, token)
-    } catch (error) {
-      await this.o.leases.release(id, token).catch(() => undefined)
-      throw error
-    }
   }
 
   /** Starts writing a binding's queued events at once (the first batch of a seeded or claimed session). */
@@ -252,31 +233,9 @@ export class PostgresBackend {
 
   // ---- load, prepare (the writing half of the read API) ----
 
-  /**
-   * Commits crash recovery of a stored session under a lease and returns the balanced, frozen view. A session
-   * that needs no repair is returned without taking the lease. With `token`, the caller already holds the lease;
-   * otherwise it is taken (and given back) here, which fails with `SessionLeasedError` while another process holds
-   * it — that process may be in the middle of the very turn a repair would close. Run it on the id chain.
-   */
-  async commitRepair(id: string, token?: number): Promise<SessionInspection> {
-    const stored = await this.o.reader.read(id)
-    const balanced = this.o.reader.validate(stored)
-    if (stored.rows === stored.events.length && balanced.closers.length === 0) {
-      return Object.freeze({ meta: balanced.meta, events: balanced.events })
-    }
-    const held = token ?? (await this.o.leases.acquire(id))
-    try {
-      // Read again under the lease: the previous holder may have written more before it lost the lease.
-      const current = token === undefined ? await this.o.reader.read(id) : stored
-      const closing = this.o.reader.validate(current)
-      if (current.rows !== current.events.length || closing.closers.length > 0) {
-        await repair(this.write, id, held, current.events.length, closing.closers)
-      }
-    } finally {
-      if (token === undefined) await this.o.leases.release(id, held).catch(() => undefined)
-    }
-    const repaired = this.o.reader.validate(await this.o.reader.read(id))
-    return Object.freeze({ meta: repaired.meta, events: repaired.events })
+  /** Commits any repair of a stored session under a lease (see `commitRepair`). Run it on the id chain. */
+  commitRepair(id: string, token?: number): Promise<SessionInspection> {
+    return commitRepair(this.recovery, id, token)
   }
 
   /**
@@ -294,8 +253,12 @@ export class PostgresBackend {
     try {
       signal?.throwIfAborted()
       await this.quiet(id)
-      const wake = (sessionId: string) => this.listener.next(RELEASE + sessionId)
-      token = await this.o.leases.acquire(id, { waitMs, signal, wake })
+      token = await this.o.leases.acquire(id, {
+        waitMs,
+        signal,
+        listen: () => this.listener.start(),
+        wake: (sessionId) => this.listener.next(RELEASE + sessionId),
+      })
       const held = token
       const view = await this.chain.run(id, () => this.commitRepair(id, held))
       signal?.throwIfAborted()

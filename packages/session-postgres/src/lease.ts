@@ -22,9 +22,10 @@ export class Leases {
    * token; rejects with `session "<id>" not found`, or with `SessionLeasedError` naming the holder when it is held
    * (after waiting up to `waitMs` for it to be released or to expire, re-checking at least every `pollMs`).
    */
-  async acquire(id: string, options: { waitMs?: number; signal?: AbortSignal; wake?: (id: string) => Promise<void> } = {}): Promise<number> {
+  async acquire(id: string, options: AcquireOptions = {}): Promise<number> {
     const started = Date.now()
     const waitMs = options.waitMs ?? 0
+    let listening = false
     for (;;) {
       options.signal?.throwIfAborted()
       const { rows } = await this.pool.query(
@@ -41,9 +42,16 @@ export class Leases {
       const waited = Date.now() - started
       const left = waitMs - waited
       if (left <= 0) throw new SessionLeasedError(id, holder.lease, waitMs > 0 ? waited : 0)
-      // Sleep until the lease would expire (or a release wakes us), but never past the caller's patience.
+      if (!listening && options.listen !== undefined) {
+        // A release sent before we listen is lost: listen first, then look again before sleeping.
+        listening = true
+        await options.listen().catch(() => undefined)
+        continue
+      }
+      // Sleep until the lease would expire or a release wakes us — at most a second, in case a notification was
+      // lost to a reconnect — and never past the caller's patience.
       const untilExpiry = Math.max(1, holder.remainingMs + 1)
-      await sleepOrWake(Math.min(untilExpiry, left), id, options)
+      await sleepOrWake(Math.min(untilExpiry, left, 1_000), id, options)
     }
   }
 
@@ -95,7 +103,18 @@ export class Leases {
   }
 }
 
-function sleepOrWake(ms: number, id: string, options: { signal?: AbortSignal; wake?: (id: string) => Promise<void> }): Promise<void> {
+/** How `acquire` waits for a held lease. */
+export interface AcquireOptions {
+  /** How long to wait for the holder (0: fail at once). */
+  readonly waitMs?: number
+  readonly signal?: AbortSignal
+  /** Resolves once releases are being listened for. */
+  readonly listen?: () => Promise<void>
+  /** Resolves when `id`'s lease is released. */
+  readonly wake?: (id: string) => Promise<void>
+}
+
+function sleepOrWake(ms: number, id: string, options: AcquireOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const done = () => {
       clearTimeout(timer)

@@ -12,6 +12,7 @@ import type {
   SessionRawLog,
   SessionSnapshotInfo,
 } from '@bridle/session'
+import { ownedEffect } from '@bridle/scope'
 import { registerCheckpoints } from '@bridle/session-jsonl'
 import { Context, Service } from 'cordis'
 import { PostgresBackend } from './backend.js'
@@ -174,7 +175,7 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
     const preparation = await this.backend.prepare(id, signal, options.waitMs)
     const session = preparation.session
     try {
-      caller.effect(() => {
+      ownedEffect(caller, () => {
         const detach = caller.sessions.enter(session)
         try {
           caller.sessions.announce(session)
