@@ -9,6 +9,7 @@ import type { AppConfig, PluginRow } from './app-config.js'
 import { AppConfigError, appLabel, rowName } from './app-config.js'
 import { chooseModel, type ModelChoice, type ModelFlags } from './model-selection.js'
 import { importPluginModule, pickPlugin } from './plugin-loader.js'
+import { appSecrets } from './redaction.js'
 
 /** Rows that provide `ctx.sessionPersistence`; when an app lists none, the CLI loads session-jsonl itself. */
 const PERSISTENCE_ROWS = new Set(['@bridle/session-jsonl', '@bridle/session-postgres'])
@@ -17,6 +18,8 @@ export interface BootOptions extends ModelFlags {
   env?: NodeJS.ProcessEnv
   /** Load a model route (run, dev). `inspect` and `sessions` need none. */
   withModel?: boolean
+  /** Receives the values of the key variables the app's model rows read, so output can redact them. */
+  secrets?: Set<string>
 }
 
 /** `ctx.sessionPersistence`, which the CLI always loads; a clear error if an app config removed it. */
@@ -62,8 +65,10 @@ function checkConfig(plugin: unknown, row: PluginRow, app: AppConfig) {
   }
 }
 
-async function settle(fork: Fork, label: string, app: AppConfig) {
+async function settle(ctx: Context, fork: Fork, label: string, app: AppConfig) {
   await new Promise((resolve) => setImmediate(resolve))
+  // a plugin that starts asynchronously (an MCP server's first connection) settles before the first request
+  await ctx.lifecycle.flush()
   const error = fork.error ?? fork.runtime?.error
   if (error) {
     fork.dispose()
@@ -78,14 +83,16 @@ async function settle(fork: Fork, label: string, app: AppConfig) {
  */
 export async function boot(app: AppConfig, options: BootOptions = {}): Promise<BootedApp> {
   const ctx = new Context()
-  const model = options.withModel === false ? undefined : chooseModel(app, options.env ?? process.env, options)
+  const env = options.env ?? process.env
+  for (const secret of appSecrets(app, env)) options.secrets?.add(secret)
+  const model = options.withModel === false ? undefined : chooseModel(app, env, options)
 
   const resolve = async (row: PluginRow, resolveOptions: { fresh?: boolean } = {}) =>
     pickPlugin(await importPluginModule(row, app.dir, resolveOptions.fresh), rowName(row))
   const start = async (plugin: unknown, row: PluginRow) => {
     checkConfig(plugin, row, app)
     const fork = ctx.plugin(plugin as never, row.config as never) as unknown as Fork
-    await settle(fork, rowName(row), app)
+    await settle(ctx, fork, rowName(row), app)
     return () => void fork.dispose()
   }
   const load = async (row: PluginRow) => {
@@ -115,6 +122,7 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
   const close = async () => {
     const persistence = ctx.get('sessionPersistence') as { whenStopped?: () => Promise<void> } | undefined
     ctx.scope.dispose()
+    await ctx.lifecycle.flush()
     await persistence?.whenStopped?.()
   }
   return { ctx, app, model, resolve, start, close }

@@ -5,6 +5,7 @@ import { inspect } from './commands/inspect.js'
 import { run } from './commands/run.js'
 import { sessions } from './commands/sessions.js'
 import { UsageError } from './model-selection.js'
+import { envSecrets, redactingIo } from './redaction.js'
 import type { Io } from './terminal.js'
 
 /** Builds the `bridle` program. Each action stores its exit code in `exit.code`. */
@@ -66,7 +67,9 @@ function program(io: Io, exit: { code: number }) {
  * Runs the CLI with `argv` (without node and script) and resolves the exit code: 0 success, 1 a failed
  * turn or verification, 2 a usage or app-config error.
  */
-export async function main(argv: readonly string[], io: Io): Promise<number> {
+export async function main(argv: readonly string[], rawIo: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // every line the CLI prints passes the redaction of the keys it knows
+  const io = redactingIo(rawIo, new Set([...(rawIo.secrets ?? []), ...envSecrets(env)]))
   const exit = { code: 0 }
   try {
     await program(io, exit).parseAsync([...argv], { from: 'user' })

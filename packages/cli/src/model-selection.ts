@@ -1,3 +1,4 @@
+import { urlHasCredentials } from '@bridle/llm'
 import type { AppConfig, PluginRow } from './app-config.js'
 import { rowName } from './app-config.js'
 
@@ -69,6 +70,11 @@ export function chooseModel(app: AppConfig, env: NodeJS.ProcessEnv, flags: Model
     )
   }
   const baseURL = flags.baseUrl ?? env.BRIDLE_BASE_URL
+  if (baseURL && urlHasCredentials(baseURL)) {
+    // never echo the URL: its userinfo is the secret
+    const source = flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL'
+    throw new UsageError(`bridle: ${source} must not contain credentials (user:password@); put the key in BRIDLE_API_KEY`)
+  }
   if (baseURL) {
     const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model
     if (!model) throw new UsageError('bridle: BRIDLE_MODEL must name the model served at BRIDLE_BASE_URL')

@@ -6,6 +6,8 @@ export interface Io {
   err(text: string): void
   /** Colors only on a TTY (and never when NO_COLOR is set), so piped output stays plain. */
   color: boolean
+  /** Values redacted from everything written; `boot` adds the key variables of the app's model rows. */
+  secrets?: Set<string>
 }
 
 export const processIo = (): Io => ({

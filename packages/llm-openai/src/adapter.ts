@@ -1,7 +1,8 @@
 /**
  * `OpenAICompatAdapter`: the `LlmAdapter` for one chat-completions route (spec §3, §4, §6).
  * Metadata comes from the config catalog without I/O; `stream()` runs one logical call: credential,
- * body, SDK request phase, then our own SSE reader and delta translator.
+ * body, the request phase (SDK request, our bounded retries), then our own SSE reader and delta
+ * translator. Every error leaving it is scrubbed of the key and the configured header values.
  */
 import {
   LlmError,
@@ -15,17 +16,27 @@ import {
 import type OpenAI from 'openai'
 import { createClient, type CallRecord } from './client.js'
 import type { OpenAICompatConfig } from './config.js'
+import { raceAbort } from './abort.js'
 import { readSseEvents } from './event-stream.js'
-import { toLlmError } from './failures.js'
+import { redactError, toLlmError } from './failures.js'
 import { asRecord } from './json-object.js'
 import { detailsOfObject, streamErrorEvent } from './http-errors.js'
+import { realClock, withRetries, type RetryClock } from './retries.js'
 import { buildRequestBody } from './serialize.js'
 import { DeltaTranslator } from './translate.js'
 
 const MALFORMED_PREVIEW_CHARS = 120
 
 export class OpenAICompatAdapter implements LlmAdapter {
-  constructor(readonly config: OpenAICompatConfig) {}
+  /** Internal controllers of the calls in flight, aborted by `dispose()`. */
+  private readonly calls = new Set<AbortController>()
+  private disposed: LlmError | undefined
+
+  /** `clock` replaces the retry loop's sleep, jitter and time (tests observe waits without sleeping). */
+  constructor(
+    readonly config: OpenAICompatConfig,
+    private readonly clock: RetryClock = realClock,
+  ) {}
 
   /** `{id: provider, name: displayName}`. */
   providerInfo(provider: string): { id: string; name: string } {
@@ -72,24 +83,44 @@ export class OpenAICompatAdapter implements LlmAdapter {
     return undefined
   }
 
+  /**
+   * Ends every call in flight with `ABORTED` (the route was disposed): their sockets close and their
+   * timers are cleared, so a disposed route keeps nothing alive. Later calls fail the same way.
+   */
+  dispose(): void {
+    this.disposed ??= new LlmError(`request aborted: the ${this.config.provider} route was disposed`, 'ABORTED')
+    for (const call of this.calls) call.abort(this.disposed)
+    this.calls.clear()
+  }
+
   /** One logical provider attempt. Throws `LlmError`; `LlmRuntime` turns it into the `finish` chunk. */
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined> {
     const config = this.config
     if (options.signal?.aborted === true) throw new LlmError('request aborted', 'ABORTED')
+    if (this.disposed !== undefined) throw this.disposed
     const apiKey = this.readApiKey()
     const body = buildRequestBody(options, config)
     const internal = new AbortController()
     const signal = options.signal === undefined ? internal.signal : AbortSignal.any([options.signal, internal.signal])
     const record: CallRecord = {}
     const client = createClient(config, apiKey, record)
+    this.calls.add(internal)
     try {
-      const response = await raceAbort(requestStream(client, body, signal), options.signal)
-      const events = checkResponse(response, config)
+      const response = await withRetries(
+        (retryCount) => raceAbort(requestStream(client, body, signal, retryCount), signal),
+        config,
+        signal,
+        this.clock,
+      )
+      if (response.body === null) throw new LlmError(`empty response body from ${config.baseURL}`, 'EMPTY_RESPONSE')
       const translator = new DeltaTranslator()
-      for await (const event of readSseEvents(events, {
+      for await (const event of readSseEvents(response.body, {
         idleTimeoutMs: config.streamIdleTimeoutMs,
+        dataTimeoutMs: config.streamDataTimeoutMs,
+        maxLineBytes: config.maxLineBytes,
+        contentType: response.headers.get('content-type') ?? '',
         baseURL: config.baseURL,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        signal,
       })) {
         if (event.data.trim() === '[DONE]') {
           yield* translator.finish()
@@ -99,8 +130,10 @@ export class OpenAICompatAdapter implements LlmAdapter {
       }
       throw new LlmError(`event stream from ${config.baseURL} ended without [DONE]`, 'STREAM_CLOSED')
     } catch (error) {
-      throw toLlmError(error, { config, record, ...(options.signal === undefined ? {} : { signal: options.signal }) })
+      const ladder = { config, record, internal: internal.signal, ...(options.signal === undefined ? {} : { signal: options.signal }) }
+      throw redactError(toLlmError(error, ladder), secretsOf(config, apiKey))
     } finally {
+      this.calls.delete(internal)
       internal.abort()
     }
   }
@@ -117,39 +150,19 @@ export class OpenAICompatAdapter implements LlmAdapter {
   }
 }
 
-function requestStream(client: OpenAI, body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+/** What a message must never show: the key the call sent and the configured header values. */
+function secretsOf(config: OpenAICompatConfig, apiKey: string | null): string[] {
+  return [...(apiKey === null ? [] : [apiKey]), ...Object.values(config.headers)]
+}
+
+function requestStream(client: OpenAI, body: Record<string, unknown>, signal: AbortSignal, retryCount: number): Promise<Response> {
   return client.chat.completions
     .create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
       signal,
-      headers: { accept: 'text/event-stream' },
+      maxRetries: 0,
+      headers: { accept: 'text/event-stream', 'x-stainless-retry-count': String(retryCount) },
     })
     .asResponse()
-}
-
-/**
- * Settles with `work`, or rejects with `ABORTED` as soon as `signal` aborts — the SDK's backoff
- * sleep does not watch the signal. The abandoned promise gets a no-op `catch`.
- */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  work.catch(() => {})
-  if (signal === undefined) return work
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new LlmError('request aborted', 'ABORTED'))
-    if (signal.aborted) return onAbort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
-/** §6.2: a JSON answer means the server ignored `stream: true`; a missing body is empty. */
-function checkResponse(response: Response, config: OpenAICompatConfig): ReadableStream<Uint8Array> {
-  const type = response.headers.get('content-type') ?? ''
-  if (type.toLowerCase().includes('application/json')) {
-    response.body?.cancel().catch(() => {})
-    throw new LlmError(`expected an event stream from ${config.baseURL}, got application/json`, 'MALFORMED_RESPONSE')
-  }
-  if (response.body === null) throw new LlmError(`empty response body from ${config.baseURL}`, 'EMPTY_RESPONSE')
-  return response.body
 }
 
 /** One event's data → a payload object; error events and error payloads throw their classified error. */

@@ -1,7 +1,7 @@
 /**
- * The per-call `openai` SDK client (spec §1, §4.4). The SDK does the request phase — URL joining,
- * auth, retries with backoff, the per-attempt timeout, typed errors — and is shielded from the
- * ambient environment (`OPENAI_*` variables, `OPENAI_LOG`).
+ * The per-call `openai` SDK client (spec §1, §4.4). The SDK does one request attempt — URL joining,
+ * auth, the per-attempt timeout, typed errors — and is shielded from the ambient environment
+ * (`OPENAI_*` variables, `OPENAI_LOG`). Retries are the adapter's (`retries.ts`).
  */
 import { attributionHeaders } from '@bridle/llm'
 import OpenAI from 'openai'
@@ -31,7 +31,8 @@ export function createClient(config: OpenAICompatConfig, apiKey: string | null, 
     organization: null,
     project: null,
     logLevel: 'off',
-    maxRetries: config.maxRetries,
+    // the adapter runs the retries itself (retries.ts): the SDK's sleep can be neither capped nor cancelled
+    maxRetries: 0,
     timeout: config.timeoutMs,
     fetch: capturingFetch(record),
     defaultHeaders: headers,

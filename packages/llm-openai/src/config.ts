@@ -2,7 +2,7 @@
  * Configuration of one `llm-openai` route: the zod schema, the DeepSeek defaults, and
  * `resolveConfig`, the pure parse-plus-defaults step that `Config` (the cordis hook) runs.
  */
-import { deepFreeze, parseConfig, type JsonValue } from '@bridle/llm'
+import { deepFreeze, parseConfig, urlHasCredentials, type JsonValue } from '@bridle/llm'
 import { z } from 'zod'
 
 /** Base URL used when `baseURL` is omitted. The SDK appends `/chat/completions`. */
@@ -32,6 +32,7 @@ export const FORBIDDEN_HEADERS: readonly string[] = Object.freeze([
 ])
 
 const MAX_TIMER_MS = 2_147_483_647
+const MAX_LINE_BYTES = 1024 * 1024 * 1024
 
 const extraBodySchema = z.record(z.string(), z.json()).superRefine((body, ctx) => {
   for (const key of Object.keys(body)) {
@@ -89,6 +90,8 @@ export const ConfigSchema = z
     baseURL: z
       .string()
       .refine(isHttpUrl, 'must be an absolute http: or https: URL')
+      // the message never repeats the value: it holds the secret
+      .refine((url) => !urlHasCredentials(url), 'must not contain credentials (user:password@); give the key through apiKeyEnv')
       .optional(),
     apiKeyEnv: z
       .string()
@@ -99,6 +102,9 @@ export const ConfigSchema = z
     timeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(120_000),
     maxRetries: z.number().int().min(0).max(10).default(2),
     streamIdleTimeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(300_000),
+    streamDataTimeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(600_000),
+    maxRetryDelayMs: z.number().int().min(0).max(MAX_TIMER_MS).default(60_000),
+    maxLineBytes: z.number().int().min(64).max(MAX_LINE_BYTES).default(8 * 1024 * 1024),
     maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
     reasoningReplay: z.enum(['tool-turns', 'never']).default('tool-turns'),
     includeUsage: z.boolean().default(true),
@@ -145,6 +151,12 @@ export interface OpenAICompatConfig {
   readonly timeoutMs: number
   readonly maxRetries: number
   readonly streamIdleTimeoutMs: number
+  /** Longest wait for the next data event; keep-alive comments do not count. */
+  readonly streamDataTimeoutMs: number
+  /** Longest wait between two attempts; a server asking for more ends the retries. */
+  readonly maxRetryDelayMs: number
+  /** Longest SSE line, and longest event (its non-comment lines together), in bytes. */
+  readonly maxLineBytes: number
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens'
   readonly reasoningReplay: 'tool-turns' | 'never'
   readonly includeUsage: boolean
@@ -175,6 +187,9 @@ export function resolveConfig(raw: unknown): OpenAICompatConfig {
     timeoutMs: c.timeoutMs,
     maxRetries: c.maxRetries,
     streamIdleTimeoutMs: c.streamIdleTimeoutMs,
+    streamDataTimeoutMs: c.streamDataTimeoutMs,
+    maxRetryDelayMs: c.maxRetryDelayMs,
+    maxLineBytes: c.maxLineBytes,
     maxTokensField: c.maxTokensField,
     reasoningReplay: c.reasoningReplay,
     includeUsage: c.includeUsage,

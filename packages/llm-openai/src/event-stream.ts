@@ -1,11 +1,23 @@
 /**
  * Our own Server-Sent Events reader (spec §1, §6.3). The SDK's iterator treats a body that ends
  * without `[DONE]` as success and hides comment lines; this reader frames bytes itself with
- * `eventsource-parser`, re-arms an idle watchdog on every byte (comments included) and tells the
- * caller whether the body ended cleanly.
+ * `eventsource-parser` and bounds the body: an idle watchdog re-armed by any byte (comments included),
+ * a deadline for the next data event that keep-alives do not re-arm, a cap on line and event size, and
+ * a first look at the opening bytes that names an answer which is not an event stream at all.
  */
 import { LlmError } from '@bridle/llm'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import { LineMeter } from './line-meter.js'
+import { guardedRead, startDeadline, type Deadline, type ReadResult } from './read-guard.js'
+import {
+  isEventStreamType,
+  isJsonType,
+  notEventStreamError,
+  sniffOpening,
+  SNIFF_LIMIT_BYTES,
+  SNIPPET_BYTES,
+  type SniffVerdict,
+} from './stream-sniff.js'
 
 /** One dispatched SSE event with non-blank data. */
 export interface SseEvent {
@@ -14,18 +26,33 @@ export interface SseEvent {
 }
 
 export interface EventReaderOptions {
-  /** Longest silence allowed while a read is pending. */
+  /** Longest silence allowed while a read is pending; any byte re-arms it. */
   idleTimeoutMs: number
-  /** Used in the idle-timeout message. */
+  /** Longest wait for the next event with data; comments and keep-alives do not re-arm it. */
+  dataTimeoutMs?: number
+  /** Longest line, and longest event (its non-comment lines together), in bytes. */
+  maxLineBytes?: number
+  /** The answer's content type. When given, the opening bytes are checked before any event is read. */
+  contentType?: string
+  /** Used in messages. */
   baseURL: string
-  /** Caller's signal: a pending read stops when it aborts. */
+  /** A pending read stops when it aborts. */
   signal?: AbortSignal
 }
+
+const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
 
 /** Thrown when the idle watchdog fires; the catch ladder checks this first. */
 export class IdleTimeoutError extends LlmError {
   constructor(baseURL: string, ms: number) {
     super(`event stream from ${baseURL} idle for ${ms}ms`, 'TIMEOUT')
+  }
+}
+
+/** Thrown when only keep-alives (or nothing) arrived for `dataTimeoutMs`. */
+export class DataTimeoutError extends LlmError {
+  constructor(baseURL: string, ms: number) {
+    super(`event stream from ${baseURL} sent no data for ${ms}ms (keep-alives only)`, 'TIMEOUT')
   }
 }
 
@@ -40,6 +67,7 @@ export async function* readSseEvents(
 ): AsyncGenerator<SseEvent, void, undefined> {
   const reader = body.getReader()
   const decoder = new TextDecoder('utf-8')
+  const meter = new LineMeter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const queue: SseEvent[] = []
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
@@ -47,45 +75,88 @@ export async function* readSseEvents(
       queue.push(message.event === undefined ? { data: message.data } : { event: message.event, data: message.data })
     },
   })
-  try {
-    for (;;) {
-      while (queue.length > 0) yield queue.shift()!
-      const { done, value } = await readWithWatchdog(reader, options)
-      if (done) {
-        parser.feed(decoder.decode())
-        while (queue.length > 0) yield queue.shift()!
-        return
-      }
-      parser.feed(decoder.decode(value, { stream: true }))
+  const feed = (bytes: Uint8Array) => {
+    const overflow = meter.feed(bytes)
+    if (overflow !== undefined) {
+      throw new LlmError(
+        `event stream from ${options.baseURL} sent ${overflow === 'line' ? 'a line' : 'an event'} longer than ${meter.maxBytes} bytes`,
+        'MALFORMED_RESPONSE',
+      )
     }
+    parser.feed(decoder.decode(bytes, { stream: true }))
+  }
+  let waitForData: Deadline | undefined
+  const read = () => {
+    const dataTimeoutMs = options.dataTimeoutMs
+    if (dataTimeoutMs !== undefined) {
+      waitForData ??= startDeadline(dataTimeoutMs, () => new DataTimeoutError(options.baseURL, dataTimeoutMs))
+    }
+    return guardedRead(reader, {
+      idleTimeoutMs: options.idleTimeoutMs,
+      onIdle: () => new IdleTimeoutError(options.baseURL, options.idleTimeoutMs),
+      ...(waitForData === undefined ? {} : { deadline: waitForData }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    })
+  }
+  try {
+    if (options.contentType !== undefined && !(await checkOpening(read, feed, options.baseURL, options.contentType))) {
+      parser.feed(decoder.decode())
+    } else {
+      for (;;) {
+        while (queue.length > 0) {
+          // the consumer's time is not the server's: the deadline restarts at the next read
+          waitForData?.clear()
+          waitForData = undefined
+          yield queue.shift()!
+        }
+        const { done, value } = await read()
+        if (done) {
+          parser.feed(decoder.decode())
+          break
+        }
+        feed(value)
+      }
+    }
+    while (queue.length > 0) yield queue.shift()!
   } finally {
+    waitForData?.clear()
     reader.cancel().catch(() => {})
   }
 }
 
-type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>
+type Read = () => Promise<ReadResult>
 
-/** One `read()` bounded by the idle timeout and the caller's signal. */
-async function readWithWatchdog(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  options: EventReaderOptions,
-): Promise<ReadResult> {
-  const read = reader.read()
-  read.catch(() => {})
-  let timer: NodeJS.Timeout | undefined
-  let onAbort: (() => void) | undefined
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new IdleTimeoutError(options.baseURL, options.idleTimeoutMs)), options.idleTimeoutMs)
-    if (options.signal !== undefined) {
-      onAbort = () => reject(new LlmError('request aborted', 'ABORTED'))
-      if (options.signal.aborted) onAbort()
-      else options.signal.addEventListener('abort', onAbort, { once: true })
+/**
+ * Reads the opening of the body until it is clearly an event stream (then feeds what it read and
+ * returns true when more may follow, false when the body already ended) or clearly not (then reads a
+ * snippet and throws `MALFORMED_RESPONSE` naming the content type).
+ */
+async function checkOpening(read: Read, feed: (bytes: Uint8Array) => void, baseURL: string, contentType: string): Promise<boolean> {
+  const parts: Uint8Array[] = []
+  let size = 0
+  let ended = false
+  let verdict: SniffVerdict = isJsonType(contentType) ? 'not-event-stream' : 'undecided'
+  while (verdict === 'undecided') {
+    const { done, value } = await read()
+    if (done) ended = true
+    else {
+      parts.push(value)
+      size += value.byteLength
     }
-  })
-  try {
-    return await Promise.race([read, guard])
-  } finally {
-    clearTimeout(timer)
-    if (onAbort !== undefined) options.signal?.removeEventListener('abort', onAbort)
+    verdict = sniffOpening(new TextDecoder().decode(Buffer.concat(parts)), ended, isEventStreamType(contentType))
+    if (verdict === 'undecided' && size >= SNIFF_LIMIT_BYTES) verdict = 'event-stream'
   }
+  if (verdict === 'event-stream') {
+    if (size > 0) feed(Buffer.concat(parts))
+    return !ended
+  }
+  while (!ended && size < SNIPPET_BYTES) {
+    const { done, value } = await read()
+    if (done) ended = true
+    else {
+      parts.push(value)
+      size += value.byteLength
+    }
+  }
+  throw notEventStreamError(baseURL, contentType, new TextDecoder().decode(Buffer.concat(parts).subarray(0, SNIPPET_BYTES)))
 }

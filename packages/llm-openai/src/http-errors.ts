@@ -96,22 +96,34 @@ export function streamErrorEvent(details: ErrorDetails, displayName: string): Ll
 }
 
 /**
- * `retry-after-ms` (milliseconds) else `Retry-After` (seconds, or an HTTP-date minus now).
- * Undefined unless finite and > 0.
+ * `retry-after-ms` (milliseconds) else `Retry-After` (seconds, or an HTTP-date minus now), as failure
+ * facts: undefined unless finite and > 0.
  */
 export function retryAfterMs(headers: Headers, now: number = Date.now()): number | undefined {
-  const positive = (n: number) => (Number.isFinite(n) && n > 0 ? n : undefined)
-  const ms = headers.get('retry-after-ms')
-  if (ms !== null && ms.trim() !== '') {
-    const value = positive(Number(ms.trim()))
-    if (value !== undefined) return value
+  const wait = requestedWaitMs(headers, now)
+  return wait !== undefined && wait > 0 ? wait : undefined
+}
+
+/**
+ * How long the server asked the client to wait before retrying, in milliseconds (>= 0): a positive
+ * `retry-after-ms`, else `Retry-After` in seconds or as an HTTP-date (a past date is 0), else a
+ * `retry-after-ms` of 0. Undefined when neither header says anything usable.
+ */
+export function requestedWaitMs(headers: Headers, now: number = Date.now()): number | undefined {
+  const msText = headers.get('retry-after-ms')?.trim()
+  const ms = msText === undefined || msText === '' ? Number.NaN : Number(msText)
+  if (Number.isFinite(ms) && ms > 0) return ms
+  const after = headers.get('retry-after')?.trim()
+  if (after !== undefined && after !== '') {
+    if (/^\d+(\.\d+)?$/.test(after)) {
+      const seconds = Number(after) * 1000
+      if (Number.isFinite(seconds)) return seconds
+    } else {
+      const date = Date.parse(after)
+      if (!Number.isNaN(date)) return Math.max(0, date - now)
+    }
   }
-  const after = headers.get('retry-after')
-  if (after === null || after.trim() === '') return undefined
-  const trimmed = after.trim()
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return positive(Number(trimmed) * 1000)
-  const date = Date.parse(trimmed)
-  return Number.isNaN(date) ? undefined : positive(date - now)
+  return ms === 0 ? 0 : undefined
 }
 
 function parseJson(text: string): unknown {

@@ -22,7 +22,12 @@ export function Config(raw: unknown): OpenAICompatConfig {
   return resolveConfig(raw)
 }
 
-/** Registers the adapter under `config.provider`; the registration is disposed with the plugin. */
+/**
+ * Registers the adapter under `config.provider`. Disposing the plugin removes the route and ends its
+ * calls in flight, so nothing of a disposed route (socket, retry sleep, watchdog) keeps running.
+ */
 export function apply(ctx: Context, config: OpenAICompatConfig): void {
-  ctx.llm.registerAdapter([config.provider], new OpenAICompatAdapter(config))
+  const adapter = new OpenAICompatAdapter(config)
+  ctx.effect(() => () => adapter.dispose())
+  ctx.llm.registerAdapter([config.provider], adapter)
 }

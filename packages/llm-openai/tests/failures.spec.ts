@@ -86,7 +86,10 @@ describe('broken streams', () => {
     h = await boot([], (url) => ({ baseURL: url }))
     h.server.push({ kind: 'http-error', status: 200, body: { choices: [] } })
     const failure = failureOf((await run(h.ctx)).finish)
-    expect(failure).toEqual({ code: 'MALFORMED_RESPONSE', message: `expected an event stream from ${h.server.url}, got application/json` })
+    expect(failure).toEqual({
+      code: 'MALFORMED_RESPONSE',
+      message: `expected an event stream from ${h.server.url}, got application/json: {"choices":[]}`,
+    })
   })
 
   it('missing [DONE], unterminated [DONE], and an empty body → STREAM_CLOSED', async () => {
@@ -140,7 +143,7 @@ describe('broken streams', () => {
   it('a connection reset mid-body → TRANSPORT', async () => {
     h = await boot([{ kind: 'close-early', events: [chunk({ content: 'par' })] }])
     const r = await run(h.ctx)
-    expect(failureOf(r.finish)).toMatchObject({ code: 'TRANSPORT', message: `event stream from ${h.server.url} failed` })
+    expect(failureOf(r.finish)).toMatchObject({ code: 'TRANSPORT', message: `event stream from ${h.server.url} failed: other side closed (UND_ERR_SOCKET)` })
     expect(r.message.content).toEqual([{ type: 'text', text: 'par' }])
   })
 
@@ -151,7 +154,7 @@ describe('broken streams', () => {
     await new Promise<void>((resolve) => probe.close(() => resolve()))
     const url = `http://127.0.0.1:${port}`
     h = await boot([], { baseURL: url })
-    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({ code: 'TRANSPORT', message: `request to ${url} failed` })
+    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({ code: 'TRANSPORT', message: `request to ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}` })
   })
 
   it('no response headers within timeoutMs → TIMEOUT', async () => {

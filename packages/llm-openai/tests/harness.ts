@@ -17,9 +17,18 @@ import {
 import { Context } from 'cordis'
 import { expect, vi } from 'vitest'
 import * as llmOpenai from '../src/index.js'
+import { OpenAICompatAdapter, resolveConfig } from '../src/index.js'
+import type { RetryClock } from '../src/retries.js'
 import { startMockServer, type MockBehaviour, type MockServer } from '../src/testing.js'
 
 export const TEST_KEY = 'sk-test-0123456789'
+
+const MOCK_ROUTE = {
+  provider: 'mock',
+  apiKeyEnv: 'BRIDLE_TEST_KEY',
+  maxRetries: 0,
+  models: [{ id: 'mock-chat', contextWindow: 8192, defaultMaxTokens: 256 }],
+}
 
 export interface Harness {
   ctx: Context
@@ -36,15 +45,27 @@ export async function boot(
   const ctx = new Context()
   ctx.plugin(LlmRuntime)
   ctx.plugin(llmOpenai, {
-    provider: 'mock',
+    ...MOCK_ROUTE,
     baseURL: server.url,
-    apiKeyEnv: 'BRIDLE_TEST_KEY',
-    maxRetries: 0,
-    models: [{ id: 'mock-chat', contextWindow: 8192, defaultMaxTokens: 256 }],
     ...(typeof overrides === 'function' ? overrides(server.url) : overrides),
   })
   expect(ctx.llm.hasProvider('mock')).toBe(true)
   return { ctx, server }
+}
+
+/** Like `boot`, but registers the adapter directly so the test owns it and its retry clock. */
+export async function bootAdapter(
+  script: MockBehaviour[],
+  overrides: Record<string, unknown>,
+  clock: RetryClock,
+): Promise<Harness & { adapter: OpenAICompatAdapter }> {
+  vi.stubEnv('BRIDLE_TEST_KEY', TEST_KEY)
+  const server = await startMockServer(script)
+  const ctx = new Context()
+  ctx.plugin(LlmRuntime)
+  const adapter = new OpenAICompatAdapter(resolveConfig({ ...MOCK_ROUTE, baseURL: server.url, ...overrides }), clock)
+  ctx.llm.registerAdapter(['mock'], adapter)
+  return { ctx, server, adapter }
 }
 
 /** The default request: route `mock`, model `mock-chat`, one user message. */

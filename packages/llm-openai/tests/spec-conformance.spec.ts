@@ -116,6 +116,9 @@ describe('§2 plugin surface and configuration', () => {
       timeoutMs: 120000,
       maxRetries: 2,
       streamIdleTimeoutMs: 300000,
+      streamDataTimeoutMs: 600000,
+      maxRetryDelayMs: 60000,
+      maxLineBytes: 8388608,
       maxTokensField: 'max_tokens',
       reasoningReplay: 'tool-turns',
       includeUsage: true,
@@ -519,10 +522,11 @@ describe('§6.1 HTTP errors', () => {
 })
 
 describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
-  it('application/json 2xx → MALFORMED_RESPONSE "expected an event stream from <baseURL>, got application/json"', async () => {
+  // the spec's sentence, followed by what came back (issue 18: a non-event-stream answer says what it was)
+  it('application/json 2xx → MALFORMED_RESPONSE "expected an event stream from <baseURL>, got application/json: <snippet>"', async () => {
     const { ctx, server } = await boot([{ kind: 'sse', events: [], headers: { 'content-type': 'application/json' } }])
     expect(failure((await run(ctx)).finish)).toEqual({
-      message: `expected an event stream from ${server.url}, got application/json`,
+      message: `expected an event stream from ${server.url}, got application/json: (empty body)`,
       code: 'MALFORMED_RESPONSE',
     })
   })
@@ -578,12 +582,16 @@ describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
     expect(failure((await run(ctx)).finish)).toEqual({ message: `request to ${server.url} timed out after 200ms`, code: 'TIMEOUT' })
   })
 
-  it('close-early → TRANSPORT "event stream from <baseURL> failed"', async () => {
+  // the spec's sentence, followed by the cause (issue 18: transport errors carry their cause)
+  it('close-early → TRANSPORT "event stream from <baseURL> failed: <cause>"', async () => {
     const { ctx, server } = await boot([{ kind: 'close-early', events: [chunk({ content: 'partial' })] }])
-    expect(failure((await run(ctx)).finish)).toEqual({ message: `event stream from ${server.url} failed`, code: 'TRANSPORT' })
+    expect(failure((await run(ctx)).finish)).toEqual({
+      message: `event stream from ${server.url} failed: other side closed (UND_ERR_SOCKET)`,
+      code: 'TRANSPORT',
+    })
   })
 
-  it('refused port → TRANSPORT "request to <baseURL> failed"', async () => {
+  it('refused port → TRANSPORT "request to <baseURL> failed: connect ECONNREFUSED …"', async () => {
     const port = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
         const { port } = probe.address() as { port: number }
@@ -591,7 +599,10 @@ describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
       })
     })
     const { ctx } = await boot([], { baseURL: `http://127.0.0.1:${port}` })
-    expect(failure((await run(ctx)).finish)).toEqual({ message: `request to http://127.0.0.1:${port} failed`, code: 'TRANSPORT' })
+    expect(failure((await run(ctx)).finish)).toEqual({
+      message: `request to http://127.0.0.1:${port} failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+      code: 'TRANSPORT',
+    })
   })
 
   it('abort mid-body → finish aborted ABORTED and the server sees the disconnect', async () => {

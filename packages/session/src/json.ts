@@ -7,7 +7,15 @@
  * path was wrong.
  */
 
-import type { JsonValue } from '@bridle/llm'
+import {
+  jsonLimitViolation,
+  jsonPath,
+  jsonStringBytesBound,
+  pathSegment,
+  type JsonLimits,
+  type JsonLimitViolation,
+  type JsonValue,
+} from '@bridle/llm'
 
 /** Why a value is not lossless JSON, and where (`$` is the root, then `.key` / `[index]` segments). */
 export interface JsonViolation {
@@ -77,7 +85,10 @@ interface Frame {
   next: number
 }
 
-type WalkResult = { ok: true; value: unknown } | { ok: false; violation: JsonViolation }
+type WalkResult =
+  | { ok: true; value: unknown }
+  | { ok: false; violation: JsonViolation }
+  | { ok: false; limit: JsonLimitViolation }
 
 function describe(value: unknown): string {
   switch (typeof value) {
@@ -169,11 +180,25 @@ function define(target: Record<string, unknown> | unknown[], key: string, value:
   else (target as Record<string, unknown>)[key] = value
 }
 
-function walk(root: unknown, copy: boolean): WalkResult {
+/** Upper bound of a scalar's JSON size: strings by {@link jsonStringBytesBound}; numbers are at most 24 bytes. */
+function scalarBound(value: unknown): number {
+  return typeof value === 'string' ? jsonStringBytesBound(value) : 24
+}
+
+/**
+ * The walk behind every export here. With `limits`, it also refuses depth past `limits.maxDepth` (stopping there,
+ * so a 100,000-deep value costs only the first levels) and adds up an upper bound of the JSON size; only a value
+ * whose bound passes `limits.maxBytes` is measured exactly, once the copy is made.
+ */
+function walk(root: unknown, copy: boolean, limits?: JsonLimits): WalkResult {
   const rootReason = leafViolation(root)
   if (rootReason !== undefined) return { ok: false, violation: { path: '$', reason: rootReason } }
-  if (root === null || typeof root !== 'object') return { ok: true, value: root }
+  if (root === null || typeof root !== 'object') {
+    if (limits !== undefined && scalarBound(root) > limits.maxBytes) return measured(root, limits)
+    return { ok: true, value: root }
+  }
 
+  let bound = 2
   const stack: Frame[] = []
   const onPath = new Set<object>()
   const open = (source: object): { target: Frame['target'] } | JsonViolation => {
@@ -201,15 +226,41 @@ function walk(root: unknown, copy: boolean): WalkResult {
     const value = readOwn(frame.source, key)
     const reason = leafViolation(value)
     if (reason !== undefined) return { ok: false, violation: { path: pathOf(stack), reason } }
+    if (limits !== undefined) bound += 1 + (frame.isArray ? 0 : jsonStringBytesBound(key) + 1)
     if (value === null || typeof value !== 'object') {
+      if (limits !== undefined) bound += scalarBound(value)
       if (frame.target) define(frame.target, key, value, frame.isArray)
       continue
+    }
+    if (limits !== undefined) {
+      if (stack.length >= limits.maxDepth) {
+        return { ok: false, limit: { kind: 'depth', path: limitPath(stack), limit: limits.maxDepth } }
+      }
+      bound += 2
     }
     const child = open(value)
     if ('reason' in child) return { ok: false, violation: child }
     if (frame.target) define(frame.target, key, child.target, frame.isArray)
   }
-  return { ok: true, value: copy ? rootTarget : root }
+  const value = copy ? rootTarget : root
+  if (limits !== undefined && bound > limits.maxBytes) return measured(value, limits)
+  return { ok: true, value }
+}
+
+/** Measures a value whose size bound passed the limit exactly; the bound is loose, so it may still fit. */
+function measured(value: unknown, limits: JsonLimits): WalkResult {
+  const limit = jsonLimitViolation(value, limits)
+  return limit === undefined ? { ok: true, value } : { ok: false, limit }
+}
+
+/** The path of the value being entered, shortened for a deep stack (see `jsonPath` of `@bridle/llm`). */
+function limitPath(stack: readonly Frame[]): string {
+  const segments: string[] = []
+  for (const frame of stack) {
+    const key = frame.keys[frame.next - 1]
+    if (key !== undefined) segments.push(pathSegment(key, frame.isArray))
+  }
+  return jsonPath('$', segments)
 }
 
 /**
@@ -233,13 +284,28 @@ export function isJsonValue(value: unknown): value is JsonValue {
  */
 export function snapshotJsonValueOrViolation(value: unknown): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
   const result = walk(value, true)
+  return result.ok ? { ok: true, value: result.value as JsonValue } : (result as { ok: false; violation: JsonViolation })
+}
+
+/** The outcome of {@link snapshotWithinLimits}: the copy, why it is not lossless JSON, or which limit it broke. */
+export type LimitedSnapshot =
+  | { readonly ok: true; readonly value: JsonValue }
+  | { readonly ok: false; readonly violation: JsonViolation }
+  | { readonly ok: false; readonly limit: JsonLimitViolation }
+
+/**
+ * {@link snapshotJsonValueOrViolation} that also enforces `limits` (depth and JSON size) in the same pass. A value
+ * past the depth limit is refused at the first level too deep, before the rest is read.
+ */
+export function snapshotWithinLimits(value: unknown, limits: JsonLimits): LimitedSnapshot {
+  const result = walk(value, true, limits)
   return result.ok ? { ok: true, value: result.value as JsonValue } : result
 }
 
 /** Why `value` is not lossless JSON (`undefined` when it is). Walks without copying. */
 export function jsonValueViolation(value: unknown): JsonViolation | undefined {
   const result = walk(value, false)
-  return result.ok ? undefined : result.violation
+  return result.ok ? undefined : (result as { violation: JsonViolation }).violation
 }
 
 /** An error whose message names the rejected value and its path; attached as `cause` to the spec's messages. */

@@ -22,7 +22,7 @@ export interface DevOptions {
 export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const p = paint(io)
   const app = await resolveApp(options.config)
-  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl })
+  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   const dir = resolve(app.dir, options.watch ?? 'plugins')
   const report = (r: ReloadReport) => {

@@ -53,7 +53,7 @@ interface VerifyRow {
  * `--follow` it then prints events as they are written until interrupted.
  */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
-  const booted = await boot(await resolveApp(options.config), { withModel: false })
+  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   try {
     const code = await inspectBooted(booted, id, options, io)
     if (options.follow) await followSession(persistenceOf(booted.ctx), id, io, paint(io), options.json === true)

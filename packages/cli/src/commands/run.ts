@@ -67,7 +67,7 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
 /** `bridle run "prompt"`. */
 export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
   const app = await resolveApp(options.config)
-  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl })
+  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   try {
     const agent = await openAgent(booted, options)

@@ -14,7 +14,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T
 
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
 export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
-  const booted = await boot(await resolveApp(options.config), { withModel: false })
+  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   try {
     return await listSessions(persistenceOf(booted.ctx), options, io)
   } finally {

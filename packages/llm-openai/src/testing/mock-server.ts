@@ -27,6 +27,12 @@ export type MockBehaviour =
     }
   | { kind: 'close-early'; events: SseItem[]; delayMs?: number }
   | { kind: 'hang'; events?: SseItem[] }
+  /**
+   * 200 and `events`, then `item` again and again — every `intervalMs`, or (0, the default) as fast as
+   * the client reads — until the client disconnects or `close()`: a stream of keep-alives that never
+   * delivers data, or a line that never ends.
+   */
+  | { kind: 'repeat'; events?: SseItem[]; item: SseItem; intervalMs?: number }
 
 /** A request as the server received it. */
 export interface RecordedRequest {
@@ -174,6 +180,17 @@ export async function startMockServer(script: MockBehaviour[] = []): Promise<Moc
         await writeItems(res, behaviour.events, 0)
         return
       }
+      case 'repeat': {
+        openStream(res)
+        await writeItems(res, behaviour.events ?? [], 0)
+        const text = encodeSseItem(behaviour.item)
+        while (!res.destroyed) {
+          // wait for the client to read (backpressure), so a slow reader never makes the mock buffer
+          if (!res.write(text)) await drained(res)
+          await sleep(behaviour.intervalMs ?? 0)
+        }
+        return
+      }
     }
   }
 
@@ -239,6 +256,17 @@ function openStream(res: ServerResponse, headers: Record<string, string> = {}): 
     ...headers,
   })
   res.flushHeaders()
+}
+
+/** Resolves when `res` can take more data, or is closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done)
+      resolve()
+    }
+    res.on('drain', done).on('close', done)
+  })
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest'
+import { parseAppConfig } from '../src/index.js'
+import { appSecrets, envSecrets, redactingIo } from '../src/redaction.js'
+import type { Io } from '../src/terminal.js'
+
+describe('CLI output redaction', () => {
+  it('knows the CLI key variables and the apiKeyEnv of every llm-openai row (DEEPSEEK_API_KEY by default)', () => {
+    const env = { DEEPSEEK_API_KEY: 'sk-deep-000111222', BRIDLE_API_KEY: 'sk-bridle-333444', OPENAI_API_KEY: 'sk-openai-555666777', OTHER: 'x' }
+    expect(envSecrets(env)).toEqual(['sk-deep-000111222', 'sk-bridle-333444'])
+    const app = parseAppConfig(
+      {
+        plugins: [
+          { package: '@bridle/llm-openai', config: { provider: 'o', baseURL: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' } },
+          { package: '@bridle/llm-openai' },
+          { package: '@bridle/llm-openai', config: { provider: 'l', baseURL: 'http://127.0.0.1:1', apiKeyEnv: null } },
+          '@bridle/plugin-read-file',
+        ],
+      },
+      undefined,
+      '/tmp/app',
+    )
+    expect(appSecrets(app, env)).toEqual(['sk-openai-555666777', 'sk-deep-000111222'])
+  })
+
+  it('redacts every write, including secrets added after the Io was made (at boot)', () => {
+    const written: string[] = []
+    const raw: Io = { out: (t) => void written.push(t), err: (t) => void written.push(t), color: false }
+    const io = redactingIo(raw, new Set(['sk-first-123456']))
+    io.out('a sk-first-123456 b\n')
+    io.secrets!.add('sk-later-7890123')
+    io.err('bridle: failed for sk-later-7890123 at http://u:p@host/\n')
+    expect(written).toEqual(['a [redacted] b\n', 'bridle: failed for [redacted] at http://[redacted]@host/\n'])
+  })
+})
