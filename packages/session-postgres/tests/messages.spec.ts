@@ -70,13 +70,13 @@ describe('delivery to the lease holder', () => {
     const poster = makeApp({}, schema)
     const followup = createUserMessage('from far away')
     await poster.persistence.post('chat', followup, 'next-turn')
-    await expect.poll(() => insertedIds(agent.session.events), { timeout: 10_000 }).toContain(followup.id)
+    await expect.poll(() => insertedIds(agent.session.events), { timeout: 60_000 }).toContain(followup.id)
     await agent.whenIdle()
     const users = agent.session.events.filter((e) => e.type === 'user/message').map((e) => (e.data as UserMessage).id)
     expect(users).toContain(followup.id)
     const steer = createUserMessage('also this')
     await poster.persistence.post('chat', steer, 'next-step')
-    await expect.poll(() => insertedIds(agent.session.events), { timeout: 10_000 }).toContain(steer.id)
+    await expect.poll(() => insertedIds(agent.session.events), { timeout: 60_000 }).toContain(steer.id)
     const splice = agent.session.events.find((e) => insertedIds([e]).includes(steer.id))!
     expect((splice.data as { target: string }).target).toBe('next-step')
     await agent.whenIdle()
@@ -99,9 +99,9 @@ describe('delivery to the lease holder', () => {
     for (const m of messages) await poster.persistence.post('chat', m, 'next-turn')
     const second = await worker(schema)
     const agent = await second.ctx.agentLoop.resume('chat', AGENT)
-    await expect.poll(() => insertedIds(agent.session.events).slice(-3), { timeout: 10_000 }).toEqual(messages.map((m) => m.id))
+    await expect.poll(() => insertedIds(agent.session.events).slice(-3), { timeout: 60_000 }).toEqual(messages.map((m) => m.id))
     await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0].n, {
-      timeout: 10_000,
+      timeout: 60_000,
     }).toBe(0)
   })
 
@@ -114,7 +114,7 @@ describe('delivery to the lease holder', () => {
     await poster.persistence.post('chat', message, 'next-step')
     const channel = (w.persistence as unknown as { channel: string }).channel
     for (let i = 0; i < 5; i++) await admin.query(`SELECT pg_notify($1, $2)`, [channel, 'm:chat'])
-    await expect.poll(() => insertedIds(agent.session.events), { timeout: 10_000 }).toContain(message.id)
+    await expect.poll(() => insertedIds(agent.session.events), { timeout: 60_000 }).toContain(message.id)
     await new Promise((r) => setTimeout(r, 200))
     await agent.whenIdle()
     expect(insertedIds(agent.session.events).filter((id) => id === message.id)).toHaveLength(1)
@@ -129,12 +129,12 @@ describe('delivery to the lease holder', () => {
     await poster.persistence.post('chat', { ...createUserMessage('dup'), id: taken } as never, 'next-step')
     const after = createUserMessage('after')
     await poster.persistence.post('chat', after, 'next-step')
-    await expect.poll(() => insertedIds(agent.session.events), { timeout: 10_000 }).toContain(after.id)
+    await expect.poll(() => insertedIds(agent.session.events), { timeout: 60_000 }).toContain(after.id)
     expect(insertedIds(agent.session.events).filter((id) => id === taken)).toHaveLength(1)
     await agent.whenIdle()
     await w.ctx.sessions.flush(agent.session)
     await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0].n, {
-      timeout: 10_000,
+      timeout: 60_000,
     }).toBe(0)
   })
 
@@ -146,7 +146,7 @@ describe('delivery to the lease holder', () => {
     await admin.query(`INSERT INTO "${schema}".messages (session_id, message_id, target, body) VALUES ('chat', 'broken', 'next-step', '{not json')`)
     const after = createUserMessage('after')
     await makeApp({}, schema).persistence.post('chat', after, 'next-step')
-    await expect.poll(() => insertedIds(agent.session.events), { timeout: 10_000 }).toContain(after.id)
+    await expect.poll(() => insertedIds(agent.session.events), { timeout: 60_000 }).toContain(after.id)
     const { rows } = await admin.query(`SELECT rejected FROM "${schema}".messages WHERE message_id = 'broken'`)
     expect(rows[0].rejected).toMatch(/^SyntaxError: /)
     expect(warnings).toContainEqual(expect.stringMatching(/^session-postgres: posted message "broken" for session "chat" was refused and dropped: SyntaxError/))

@@ -90,7 +90,7 @@ describe('follow', () => {
         if (seen.length === 4) abort.abort()
       }
     })()
-    await expect.poll(() => seen.length).toBe(1)
+    await expect.poll(() => seen.length, { timeout: 30_000 }).toBe(1)
     s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
     s.append('turn/start', { turn: 2 })
     s.append('turn/end', { turn: 2, reason: { kind: 'completed' } })
