@@ -20,18 +20,23 @@ for (const folder of folders) {
   alias.push({ find: new RegExp(`^${escaped}/(.+)$`), replacement: join(root, folder, 'src/$1.ts') })
 }
 
+const fastCheckSeed = join(root, 'tests/support/fast-check-seed.ts')
+
 const project = (name: string, dir: string) => ({
   resolve: { alias },
   test: {
     name,
     root: join(root, dir),
     include: ['tests/**/*.{test,spec}.ts'],
-    // a package's tests/setup.ts (e.g. llm-openai's no-network guard) runs before each of its test files
-    setupFiles: existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [],
+    // every project seeds fast-check (tests/support/fast-check-seed.ts); a package's tests/setup.ts (e.g.
+    // llm-openai's no-network guard) runs after it, before each of its test files
+    setupFiles: [fastCheckSeed, ...(existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [])],
     // a package's tests/global-setup.mjs (e.g. the throwaway PostgreSQL server) runs once per run, in the main process
     globalSetup: existsSync(join(root, dir, 'tests/global-setup.mjs')) ? ['tests/global-setup.mjs'] : [],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A bound for a hung test, not a speed check: tests that start several node processes one after another (the
+    // CLI's) need well over 30 s on a loaded two-core machine, and the suite must pass there too.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 })
 
