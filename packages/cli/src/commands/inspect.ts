@@ -5,6 +5,7 @@ import { knownSections } from '../inspect/known-sections.js'
 import { renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
 import { followSession } from '../inspect/follow.js'
+import { renderRecovery } from '../inspect/recovery.js'
 import { attributeSections, type AttributedSection, type KnownSection } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { UsageError } from '../model-selection.js'
@@ -65,9 +66,13 @@ export async function inspect(id: string, options: InspectOptions, io: Io): Prom
 
 async function inspectBooted(booted: BootedApp, id: string, options: InspectOptions, io: Io): Promise<number> {
   const p = paint(io)
-  const { meta, events } = await persistenceOf(booted.ctx).inspect(id)
+  const { meta, events, recovery } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
   let text = ''
+  if (recovery !== undefined) {
+    report.recovery = recovery
+    text += renderRecovery(recovery, p)
+  }
 
   if (options.step !== undefined) {
     const at = pickStep(events, options.step, options.turn)
