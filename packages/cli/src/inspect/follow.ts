@@ -1,7 +1,7 @@
 import type { SessionEvent, SessionPersistence } from '@bridle/session'
-import { UsageError } from '../model-selection.js'
+import { UsageError } from '../errors.js'
 import { oneLine, type Io, type Paint } from '../terminal.js'
-import { describeEvent } from './step-view.js'
+import { describeEvent } from './describe.js'
 
 /** How many complete event records the stored session holds (its raw text: a header line, then one line each). */
 async function storedCount(persistence: SessionPersistence, id: string): Promise<number> {
@@ -10,10 +10,14 @@ async function storedCount(persistence: SessionPersistence, id: string): Promise
   return Math.max(0, raw.content.split('\n').length - 2)
 }
 
-/** One followed event: its seq, type and a short detail, as in the step view's event list; `--json` prints the event. */
-export function renderFollowed(event: SessionEvent, p: Paint, json: boolean): string {
+/**
+ * One followed event: its seq, type and a short detail, as in `inspect --events`; `--json` prints the event.
+ * `toolNames` (call id → tool name) grows with the `tool/call` events followed, so a result names its tool.
+ */
+export function renderFollowed(event: SessionEvent, p: Paint, json: boolean, toolNames = new Map<string, string>()): string {
+  if (event.type === 'tool/call') toolNames.set(String(event.data.callId), event.data.name)
   if (json) return JSON.stringify(event) + '\n'
-  return `  ${String(event.seq).padStart(4)} ${event.type.padEnd(20)} ${p.dim(oneLine(describeEvent(event), 70))}\n`
+  return `  ${String(event.seq).padStart(4)} ${event.type.padEnd(20)} ${p.dim(oneLine(describeEvent(event, toolNames), 70))}\n`
 }
 
 /**
@@ -33,7 +37,8 @@ export async function followSession(persistence: SessionPersistence, id: string,
   try {
     const from = await storedCount(persistence, id)
     io.err(`bridle: following session ${id} from seq ${from}; Ctrl-C to stop\n`)
-    for await (const event of persistence.follow(id, { from, signal: abort.signal })) io.out(renderFollowed(event, p, json))
+    const toolNames = new Map<string, string>()
+    for await (const event of persistence.follow(id, { from, signal: abort.signal })) io.out(renderFollowed(event, p, json, toolNames))
   } finally {
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
