@@ -37,6 +37,8 @@ const project = (name: string, dir: string) => ({
       captureLogs,
       ...(existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : []),
     ],
+    // a package's tests/global-setup.mjs (e.g. the throwaway PostgreSQL server) runs once per run, in the main process
+    globalSetup: existsSync(join(root, dir, 'tests/global-setup.mjs')) ? ['tests/global-setup.mjs'] : [],
     // A bound for a hung test, not a speed check: tests that start several node processes one after another (the
     // CLI's) need well over 30 s on a loaded two-core machine, and the suite must pass there too.
     testTimeout: 120_000,

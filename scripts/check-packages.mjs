@@ -58,7 +58,7 @@ for (const group of ['packages', 'plugins']) {
       for (const [dep, spec] of Object.entries(pkg[field] ?? {})) {
         if (dep.startsWith('@bridle/') || dep === 'bridle') {
           if (spec !== 'workspace:^') fail(`"${field}.${dep}" must be "workspace:^"`)
-        } else if (!/^(npm:(@[^\/]+\/)?[^@]+@)?\d+\.\d+\.\d+$/.test(spec)) {
+        } else if (!/^(npm:(@[^\/]+\/)?[^@]+@)?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(spec)) {
           fail(`"${field}.${dep}" must pin an exact version, not "${spec}"`)
         }
       }
