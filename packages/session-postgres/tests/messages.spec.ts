@@ -1,5 +1,6 @@
 import { createUserMessage, type UserMessage } from '@bridle/llm'
 import type { SessionEvent } from '@bridle/session'
+import type { ScriptedModelConfigInput } from '@bridle/plugin-scripted-model'
 import { afterEach, describe, expect, it } from 'vitest'
 import { admin, captureWarnings, freshSchema, makeApp, pgUrl } from './helpers.js'
 import { AGENT, REPLY_TURNS, startWorker, type Worker } from './worker.js'
@@ -9,7 +10,7 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop()))
 })
 
-async function worker(schema: string, turns: unknown[] = REPLY_TURNS): Promise<Worker> {
+async function worker(schema: string, turns: ScriptedModelConfigInput['turns'] = REPLY_TURNS): Promise<Worker> {
   const w = await startWorker({ connectionString: pgUrl, schema, poolSize: 3, writeBatchMaxDelayMs: 5 }, { turns })
   workers.push(w)
   return w

@@ -5,7 +5,7 @@
  */
 import { AgentLoop } from '@bridle/agent-loop'
 import { LlmRuntime } from '@bridle/llm'
-import { ScriptedModel } from '@bridle/plugin-scripted-model'
+import { ScriptedModel, type ScriptedModelConfigInput } from '@bridle/plugin-scripted-model'
 import { SessionStore } from '@bridle/session'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
@@ -36,7 +36,7 @@ export interface Worker {
 /** Boots an agent app whose sessions live in PostgreSQL. Resolves once its plugins have started. */
 export async function startWorker(
   config: SessionPostgresConfigInput,
-  options: { turns?: unknown[]; onToolBody?: (text: string) => void } = {},
+  options: { turns?: ScriptedModelConfigInput['turns']; onToolBody?: (text: string) => void } = {},
 ): Promise<Worker> {
   const ctx = new Context()
   ctx.plugin(LlmRuntime)
