@@ -4,6 +4,7 @@ import type { Context } from 'cordis'
 import type { Agent } from './agent.js'
 import type { AgentLoop } from './agent-loop.js'
 import type { RuntimeContextProjection } from './runtime-context.js'
+import type { CompactionOutcome } from './types.js'
 
 /** Driver phase `idle`: nothing runs; `lastTurn` is the number of the last opened turn. */
 export interface IdlePhase {
@@ -26,6 +27,18 @@ export interface RequestState {
   digester: RequestDigester
 }
 
+/** A pending `agent.compact()`: served by the next compaction turn. */
+export interface ManualCompaction {
+  resolve(outcome: CompactionOutcome): void
+}
+
+/** Compaction state between steps: manual requests waiting for a compaction turn, and the last step's outcome. */
+export interface CompactionState {
+  waiting: ManualCompaction[]
+  /** The outcome of the compaction step that just ended; read (and cleared) by the next step's compaction point. */
+  previous: CompactionOutcome | undefined
+}
+
 /**
  * The internals one agent's stations share. The `Agent` owns it; the station functions (proposal,
  * pre-step, step, request building, tool calls, turn) receive it instead of reaching into the class.
@@ -39,6 +52,7 @@ export interface AgentRuntime {
   readonly inbox: Inbox
   readonly projection: RuntimeContextProjection
   readonly requests: RequestState
+  readonly compaction: CompactionState
   phase: IdlePhase | RunningPhase
 }
 

@@ -1,18 +1,15 @@
-import { errorChain, LlmError, type LlmFailure } from '@bridle/llm'
 import type { InboxTarget } from '@bridle/inbox'
 import type { TurnEndReason } from '@bridle/session'
 import { emitAgentEvent, turnStopping } from './agent-events.js'
+import { compactionTurn } from './compaction-turn.js'
 import { enterStep } from './enter.js'
+import { failureOf } from './failure.js'
 import { propose } from './proposal.js'
 import { running, type AgentRuntime } from './runtime.js'
 import { runStep } from './step.js'
 import type { StepEnding } from './types.js'
 
-/** The failure a turn error records: an `LlmError`'s facts unchanged, else the error chain as `UNKNOWN`. */
-export function failureOf(error: unknown): LlmFailure {
-  if (error instanceof LlmError) return error.failure
-  return { message: errorChain(error), code: 'UNKNOWN' }
-}
+export { failureOf } from './failure.js'
 
 /**
  * One turn (§5): `turn/start`, then proposals (first `next-turn`, then `next-step`) and steps until an
@@ -34,49 +31,18 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
   }
   phase.turn = turn
 
-  let reason: TurnEndReason | undefined
+  let reason: TurnEndReason
   let stop = false
+  // A compaction step's outcome only speaks to the step right after it, in the same turn.
+  rt.compaction.previous = undefined
   try {
-    let ending: StepEnding = null
-    let stepped = false
-    let target: InboxTarget = 'next-turn'
-    for (;;) {
-      signal.throwIfAborted()
-      const step = phase.step + 1
-      const { decision, assembly } = await propose(rt, target, turn, step, signal)
-      if (decision.kind === 'reject') {
-        reason = { kind: 'blocked' }
-        stop = true
-        break
-      }
-      if (ending !== null && decision.messages.length === 0) break
-      if (!stepped && decision.messages.length === 0) {
-        reason = { kind: 'completed' }
-        stop = true
-        break
-      }
-      // S7
-      signal.throwIfAborted()
-      rt.session.append('step/start', { turn, step })
-      phase.step = step
-      stepped = true
-      let result: StepEnding
-      try {
-        enterStep(rt, decision.messages)
-        result = await runStep(rt, assembly, turn, step, signal)
-      } finally {
-        rt.session.append('step/end', { turn, step })
-      }
-      ending = ending === 'max-tokens' ? 'max-tokens' : result
-      signal.throwIfAborted()
-      if (ending !== null && rt.inbox.nextStep.length === 0) {
-        await turnStopping(rt.ctx, rt.agent, turn, signal)
-        signal.throwIfAborted()
-        if (rt.inbox.nextStep.length === 0) break
-      }
-      target = 'next-step'
+    if (rt.compaction.waiting.length > 0) {
+      // `agent.compact()` is served between conversation turns, by a turn of its own that claims nothing.
+      await compactionTurn(rt, turn, signal)
+      reason = { kind: 'completed' }
+    } else {
+      ;({ reason, stop } = await steps(rt, turn, signal))
     }
-    reason ??= { kind: ending ?? 'completed' } as TurnEndReason
   } catch (error) {
     stop = true
     if (signal.aborted) {
@@ -87,13 +53,62 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
     }
   }
 
+  return closeTurn(rt, turn, reason, stop)
+}
+
+/**
+ * The proposals and steps of a conversation turn (§5 step 3): first `next-turn`, then `next-step`, until an ending
+ * holds with nothing steered in. Returns the turn's ending and whether the driver stops; throws on a turn error.
+ */
+async function steps(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<{ reason: TurnEndReason; stop: boolean }> {
+  const phase = running(rt)
+  let ending: StepEnding = null
+  let stepped = false
+  let target: InboxTarget = 'next-turn'
+  for (;;) {
+    signal.throwIfAborted()
+    const step = phase.step + 1
+    const { decision, assembly } = await propose(rt, target, turn, step, signal)
+    if (decision.kind === 'reject') return { reason: { kind: 'blocked' }, stop: true }
+    if (ending !== null && decision.messages.length === 0) break
+    if (!stepped && decision.messages.length === 0) return { reason: { kind: 'completed' }, stop: true }
+    // S7
+    signal.throwIfAborted()
+    rt.session.append('step/start', { turn, step })
+    phase.step = step
+    stepped = true
+    let result: StepEnding
+    try {
+      enterStep(rt, decision.messages)
+      result = await runStep(rt, assembly, turn, step, signal)
+    } finally {
+      rt.session.append('step/end', { turn, step })
+    }
+    ending = ending === 'max-tokens' ? 'max-tokens' : result
+    signal.throwIfAborted()
+    if (ending !== null && rt.inbox.nextStep.length === 0) {
+      await turnStopping(rt.ctx, rt.agent, turn, signal)
+      signal.throwIfAborted()
+      if (rt.inbox.nextStep.length === 0) break
+    }
+    target = 'next-step'
+  }
+  return { reason: { kind: ending ?? 'completed' } as TurnEndReason, stop: false }
+}
+
+/**
+ * Appends `turn/end` and says whether the same driver runs another turn: only after a normal ending, and only for
+ * pending input or a waiting `agent.compact()`.
+ */
+function closeTurn(rt: AgentRuntime, turn: number, reason: TurnEndReason, stop: boolean): boolean {
+  const phase = running(rt)
   try {
     rt.session.append('turn/end', { turn, reason })
   } catch (error) {
     emitAgentEvent(rt.ctx, rt.agent, 'agent/error', { turn, step: phase.step, error })
     return false
   }
-  if (stop || !rt.inbox.hasPending) return false
+  if (stop || (!rt.inbox.hasPending && rt.compaction.waiting.length === 0)) return false
   phase.abort = new AbortController()
   phase.wakeRequested = false
   phase.step = 0

@@ -9,6 +9,7 @@ export {
   type RequestHeaderReason,
   type TodoItem,
   type RequestDigestRecord,
+  type CompactionRequestRecord,
   type SessionEventMap,
   type SessionEventType,
   type ReplaceSurfaceOp,
