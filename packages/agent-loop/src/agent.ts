@@ -84,7 +84,7 @@ export class Agent {
       inbox: this.inbox,
       projection,
       requests: { headerLogged: false, digester: new RequestDigester() },
-      compaction: { waiting: [], previous: undefined },
+      compaction: { waiting: [], previous: undefined, settle: [] },
       phase: { kind: 'idle', lastTurn },
     }
     this.ctx.on('session/event', (session, event) => {
@@ -233,6 +233,7 @@ export class Agent {
     const phase = this.#rt.phase as RunningPhase
     this.#rt.phase = { kind: 'idle', lastTurn: phase.turn }
     this.#emitStatus('idle')
+    for (const settle of this.#rt.compaction.settle.splice(0)) settle()
     // An idle listener may already have woken a new driver; a latched wake only replays onto an idle agent.
     const replay = (phase.wakeRequested && this.inbox.hasPending) || this.#rt.compaction.waiting.length > 0
     if (replay && this.#rt.phase.kind === 'idle' && !this.#disposeStarted) {

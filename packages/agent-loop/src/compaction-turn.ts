@@ -4,31 +4,17 @@ import { agentCarrier, emitAgentEvent } from './agent-events.js'
 import { buildRequest } from './build-request.js'
 import { consultCompaction, runCompaction } from './compaction.js'
 import { failureOf } from './failure.js'
-import { running, service, type AgentRuntime, type ManualCompaction } from './runtime.js'
+import { running, service, type AgentRuntime } from './runtime.js'
 import type { CompactionOutcome } from './types.js'
 
 /**
- * The body of a compaction turn, which serves every `agent.compact()` waiting when it starts (the caller has
- * appended `turn/start`). It claims nothing: it assembles, builds the request the next conversation step would
- * start from (so `request/header` and `request/context` are logged as for any request), asks the policy with
- * `manual: true`, and when the policy plans a compaction, runs it as step 1. Every waiting caller gets the outcome,
- * also when the turn is cancelled or fails; then the error is rethrown for the turn to record.
+ * The body of a compaction turn, which serves the `agent.compact()` calls waiting when it started (the caller has
+ * appended `turn/start` and resolves them once `turn/end` is written). It claims nothing: it assembles, builds the
+ * request the next conversation step would start from (so `request/header` and `request/context` are logged as for
+ * any request), asks the policy with `manual: true`, and when the policy plans a compaction, runs it as step 1.
+ * Throws when the turn is cancelled or fails; {@link abortedCompaction} is then the waiting calls' outcome.
  */
-export async function compactionTurn(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<void> {
-  const waiting = rt.compaction.waiting.splice(0)
-  const phase = running(rt)
-  let outcome: CompactionOutcome
-  try {
-    outcome = await compactOnce(rt, turn, signal)
-  } catch (error) {
-    const failure = signal.aborted ? { message: 'the compaction was cancelled', code: 'ABORTED' } : failureOf(error)
-    settle(waiting, { kind: 'failed', turn, step: phase.step, reason: 'manual', failure })
-    throw error
-  }
-  settle(waiting, outcome)
-}
-
-async function compactOnce(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<CompactionOutcome> {
+export async function compactionTurn(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<CompactionOutcome> {
   const skipped = (reason: string): CompactionOutcome => {
     const outcome: CompactionOutcome = { kind: 'skipped', reason }
     emitAgentEvent(rt.ctx, rt.agent, 'agent/compacted', { outcome })
@@ -59,6 +45,8 @@ async function compactOnce(rt: AgentRuntime, turn: number, signal: AbortSignal):
   }
 }
 
-function settle(waiting: readonly ManualCompaction[], outcome: CompactionOutcome): void {
-  for (const w of waiting) w.resolve(outcome)
+/** The outcome of a compaction turn that threw: cancelled (`ABORTED`) or the turn's error. */
+export function abortedCompaction(rt: AgentRuntime, turn: number, signal: AbortSignal, error: unknown): CompactionOutcome {
+  const failure = signal.aborted ? { message: 'the compaction was cancelled', code: 'ABORTED' } : failureOf(error)
+  return { kind: 'failed', turn, step: running(rt).step, reason: 'manual', failure }
 }

@@ -37,6 +37,11 @@ export interface CompactionState {
   waiting: ManualCompaction[]
   /** The outcome of the compaction step that just ended; read (and cleared) by the next step's compaction point. */
   previous: CompactionOutcome | undefined
+  /**
+   * Resolutions of served `agent.compact()` calls held until the driver is idle: a caller that sends a prompt as soon
+   * as its compaction is done must find an idle agent to wake, not a driver about to stop.
+   */
+  settle: (() => void)[]
 }
 
 /**

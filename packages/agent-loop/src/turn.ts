@@ -1,13 +1,13 @@
 import type { InboxTarget } from '@bridle/inbox'
 import type { TurnEndReason } from '@bridle/session'
 import { emitAgentEvent, turnStopping } from './agent-events.js'
-import { compactionTurn } from './compaction-turn.js'
+import { abortedCompaction, compactionTurn } from './compaction-turn.js'
 import { enterStep } from './enter.js'
 import { failureOf } from './failure.js'
 import { propose } from './proposal.js'
 import { running, type AgentRuntime } from './runtime.js'
 import { runStep } from './step.js'
-import type { StepEnding } from './types.js'
+import type { CompactionOutcome, StepEnding } from './types.js'
 
 export { failureOf } from './failure.js'
 
@@ -27,6 +27,10 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
     rt.session.append('turn/start', { turn })
   } catch (error) {
     emitAgentEvent(rt.ctx, rt.agent, 'agent/error', { turn: phase.turn, step: phase.step, error })
+    // a waiting agent.compact() must not wait for a turn the log cannot open
+    for (const waiting of rt.compaction.waiting.splice(0)) {
+      waiting.resolve({ kind: 'failed', turn, step: 0, reason: 'manual', failure: failureOf(error) })
+    }
     return false
   }
   phase.turn = turn
@@ -35,16 +39,19 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
   let stop = false
   // A compaction step's outcome only speaks to the step right after it, in the same turn.
   rt.compaction.previous = undefined
+  // `agent.compact()` is served between conversation turns, by a turn of its own that claims nothing.
+  const manual = rt.compaction.waiting.length > 0 ? rt.compaction.waiting.splice(0) : undefined
+  let outcome: CompactionOutcome | undefined
   try {
-    if (rt.compaction.waiting.length > 0) {
-      // `agent.compact()` is served between conversation turns, by a turn of its own that claims nothing.
-      await compactionTurn(rt, turn, signal)
+    if (manual !== undefined) {
+      outcome = await compactionTurn(rt, turn, signal)
       reason = { kind: 'completed' }
     } else {
       ;({ reason, stop } = await steps(rt, turn, signal))
     }
   } catch (error) {
     stop = true
+    if (manual !== undefined) outcome = abortedCompaction(rt, turn, signal, error)
     if (signal.aborted) {
       reason = { kind: 'aborted', reason: signal.reason }
     } else {
@@ -53,7 +60,13 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
     }
   }
 
-  return closeTurn(rt, turn, reason, stop)
+  const more = closeTurn(rt, turn, reason, stop)
+  for (const waiting of manual ?? []) {
+    // A driver that goes on claims whatever the caller sends next; one that stops must be idle first.
+    if (more) waiting.resolve(outcome!)
+    else rt.compaction.settle.push(() => waiting.resolve(outcome!))
+  }
+  return more
 }
 
 /**

@@ -81,8 +81,10 @@ export class CompactionPolicy {
         return undefined
       }
     }
+    // A manual compaction runs between turns and summarizes all of them; an automatic one keeps the newest whole
+    // turns that fit under the low-water mark beside the system prompt, the tools and the summary's budget.
     const reserved = state.estimator.tokens(state.estimator.headerChars(request.system, request.tools)) + this.config.summaryMaxTokens
-    const budget = window === undefined ? 0 : Math.floor(this.config.lowWater * window) - reserved
+    const budget = manual || window === undefined ? 0 : Math.floor(this.config.lowWater * window) - reserved
     const count = summarizedCount({ session: agent.session, messages: request.messages, turn, budget, estimator: state.estimator })
     if (count === undefined) {
       if (!manual) this.#assertFits(agent, request, projection, window, 'nothing is left to summarize')

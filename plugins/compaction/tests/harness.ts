@@ -16,7 +16,7 @@ import {
   type StreamChunk,
   type UserMessage,
 } from '@bridle/llm'
-import { SessionStore } from '@bridle/session'
+import { SessionStore, type AnySessionEvent } from '@bridle/session'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
 import { Compaction } from '../src/index.js'
@@ -176,4 +176,62 @@ export function captureWarnings(): string[] {
     Logger.targets.splice(0, Logger.targets.length, ...(saved as never[]))
   })
   return seen
+}
+
+function firstText(m: { content: readonly ContentBlock[] }): string {
+  const text = m.content.map((b) => (b.type === 'text' ? b.text : `<${b.type}>`)).join('|')
+  if (text.startsWith('Current runtime context.')) return '[snapshot]'
+  if (text.startsWith('Summary of the earlier conversation')) return '[checkpoint]'
+  return text.split(' ').slice(0, 2).join(' ')
+}
+
+/** One compact line per session event, for asserting exact orders. */
+export function describe(e: AnySessionEvent): string {
+  const d = e.data as Record<string, any>
+  switch (e.type) {
+    case 'turn/start':
+      return `turn/start ${d.turn}`
+    case 'turn/end':
+      return `turn/end ${d.turn} ${d.reason.kind}${d.reason.kind === 'error' ? `:${d.reason.error.code}` : ''}`
+    case 'step/start':
+    case 'step/end':
+      return `${e.type} ${d.turn}.${d.step}`
+    case 'user/message': {
+      const op = e.surfaceOp
+      return `user/message ${firstText(d as Message)}${typeof op === 'object' ? ` replace ${op.start}..${op.end}` : ''}`
+    }
+    case 'assistant/chunk':
+      return `chunk ${d.chunk.type}`
+    case 'assistant/message':
+      return `assistant/message ${d.turn}.${d.step}`
+    case 'tool/call':
+      return `tool/call ${d.callId}`
+    case 'tool/result':
+      return `tool/result ${d.message.source.callId}`
+    case 'request/header':
+      return `request/header ${d.reason}`
+    case 'request/compaction':
+      return `request/compaction ${d.turn}.${d.step} ${d.reason} count=${d.count}`
+    case 'request/digest':
+      return `request/digest ${d.turn}.${d.step}#${d.attempt}${d.purpose ? ` ${d.purpose}` : ''}`
+    case 'agent/inbox/spliced':
+      return `spliced ${d.target}`
+    default:
+      return e.type
+  }
+}
+
+/** The described events from the first of `type` on (`count` lines). */
+export function traceFrom(events: readonly AnySessionEvent[], type: string, count: number, nth = 0): string[] {
+  const starts = events.filter((e) => e.type === type)
+  const at = starts[nth]!.seq
+  return events.slice(at, at + count).map(describe)
+}
+
+/** Runs `turns` turns whose prompt and answer have about `chars` characters each (numbered from `from`). */
+export async function chat(app: App, agent: Agent, turns: number, chars = 400, from = 1): Promise<void> {
+  for (let i = from; i < from + turns; i++) {
+    app.answers.push(say(filler(`answer ${i}`, chars)))
+    await turn(agent, filler(`prompt ${i}`, chars))
+  }
 }
