@@ -70,11 +70,11 @@ describe('summarizedCount', () => {
     const messages = s.deriveMessages()
     expect(messages).toHaveLength(2)
     expect(summarizedCount({ session: s, messages, turn: 2, budget: 0, estimator })).toBeUndefined()
-    // with another closed turn after it, that turn and the checkpoint go together
+    // with more after it, the checkpoint goes with the rest (here everything but the open turn's last message)
     const t = build([['p1', 'a1'], ['p2', 'a2'], ['p3', 'a3']], true)
     const n = t.surface.nodes
     t.append('user/message', createUserMessage('checkpoint'), { surfaceOp: { op: 'replace', start: n[0]!, end: n[1]! }, sourceEventSeqs: [n[0]!, n[1]!] })
-    expect(summarizedCount({ session: t, messages: t.deriveMessages(), turn: 3, budget: 0, estimator })).toBe(3)
+    expect(summarizedCount({ session: t, messages: t.deriveMessages(), turn: 3, budget: 0, estimator })).toBe(4)
   })
 
   it('refuses messages that are not the session surface', () => {
