@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import type { SessionEvent } from '@bridle/session'
-import { textOf, type StreamChunk, type ToolResultMessage } from '@bridle/llm'
+import { textOf, type Message, type StreamChunk, type ToolResultMessage } from '@bridle/llm'
 import { oneLine, paint, type Io } from './terminal.js'
 
 /** A short summary of a tool result: its line count and first line, or the error it reported. */
@@ -35,12 +35,22 @@ export function attachLiveView(ctx: Context, sessionId: string, io: Io): () => v
       io.out(p.dim(chunk.text))
     }
   }
+  // Steps whose request is a summary (compaction): their chunks are the summary, not the answer.
+  const summarySteps = new Set<string>()
   return ctx.on('session/event', (session: { id: string }, event: SessionEvent) => {
     if (session.id !== sessionId) return
     const data = event.data as Record<string, unknown>
     switch (event.type) {
+      case 'request/compaction':
+        breakLine()
+        summarySteps.add(`${data.turn}.${data.step}`)
+        io.err(`bridle: compacting the history: summarizing ${data.count} message${data.count === 1 ? '' : 's'}\n`)
+        break
+      case 'user/message':
+        if (typeof event.surfaceOp === 'object') io.err(`bridle: history compacted: ${p.dim(oneLine(textOf((data as unknown as Message).content), 100))}\n`)
+        break
       case 'assistant/chunk':
-        onChunk(data.chunk as StreamChunk)
+        if (!summarySteps.has(`${data.turn}.${data.step}`)) onChunk(data.chunk as StreamChunk)
         break
       case 'tool/call':
         breakLine()

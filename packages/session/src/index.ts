@@ -71,4 +71,4 @@ export {
   RequestDigester,
 } from './digest.js'
 export { verifyDigests, undigestedSteps, type DigestPart, type DigestVerification, type UndigestedStep } from './verify.js'
-export { cachePrefixReport, type CachePrefixRow, type MessageBreakCause } from './cache-report.js'
+export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'

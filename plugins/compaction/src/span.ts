@@ -69,8 +69,8 @@ export interface SpanInput {
  * How many of the oldest messages to summarize: the kept tail is the newest **whole turns** whose estimate fits in the
  * budget (as many as fit). When not even the newest turn fits, the tail is cut inside that turn at the latest point
  * that fits and never separates a tool call from its result — keeping at least its last such group. Messages of a
- * closed turn may all be summarized (a manual compaction between turns). Returns `undefined` when there is nothing to
- * summarize except an earlier checkpoint on its own.
+ * closed turn may all be summarized (a manual compaction between turns). Returns `undefined` when the summary would
+ * cover none of the model's answers (only an earlier checkpoint, or only prompts).
  */
 export function summarizedCount(input: SpanInput): number | undefined {
   const { session, messages, turn, budget, estimator } = input
@@ -87,7 +87,10 @@ export function summarizedCount(input: SpanInput): number | undefined {
     const prev = origin[c - 1]!
     return prev.checkpoint || prev.turn !== origin[c]!.turn
   }
-  const worthIt = (c: number): boolean => c > 1 || !origin[0]!.checkpoint
+  // A summary is worth a request only when it covers some of the model's own work: not an earlier checkpoint or a
+  // prompt on their own.
+  const firstAnswer = messages.findIndex((m) => m.role === 'assistant')
+  const worthIt = (c: number): boolean => firstAnswer >= 0 && firstAnswer < c
   let newestTurnStart = -1
   for (let c = 1; c <= n; c++) {
     if (!safe[c] || !turnStart(c)) continue

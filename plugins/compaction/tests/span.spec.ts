@@ -77,6 +77,12 @@ describe('summarizedCount', () => {
     expect(summarizedCount({ session: t, messages: t.deriveMessages(), turn: 3, budget: 0, estimator })).toBe(4)
   })
 
+  it('never summarizes prompts alone: the span must hold some of the model\'s answers', () => {
+    const s = build([['p1']], true)
+    s.append('user/message', createUserMessage('steering'), { surfaceOp: 'append' })
+    expect(summarizedCount({ session: s, messages: s.deriveMessages(), turn: 1, budget: 0, estimator })).toBeUndefined()
+  })
+
   it('refuses messages that are not the session surface', () => {
     const s = build(turns, true)
     expect(() => summarizedCount({ session: s, messages: [createUserMessage('x')], turn: 4, budget: 0, estimator })).toThrow(

@@ -5,6 +5,7 @@ import { boot } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { HotReloader, type ReloadReport } from '../hot-reload.js'
 import { paint, type Io } from '../terminal.js'
+import { compactNow, COMPACT_LINE } from './dev-compact.js'
 import { openAgent, runPrompt } from './run.js'
 
 export interface DevOptions {
@@ -37,12 +38,13 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   let code = 0
   try {
     const opened = (agent = await openAgent(booted, { session: options.session }))
-    io.err(`bridle dev: session ${opened.id}; watching ${dir}; one prompt per line, end with Ctrl-D\n`)
+    io.err(`bridle dev: session ${opened.id}; watching ${dir}; one prompt per line (${COMPACT_LINE} compacts the history), end with Ctrl-D\n`)
     const lines = createInterface({ input, terminal: false })
     for await (const line of lines) {
       const prompt = line.trim()
       if (prompt === '') continue
-      code = await reloader.serialize(() => runPrompt(booted, opened, prompt, io))
+      if (prompt === COMPACT_LINE) code = await reloader.serialize(() => compactNow(booted, opened, io))
+      else code = await reloader.serialize(() => runPrompt(booted, opened, prompt, io))
       io.err(`bridle dev: ready\n`)
     }
   } finally {

@@ -42,8 +42,10 @@ interface VerifyRow {
   turn: number
   step: number
   attempt: number
+  purpose?: 'compaction'
   ok: boolean
   mismatched: readonly string[]
+  error?: string
 }
 
 /** `bridle inspect ID [--step N] [--json] [--cache] [--verify]`. Exits 1 when verification fails. */
@@ -75,9 +77,8 @@ export async function inspect(id: string, options: InspectOptions, io: Io): Prom
     report.verify = { steps: rows, noDigest: undigested.map(({ turn, step }) => ({ turn, step })), ok: !failed }
     text += `${p.bold('verify')} (each request rebuilt from the log and checked against request/digest)\n`
     for (const r of rows) {
-      text += r.ok
-        ? `  ${p.green('✓')} turn ${r.turn} step ${r.step} attempt ${r.attempt}\n`
-        : `  ${p.red('✗')} turn ${r.turn} step ${r.step} attempt ${r.attempt}: ${r.mismatched.join(', ')}\n`
+      const what = `turn ${r.turn} step ${r.step} attempt ${r.attempt}${r.purpose === 'compaction' ? ' (summary request)' : ''}`
+      text += r.ok ? `  ${p.green('✓')} ${what}\n` : `  ${p.red('✗')} ${what}: ${r.mismatched.join(', ')}${r.error ? ` (${r.error})` : ''}\n`
     }
     for (const s of undigested) text += `  ${p.dim('–')} turn ${s.turn} step ${s.step}: no digest recorded\n`
     text += failed ? `${p.red('verification failed')}\n` : `${p.green(`verification passed: ${rows.length} request${rows.length === 1 ? '' : 's'} match their digests`)}\n`
