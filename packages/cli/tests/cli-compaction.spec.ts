@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BIN, bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
 
 const COMPACTION_YAML = DEMO_YAML.replace('plugins:\n', 'plugins:\n  - "@bridle/plugin-compaction"\n')
@@ -38,16 +38,14 @@ async function dev2(app: string, id: string) {
 }
 
 describe('compaction in the CLI', () => {
-  let cleanup: (() => void) | undefined
-  afterEach(() => cleanup?.())
-
   it('/compact in bridle dev compacts the history; inspect names the compaction, verifies the summary request', async () => {
     const app = makeApp(COMPACTION_YAML)
     const dev = await devWith(app, ['What is in package.json?', '/compact'])
     expect(dev.code).toBe(0)
-    expect((await bridle(["inspect", sessionIdOf(dev.stderr)], app)).stdout).toMatch(/turn 2 \(seq \d+\) completed\n  step 1 \(seq \d+\) compaction: \d+ messages → 1 summary/)
     expect(dev.stderr).toMatch(/bridle dev: compacted \d+ messages into a summary \(turn 2, checkpoint at seq \d+\)\n/)
     const id = sessionIdOf(dev.stderr)
+    const overview = await bridle(['inspect', id], app)
+    expect(overview.stdout).toMatch(/turn 2 \(seq \d+\) completed\n {2}step 1 \(seq \d+\) compaction: \d+ messages → 1 summary/)
     const verified = await bridle(['inspect', id, '--verify'], app)
     expect(verified.code).toBe(0)
     expect(verified.stdout).toMatch(/✓ turn 2 step 1 attempt 1 \(summary request\)/)
