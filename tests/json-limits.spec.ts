@@ -15,7 +15,7 @@ import {
 } from '@bridle/llm'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import { afterEach, describe, expect, it } from 'vitest'
-import { boot, say, tick, user } from '../packages/agent-loop/tests/harness.js'
+import { boot, callTools, say, tick, user } from '../packages/agent-loop/tests/harness.js'
 import { followupFuzz, nested, rawMessage } from './followup-fuzz.js'
 
 const cleanups: (() => Promise<void>)[] = []
@@ -159,6 +159,23 @@ describe('agent.followup refuses deep and huge messages, records nothing, and th
     )
     expect(agent.session.seq).toBe(before)
     expect(agent.inbox.hasPending).toBe(false)
+  })
+})
+
+describe('a tool result past the limit', () => {
+  it('is recorded as an error result the model reads, and the turn completes (before: the turn ended UNKNOWN)', async () => {
+    const h = await persisted()
+    h.ctx.tools.register({ name: 'dump', description: 'd', parameters: { type: 'object' }, execute: () => flat(MAX_JSON_BYTES, 'd') })
+    const agent = h.agent({ sessionId: 'big-tool' })
+    h.script.push(callTools({ id: 'c1', name: 'dump' }), say('too big, noted'))
+    agent.followup(user('dump it'))
+    await agent.whenIdle()
+    const result = agent.session.events.find((e) => e.type === 'tool/result')!
+    expect((result.data as { error?: unknown }).error).toEqual({ name: 'JsonLimitError', code: 'JSON_TOO_LARGE' })
+    const seen = h.requests[1]!.messages.at(-1)!.content[0] as { content: { text: string }[] }
+    expect(seen.content[0]!.text).toMatch(/^Error: tool "dump" returned a result that is \d+ bytes as JSON, over the 31\.9 MiB limit/)
+    expect((agent.session.events.at(-1)!.data as { reason: { kind: string } }).reason.kind).toBe('completed')
+    await expect(h.ctx.sessions.flush(agent.session)).resolves.toBe(true)
   })
 })
 
