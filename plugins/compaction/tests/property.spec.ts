@@ -1,6 +1,6 @@
 /**
- * Property (fast-check, fixed seed): for random sequences of turns (with 0–3 tool rounds and random sizes), manual
- * compactions, failing summaries, runtime-context changes and fresh agents over the log (the resume path), with
+ * Property (fast-check, with the repository's fixed seed from tests/support/fast-check-seed.ts): for random sequences
+ * of turns (with 0–3 tool rounds and random sizes), manual compactions, failing summaries, runtime-context changes and fresh agents over the log (the resume path), with
  * automatic compactions wherever the random window makes them due:
  * - `deriveMessages()` equals the surface the checkpoints imply — every append in log order, each checkpoint in place
  *   of exactly the nodes it cites (which must be a contiguous run) — message for message, as the same objects;
@@ -158,7 +158,7 @@ describe('random turns and compactions (property)', () => {
         // the only warnings are the failed summaries' (the ones the sequence asked for)
         for (const w of warnings.splice(0)) expect(w).toMatch(/the summary request of turn \d+ step \d+ failed \(SERVER: boom\); the history is unchanged$/)
       }),
-      { seed: 202_611, numRuns: 30 },
+      { numRuns: 30 },
     )
     // the sequences exercised both kinds, and most summaries replaced history
     expect(tally.threshold).toBeGreaterThan(20)
