@@ -1,7 +1,8 @@
 /**
  * Property (fast-check, with the repository's fixed seed from tests/support/fast-check-seed.ts): for random sequences
- * of turns (with 0–3 tool rounds and random sizes), manual compactions, failing summaries, runtime-context changes and fresh agents over the log (the resume path), with
- * automatic compactions wherever the random window makes them due:
+ * of turns (with 0–3 tool rounds and random sizes), manual compactions, failing summaries, runtime-context changes
+ * and fresh agents over the log (the resume path), with automatic compactions wherever the random window makes them
+ * due:
  * - `deriveMessages()` equals the surface the checkpoints imply — every append in log order, each checkpoint in place
  *   of exactly the nodes it cites (which must be a contiguous run) — message for message, as the same objects;
  * - each checkpoint replaced exactly the messages its summary request carried (before the instruction);
