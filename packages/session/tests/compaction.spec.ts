@@ -88,7 +88,7 @@ describe('reconstructRequest over a compaction step', () => {
     expect(r.request.messages.map((m) => m.content)).toEqual(
       ['prompt 1', 'answer 1', 'prompt 2', 'answer 2'].map((text) => [{ type: 'text', text }]).concat([instruction.content as never]),
     )
-    expect(r.request.messages.at(-1)).toBe(s.events[recordSeq]!.data.instruction)
+    expect(r.request.messages.at(-1)).toBe((s.events[recordSeq]!.data as CompactionRequestRecord).instruction)
   })
 
   it('rebuilds the step after it from the checkpoint on, on the conversation route', () => {
