@@ -4,6 +4,7 @@ import { dev } from './commands/dev.js'
 import { inspect } from './commands/inspect.js'
 import { run } from './commands/run.js'
 import { sessions } from './commands/sessions.js'
+import { errorText } from './error-text.js'
 import { UsageError } from './model-selection.js'
 import { envSecrets, redactingIo } from './redaction.js'
 import type { Io } from './terminal.js'
@@ -79,7 +80,7 @@ export async function main(argv: readonly string[], rawIo: Io, env: NodeJS.Proce
       io.err(`${error.message.startsWith('bridle') ? '' : 'bridle: '}${error.message}\n`)
       return 2
     }
-    io.err(`bridle: ${(error as Error)?.message ?? String(error)}\n`)
+    io.err(`bridle: ${errorText(error)}\n`)
     return 1
   }
 }

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startMockServer, textEvents, type MockServer } from '@bridle/llm-openai/testing'
+import { sealLog } from '@bridle/session-jsonl'
 import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
 
 const QUESTION = 'What is the package name of this project?'
@@ -96,13 +97,45 @@ describe('bridle run (offline, scripted model)', () => {
     const lines = original.split('\n')
     const index = lines.findIndex((l) => l.includes('"type":"tool/result"'))
     lines[index] = lines[index]!.replace('acme-invoice-parser', 'acme-invoice-parsex')
-    writeFileSync(file, lines.join('\n'))
     try {
+      // An edit that leaves the line checksums as they were is refused as corruption, naming the line and the file.
+      writeFileSync(file, lines.join('\n'))
+      const refused = await bridle(['inspect', id, '--verify'], app)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`bridle: corrupt session log: checksum mismatch in committed event at line ${index + 1} (log: ${file})`)
+      // A deliberate edit recomputes them; only the request digests can tell.
+      writeFileSync(file, sealLog(lines.join('\n')))
       const out = await bridle(['inspect', id, '--verify'], app)
       expect(out.code).toBe(1)
       expect(out.stdout).toContain('✓ turn 1 step 1 attempt 1')
       expect(out.stdout).toMatch(/✗ turn 1 step 2 attempt 1: .*messages/)
       expect(out.stdout).toContain('verification failed')
+    } finally {
+      writeFileSync(file, original)
+    }
+  })
+
+  it('shows a torn tail that a load would discard, in text and JSON, without repairing it', async () => {
+    const file = join(app, 'sessions', `${id}.jsonl`)
+    const original = readFileSync(file, 'utf8')
+    const lineCount = original.split('\n').length - 1
+    try {
+      writeFileSync(file, original + '{"type":"turn/start","seq":')
+      const out = await bridle(['inspect', id], app)
+      expect(out.code).toBe(0)
+      expect(out.stdout).toContain(
+        `torn tail: line ${lineCount + 1} of ${file} past the committed log will be discarded when the session is loaded or resumed (an unterminated 27-byte line)`,
+      )
+      const report = JSON.parse((await bridle(['inspect', id, '--json'], app)).stdout)
+      expect(report.recovery).toEqual({
+        location: { kind: 'jsonl', path: file },
+        firstLine: lineCount + 1,
+        lastLine: lineCount + 1,
+        droppedLines: 0,
+        droppedEvents: 0,
+        fragmentBytes: 27,
+      })
+      expect(readFileSync(file, 'utf8')).toBe(original + '{"type":"turn/start","seq":') // inspect never repairs
     } finally {
       writeFileSync(file, original)
     }

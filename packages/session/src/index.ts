@@ -52,6 +52,7 @@ export {
   type SessionLocation,
   type SessionSnapshotInfo,
   type SessionRawLog,
+  type SessionRecoveryReport,
   SessionPersistenceCorruptionError,
   SessionFormatUnsupportedError,
   createSessionPreparation,

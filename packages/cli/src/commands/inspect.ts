@@ -4,6 +4,7 @@ import { resolveApp } from '../default-app.js'
 import { knownSections } from '../inspect/known-sections.js'
 import { renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
+import { renderRecovery } from '../inspect/recovery.js'
 import { attributeSections, type AttributedSection, type KnownSection } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { UsageError } from '../model-selection.js'
@@ -52,9 +53,13 @@ interface VerifyRow {
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   const p = paint(io)
-  const { meta, events } = await persistenceOf(booted.ctx).inspect(id)
+  const { meta, events, recovery } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
   let text = ''
+  if (recovery !== undefined) {
+    report.recovery = recovery
+    text += renderRecovery(recovery, p)
+  }
 
   if (options.step !== undefined) {
     const at = pickStep(events, options.step, options.turn)
