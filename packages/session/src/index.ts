@@ -73,3 +73,12 @@ export {
 } from './digest.js'
 export { verifyDigests, undigestedSteps, type DigestPart, type DigestVerification, type UndigestedStep } from './verify.js'
 export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'
+export {
+  sectionManifest,
+  readSectionManifest,
+  sectionChanges,
+  sectionAt,
+  type SystemSectionRecord,
+  type SystemSectionSpan,
+  type SectionChange,
+} from './section-manifest.js'

@@ -1,5 +1,6 @@
 import type { Agent, CompactionOutcome } from '@bridle/agent-loop'
 import type { BootedApp } from '../boot.js'
+import { EXIT } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
 
 /** The dev line that compacts the history now instead of sending a prompt. */
@@ -25,5 +26,5 @@ export async function compactNow(booted: BootedApp, agent: Agent, io: Io): Promi
   await booted.ctx.sessions.flush(agent.session)
   const text = `bridle dev: ${describeCompactionOutcome(outcome)}\n`
   io.err(outcome.kind === 'failed' ? p.red(text) : text)
-  return outcome.kind === 'failed' ? 1 : 0
+  return outcome.kind === 'failed' ? EXIT.failure : EXIT.ok
 }
