@@ -13,9 +13,9 @@ function devWith(cwd: string, lines: string[]): Promise<{ code: number | null; s
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => {
       stderr += d
-      // one line at a time: the next only once the previous one is done
+      // one line at a time: dev says ready before the first prompt and after each, so line n goes after ready n + 1
       const ready = (stderr.match(/bridle dev: ready\n/g) ?? []).length
-      if (/one prompt per line/.test(stderr) && sent === ready) {
+      if (ready === sent + 1) {
         if (sent < lines.length) child.stdin.write(`${lines[sent++]}\n`)
         else if (sent === lines.length) {
           sent++

@@ -71,7 +71,7 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   try {
     await reloader.start()
     await reloader.serialize(check)
-    io.err(`bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line (${COMPACT_LINE} compacts the history), end with Ctrl-D\n`)
+    io.err(`bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line, end with Ctrl-D (${COMPACT_LINE} compacts the history)\n`)
     prompts.onInterrupt(() => {
       if (running) agent?.cancel({ kind: 'user' })
       else prompts.close()
