@@ -1,6 +1,11 @@
 import { createInterface, type Interface } from 'node:readline'
 import type { Io } from './terminal.js'
 
+/** Switches a TTY input between raw mode (readline's line editing) and cooked mode (Ctrl-C is a SIGINT). */
+function setRawMode(input: NodeJS.ReadableStream, raw: boolean): void {
+  ;(input as { setRawMode?: (raw: boolean) => unknown }).setRawMode?.(raw)
+}
+
 /** The prompt `bridle dev` shows on a terminal. */
 export const DEV_PROMPT = 'bridle› '
 
@@ -35,13 +40,18 @@ export function devInput(input: NodeJS.ReadableStream, io: Io, output: NodeJS.Wr
     ready() {
       idle = true
       if (interactive) {
+        setRawMode(input, true)
         rl.resume()
         rl.prompt()
       } else io.err('bridle dev: ready\n')
     },
     busy() {
       idle = false
-      if (interactive) rl.pause()
+      if (!interactive) return
+      rl.pause()
+      // readline's raw mode turns Ctrl-C into a keypress that a paused readline never reads; in cooked mode the
+      // terminal makes it a SIGINT, which cancels the running turn (cancelOnInterrupt). Typed lines still wait.
+      setRawMode(input, false)
     },
     announce(write) {
       if (!interactive || !idle) return write()

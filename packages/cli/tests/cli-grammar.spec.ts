@@ -1,5 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
 
@@ -10,6 +12,9 @@ const oneErrorLine = (stderr: string) => {
   expect(lines[0]).toMatch(/^bridle: /)
   return lines[0]!
 }
+
+/** A file that exists but is not a directory. */
+const SAMPLE_FILE = fileURLToPath(new URL('../package.json', import.meta.url))
 
 /** No session was written: boot-time errors stop before any model call. */
 const noSessions = (app: string) => !existsSync(join(app, 'sessions')) || readdirSync(join(app, 'sessions')).length === 0
@@ -91,6 +96,51 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     const step = JSON.parse((await bridle(['inspect', sessionIdOf(ok.stderr), '--step', '1', '--json'], app)).stdout)
     expect(step.step.system[1]).toMatchObject({ name: 'harness:source', order: -90, scope: 'global' })
     expect(step.step.system[1].text).toContain(`The source checkout of the harness that runs you (Bridle) is at ${join(app, 'bridle-src')}.`)
+  })
+
+  it("a shipped plugin's directory field that does not exist (read-file root, workspace defaultCwd)", async () => {
+    const yaml = (rows: string) => DEMO_YAML.replace('  - "@bridle/plugin-workspace"\n  - "@bridle/plugin-read-file"\n', rows)
+    const missing = join(tmpdir(), 'bridle-cli-no-such-root')
+    const rows = {
+      '@bridle/plugin-read-file': 'root',
+      '@bridle/plugin-workspace': 'defaultCwd',
+    }
+    for (const [plugin, field] of Object.entries(rows)) {
+      const app = makeApp(yaml(`  - package: "${plugin}"\n    config: { ${field}: ${JSON.stringify(missing)} }\n`))
+      for (const command of [['run', 'hi'], ['dev']]) {
+        const out = await bridle(command, app)
+        expect(out.code).toBe(2)
+        expect(oneErrorLine(out.stderr)).toBe(`bridle: ${join(app, 'bridle.yaml')}: plugin "${plugin}": ${field}: no such directory: ${missing}`)
+      }
+      expect(noSessions(app)).toBe(true)
+    }
+    // a file where a directory belongs is named as such
+    const app = makeApp(yaml(`  - package: "@bridle/plugin-read-file"\n    config: { root: ${JSON.stringify(SAMPLE_FILE)} }\n`))
+    const out = await bridle(['run', 'hi'], app)
+    expect(out.code).toBe(2)
+    expect(oneErrorLine(out.stderr)).toBe(`bridle: ${join(app, 'bridle.yaml')}: plugin "@bridle/plugin-read-file": root: not a directory: ${SAMPLE_FILE}`)
+  })
+
+  it("a resumed session whose cwd is gone: named before any model call, and the log is left as it was", async () => {
+    const app = makeApp(DEMO_YAML)
+    const first = await bridle(['run', 'hi'], app)
+    expect(first.code).toBe(0)
+    const id = sessionIdOf(first.stderr)
+    const log = join(app, 'sessions', `${id}.jsonl`)
+    const before = readFileSync(log, 'utf8')
+    // the app now points elsewhere, but the session keeps the folder it was started in
+    mkdirSync(join(app, 'elsewhere'))
+    writeFileSync(join(app, 'bridle.yaml'), DEMO_YAML.replace('./sample-project', './elsewhere'))
+    rmSync(join(app, 'sample-project'), { recursive: true })
+    for (const command of [['run', '-s', id, 'again'], ['dev', '-s', id]]) {
+      const out = await bridle(command, app)
+      expect(out.code).toBe(2)
+      expect(out.stderr.split('\n').filter(Boolean).at(-1)).toBe(
+        `bridle: session ${id}: cwd: no such directory: ${join(app, 'sample-project')} (restore the folder, or start a new session without -s)`,
+      )
+      expect(out.stdout).toBe('')
+    }
+    expect(readFileSync(log, 'utf8')).toBe(before)
   })
 
   it('an environment variable error names the variable, not a bridle.yaml row that does not exist', async () => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startMockServer, textEvents, type MockServer } from '@bridle/llm-openai/testing'
 import { bridle, DEMO_YAML, makeApp, offlineEnv, plainTerminalText, spawnTty, Transcript } from './helpers.js'
@@ -61,5 +63,62 @@ describe('bridle dev on a terminal', () => {
     const text = plainTerminalText(tty.text)
     expect(text).toContain('The package is named `acme-invoice-parser` (from package.json).')
     expect(text).toMatch(/^bridle: session \S+$/m)
+  })
+})
+
+/** A scripted model that streams one word a second: a turn long enough to interrupt. */
+const SLOW_YAML = DEMO_YAML.replace(
+  'plugins:\n',
+  'plugins:\n  - package: "@bridle/plugin-scripted-model"\n' +
+    '    config:\n      delayMs: 1000\n      turns:\n' +
+    '        - { match: "count", steps: [{ text: "one two three four five six seven eight nine ten eleven twelve" }] }\n' +
+    '        - { match: "again", steps: [{ text: "Again." }] }\n',
+)
+
+/** The `turn/end` reasons of a stored session. */
+const turnEnds = (app: string, id: string) =>
+  readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as { type: string; data: { reason?: unknown } })
+    .filter((event) => event.type === 'turn/end')
+    .map((event) => event.data.reason)
+
+describe('Ctrl-C while a turn runs', () => {
+  let tty: Transcript | undefined
+  afterEach(() => void tty?.child.kill())
+
+  it('run: cancels the turn, which ends aborted; the session is flushed and its id printed', async () => {
+    const app = makeApp(SLOW_YAML)
+    tty = new Transcript(spawnTty(['run', 'count'], app))
+    await tty.waitFor(/one two/, 0)
+    tty.child.stdin.write('\x03')
+    expect(await tty.closed).toBe(1)
+    const text = plainTerminalText(tty.text)
+    expect(text).toContain('bridle: the turn ended aborted (cancelled with Ctrl-C)\n')
+    expect(text).not.toContain('twelve')
+    const id = /^bridle: session (\S+)$/m.exec(text)?.[1]
+    expect(id).toBeDefined()
+    expect(turnEnds(app, id!)).toEqual([{ kind: 'aborted', reason: { kind: 'user' } }])
+  })
+
+  it('dev: cancels the running turn and comes back to the prompt, which takes the next line', async () => {
+    const app = makeApp(SLOW_YAML)
+    tty = new Transcript(spawnTty(['dev'], app))
+    await tty.waitFor(/bridle› /, 0)
+    tty.child.stdin.write('count\r')
+    await tty.waitFor(/one two/)
+    const back = tty.waitFor(/the turn ended aborted \(cancelled with Ctrl-C\)[^]*bridle› /)
+    tty.child.stdin.write('\x03')
+    await back
+    const answered = tty.waitFor(/A\s*g\s*a\s*i\s*n\s*\./)
+    tty.child.stdin.write('again\r')
+    await answered
+    await tty.waitFor(/bridle› /)
+    tty.child.stdin.write('\x04')
+    expect(await tty.closed).toBe(0)
+    const id = /^bridle: session (\S+)$/m.exec(plainTerminalText(tty.text))?.[1]
+    expect(turnEnds(app, id!)).toEqual([{ kind: 'aborted', reason: { kind: 'user' } }, { kind: 'completed' }])
   })
 })

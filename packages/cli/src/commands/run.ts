@@ -5,9 +5,10 @@ import type { Agent } from '@bridle/agent-loop'
 import { boot, type BootedApp } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { EXIT } from '../errors.js'
+import { cancelOnInterrupt } from '../interrupt.js'
 import { attachLiveView } from '../live-view.js'
 import { paint, type Io } from '../terminal.js'
-import { checkAppPaths, dryAssemble } from '../validate.js'
+import { checkAppPaths, checkSessionCwd, dryAssemble } from '../validate.js'
 import type { CommandContext } from './command-context.js'
 
 export interface RunOptions {
@@ -40,11 +41,13 @@ export async function openAgent(booted: BootedApp, options: { session?: string; 
 
 /**
  * Opens the agent and checks, before any model call, that its first step can be built: the dry assembly
- * (`dryAssemble`). A failure disposes the agent (a new session has written nothing yet) and rethrows.
+ * (`dryAssemble`), and that a resumed session's cwd still exists. A failure disposes the agent (a new session has
+ * written nothing yet) and rethrows.
  */
 export async function openCheckedAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
   const agent = await openAgent(booted, options)
   try {
+    checkSessionCwd(agent)
     await dryAssemble(booted.app, booted.ctx, agent)
   } catch (error) {
     await agent.dispose()
@@ -53,25 +56,37 @@ export async function openCheckedAgent(booted: BootedApp, options: { session?: s
   return agent
 }
 
+/** What `turn/end` records: the kind, a failure's error, an abort's cause (`{ kind: 'user' }` for Ctrl-C). */
+export interface TurnEndReason {
+  kind: string
+  error?: { message: string; code: string }
+  reason?: { kind?: string }
+}
+
 /** The reason of the agent's last `turn/end`, from its log. */
-export function lastTurnEnd(agent: Agent): { kind: string; error?: { message: string; code: string } } | undefined {
+export function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
   const events = agent.session.events
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!
-    if (event.type === 'turn/end') return (event.data as { reason: { kind: string; error?: { message: string; code: string } } }).reason
+    if (event.type === 'turn/end') return (event.data as { reason: TurnEndReason }).reason
   }
   return undefined
 }
 
-/** Runs one prompt as one turn, streams it, flushes the session to disk. Resolves the exit code. */
+/**
+ * Runs one prompt as one turn, streams it, flushes the session to disk. Resolves the exit code. Ctrl-C cancels the
+ * turn (`cancelOnInterrupt`).
+ */
 export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string, io: Io): Promise<number> {
   const p = paint(io)
   const model = booted.model ? `${booted.model.provider}/${booted.model.model}` : `${agent.options.provider}/${agent.options.model}`
   const detach = attachLiveView(booted.ctx, agent.id, io, { model, events: () => agent.session.events })
+  const uninterruptible = cancelOnInterrupt(() => agent.cancel({ kind: 'user' }))
   try {
     agent.followup(createUserMessage(prompt))
     await agent.whenIdle()
   } finally {
+    uninterruptible()
     detach()
   }
   await booted.ctx.sessions.flush(agent.session)
@@ -80,7 +95,9 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
     io.err(`${p.red('bridle: the turn failed:')} ${reason.error?.message ?? 'unknown error'} (${reason.error?.code ?? 'UNKNOWN'})\n`)
     return EXIT.failure
   }
-  if (reason && reason.kind !== 'completed') io.err(`bridle: the turn ended ${reason.kind}\n`)
+  if (reason?.kind === 'aborted' && reason.reason?.kind === 'user') {
+    io.err('bridle: the turn ended aborted (cancelled with Ctrl-C)\n')
+  } else if (reason && reason.kind !== 'completed') io.err(`bridle: the turn ended ${reason.kind}\n`)
   return reason?.kind === 'completed' ? EXIT.ok : EXIT.failure
 }
 
