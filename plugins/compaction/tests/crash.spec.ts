@@ -4,7 +4,7 @@
  * each summary chunk, the checkpoint, and while the next step is sent — each with and without a few extra
  * milliseconds for the write-behind. Every stored log then resumes to a consistent state: either before the replace
  * (all the old messages, no checkpoint) or after it (the checkpoint in place of exactly the messages its summary
- * request carried), never in between; every digest in it verifies; and the resumed agent continues, compacting then
+ * request carried), never in between — for every compaction in the log, since a late kill can land in a later one; every digest in it verifies; and the resumed agent continues, compacting then
  * if it still has to.
  */
 import { spawn } from 'node:child_process'
@@ -109,22 +109,33 @@ describe('a process killed during a compaction', () => {
     await new Promise((resolve) => setTimeout(resolve, 0))
     const agent = await ctx.agentLoop.resume('crash', { provider: 'mock', model: 'm1' })
     const events = agent.session.events
-    const record = events.findLast((e) => e.type === 'request/compaction')
-    const checkpoint = record && events.find((e) => isReplacementSurfaceEvent(e) && e.sourceEventSeqs!.includes(record.seq))
+    // A starved parent can read the child's lines late, so the kill may land in a later compaction than the one it
+    // aimed at: replay every compaction in the log. Each replaces the first `count` messages of the surface as it
+    // stood then (and cites exactly them); only the last one may lack its checkpoint. (A kill right after the child
+    // appended the record may also leave no record at all: the write-behind had not written it yet.)
+    const records = events.filter((e) => e.type === 'request/compaction')
+    const checkpointOf = (record: AnySessionEvent) =>
+      events.find((e) => isReplacementSurfaceEvent(e) && e.sourceEventSeqs!.includes(record.seq))
+    for (const record of records.slice(0, -1)) expect(checkpointOf(record)).toBeDefined()
+    let surface: Message[] = []
+    for (const event of events) {
+      if (event.surfaceOp === 'append') surface.push(...messagesOf(events, [event.seq]))
+      else if (isReplacementSurfaceEvent(event)) {
+        const record = events[event.sourceEventSeqs!.find((s) => events[s]!.type === 'request/compaction')!]!
+        const count = (record.data as CompactionRequestRecord).count
+        const replaced = messagesOf(events, event.sourceEventSeqs!.filter((s) => events[s]!.type.endsWith('message') || events[s]!.type === 'tool/result'))
+        expect(replaced).toEqual(surface.slice(0, count))
+        surface = [event.data as Message, ...surface.slice(count)]
+      }
+    }
     const derived = agent.session.deriveMessages()
-    if (checkpoint === undefined) {
-      // before the replace: every message ever appended, in order, and no checkpoint
-      seen.before++
-      expect(derived).toEqual(appended(events))
-    } else {
-      // after: the checkpoint first, in place of exactly the first `count` messages, then the rest verbatim
+    expect(derived).toEqual(surface)
+    // before the (last) replace: no checkpoint cites its record; after it: the checkpoint leads the history
+    const last = records.length > 0 ? checkpointOf(records.at(-1)!) : undefined
+    if (last === undefined) seen.before++
+    else {
       seen.after++
-      const count = (record!.data as CompactionRequestRecord).count
-      const replaced = messagesOf(events, checkpoint.sourceEventSeqs!.filter((s) => events[s]!.type.endsWith('message') || events[s]!.type === 'tool/result'))
-      const all = appended(events)
-      expect(replaced).toEqual(all.slice(0, count))
-      expect(derived[0]).toBe(events[checkpoint.seq]!.data)
-      expect(derived.slice(1)).toEqual(all.slice(count))
+      expect(derived[0]).toBe(events[last.seq]!.data)
     }
     // every request the log records, the interrupted summary request included, verifies
     expect(verifyDigests(events).filter((v) => !v.ok)).toEqual([])
