@@ -1,5 +1,5 @@
 /**
- * Types and error classes shared with durable backends (session.md §15, persistence.md §9–§11). A backend such as
+ * Types and error classes shared with durable backends (docs/persistence.md#the-backend-contract). A backend such as
  * `@bridle/session-jsonl` implements `SessionPersistence` and provides it as `ctx.sessionPersistence`.
  */
 import type { SessionEvent } from './events.js'
