@@ -70,8 +70,9 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
 }
 
 /**
- * The proposals and steps of a conversation turn (§5 step 3): first `next-turn`, then `next-step`, until an ending
- * holds with nothing steered in. Returns the turn's ending and whether the driver stops; throws on a turn error.
+ * The proposals and steps of a conversation turn (docs/step-pipeline.md#the-turn-loop): first `next-turn`, then
+ * `next-step`, until an ending holds with nothing steered in. Returns the turn's ending and whether the driver stops;
+ * throws on a turn error.
  */
 async function steps(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<{ reason: TurnEndReason; stop: boolean }> {
   const phase = running(rt)
