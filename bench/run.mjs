@@ -10,8 +10,9 @@ import { sessionAppend } from './session-append.mjs'
 import { jsonlReload } from './jsonl-reload.mjs'
 import { cacheStability } from './cache-stability.mjs'
 import { compactionCache } from './compaction-cache.mjs'
+import { postgresBeside } from './postgres.mjs'
 
-const all = [stepOverhead, assembly, sessionAppend, jsonlReload, cacheStability, compactionCache]
+const all = [stepOverhead, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside, compactionCache]
 // `--only a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--only' ? arg.split(',') : []))
 const unknown = only.filter((name) => !all.some((s) => s.name === name))
