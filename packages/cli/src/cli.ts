@@ -4,6 +4,7 @@ import { dev } from './commands/dev.js'
 import { inspect } from './commands/inspect.js'
 import { run } from './commands/run.js'
 import { sessions } from './commands/sessions.js'
+import { inspectHtml, view } from './commands/view.js'
 import { UsageError } from './model-selection.js'
 import { envSecrets, redactingIo } from './redaction.js'
 import type { Io } from './terminal.js'
@@ -45,8 +46,23 @@ function program(io: Io, exit: { code: number }) {
     .option('--json', 'machine-readable output')
     .option('--verify', 'rebuild every request from the log and check it against request/digest')
     .option('--cache', 'per request, how much of the previous prefix held and why it broke')
-    .action(async (id: string, o: { step?: string; turn?: string; json?: boolean; verify?: boolean; cache?: boolean }) => {
-      exit.code = await inspect(id, { ...o, config: global().config }, io)
+    .option('--html <file>', 'write the session as one self-contained HTML page (the viewer, no server needed)')
+    .action(async (id: string, o: { step?: string; turn?: string; json?: boolean; verify?: boolean; cache?: boolean; html?: string }) => {
+      if (o.html === undefined) return void (exit.code = await inspect(id, { ...o, config: global().config }, io))
+      const other = (['step', 'turn', 'json', 'verify', 'cache'] as const).find((k) => o[k] !== undefined)
+      if (other) throw new UsageError(`bridle: --html writes the whole session; it cannot be combined with --${other}`)
+      exit.code = await inspectHtml(id, o.html, { config: global().config }, io)
+    })
+
+  cli
+    .command('view')
+    .description('serve a read-only web viewer of the stored sessions on loopback; prints its URL')
+    .argument('[id]', 'open this session')
+    .option('-p, --port <port>', 'port to listen on (default: a free one)')
+    .option('--host <address>', 'address to bind (default: 127.0.0.1)')
+    .option('--expose', 'allow a --host that is not loopback (no authentication: anyone who reaches it reads every session)')
+    .action(async (id: string | undefined, o: { port?: string; host?: string; expose?: boolean }) => {
+      exit.code = await view(id, { ...o, config: global().config }, io)
     })
 
   cli
