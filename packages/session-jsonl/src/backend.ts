@@ -18,7 +18,8 @@ import { IdChain } from './id-chain.js'
 import { eventLine, type StoredMeta } from './line-format.js'
 import { LiveBinding } from './live-binding.js'
 import { LogReader } from './reader.js'
-import { commitRepair } from './repair.js'
+import { recoveryOf, recoveryWarning } from './recovery.js'
+import { commitRepair, type RepairedLog } from './repair.js'
 import { teardownsSettled, trackTeardown } from './teardowns.js'
 import { encodeSegment } from './segment.js'
 
@@ -38,11 +39,14 @@ interface PreparedEntry {
   readonly meta: StoredMeta
   /** How many of the session's events are durable (the repaired stored log). */
   readonly cursor: number
+  /** The running CRC at the end of the repaired file; `undefined` for a log without checksums. */
+  readonly running: number | undefined
 }
 
 /**
- * The JSONL backend without the cordis wiring: binds live sessions to their files (persistence.md §4), answers the
- * store events, and implements the read/repair API (§9–§11). `SessionJsonl` wraps it as `ctx.sessionPersistence`.
+ * The JSONL backend without the cordis wiring: binds live sessions to their files, answers the store events, and
+ * implements the read/repair API (docs/persistence.md#binding-live-sessions, docs/persistence.md#the-committed-region).
+ * `SessionJsonl` wraps it as `ctx.sessionPersistence`.
  */
 export class JsonlBackend {
   readonly root: string
@@ -79,7 +83,7 @@ export class JsonlBackend {
     return Object.freeze({ kind: 'jsonl', path: this.pathOf(meta.id) })
   }
 
-  // ---- binding live sessions (§4) ----
+  // ---- binding live sessions (docs/persistence.md#binding-live-sessions) ----
 
   /** Binds every session already live in the store; a pre-existing log for an empty session is a sticky error. */
   bindExisting(): void {
@@ -92,7 +96,8 @@ export class JsonlBackend {
     const prepared = this.prepared.get(session.id)
     if (prepared !== undefined && prepared !== 'pending' && prepared.session === session) {
       this.prepared.delete(session.id)
-      const binding = this.bind(session, { path: this.pathOf(session.id), meta: prepared.meta, cursor: prepared.cursor, materialized: true })
+      const { meta, cursor, running } = prepared
+      const binding = this.bind(session, { path: this.pathOf(session.id), meta, cursor, materialized: true, running })
       binding.admitAll()
       this.writeNow(binding)
       return
@@ -149,7 +154,7 @@ export class JsonlBackend {
     return binding
   }
 
-  /** Cases 2–4 of §4: a new session, a refused create over an existing log, or an adoption. */
+  /** The other binding cases: a new session, a refused create over an existing log, or an adoption. */
   private bindFresh(session: Session, veto: boolean): void {
     const id = session.id
     const path = this.pathOf(id)
@@ -181,7 +186,7 @@ export class JsonlBackend {
   }
 
   /**
-   * Adoption (§4 case 4): the stored cwd must equal the live one and the live events must reproduce the stored
+   * Adoption: the stored cwd must equal the live one and the live events must reproduce the stored
    * prefix. A torn tail is truncated; an open turn is not closed, because the live session is the authority.
    */
   private async adopt(binding: LiveBinding, path: string): Promise<void> {
@@ -197,8 +202,12 @@ export class JsonlBackend {
     const matches =
       stored.events.length <= live.length && stored.events.every((event, seq) => eventLine(event) === eventLine(live[seq]!))
     if (!matches) throw new Error(`session "${id}" already has a persisted log on disk that does not match this live session (id collision)`)
-    if (stored.committedBytes < stored.size) await repairFile(this.fs, path, stored.committedBytes, new Uint8Array(0))
-    binding.adopted(stored.events.length)
+    const recovery = recoveryOf(stored)
+    if (recovery !== undefined) {
+      await repairFile(this.fs, path, stored.committedBytes, new Uint8Array(0))
+      this.warn(recoveryWarning(id, recovery))
+    }
+    binding.adopted(stored.events.length, stored.running)
   }
 
   /** Starts writing a binding's queued events at once (the first batch of a seeded or claimed session). */
@@ -208,7 +217,7 @@ export class JsonlBackend {
     )
   }
 
-  // ---- reading (§9–§11) ----
+  // ---- reading ----
 
   /** Headers of every materialized session, sorted by `createdAt`, then id; unreadable headers are skipped. */
   async list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
@@ -257,15 +266,21 @@ export class JsonlBackend {
     const live = this.sessions.get(id)
     if (live !== undefined) return Object.freeze({ meta: live.header, events: live.events })
     await this.quiet(id)
-    const balanced = this.reader.validate(await this.reader.read(id, this.pathOf(id), signal))
-    return Object.freeze({ meta: balanced.meta, events: balanced.events })
+    const { meta, events, recovery } = this.reader.validate(await this.reader.read(id, this.pathOf(id), signal))
+    return Object.freeze(recovery === undefined ? { meta, events } : { meta, events, recovery })
   }
 
   /**
    * Live: flush and return a snapshot, refusing an open turn. Stored: commit any repair on the id chain (truncate the
-   * torn tail, append closers) and return the re-read, balanced, frozen view.
+   * torn tail, append closers) and return the re-read, balanced, frozen view; discarded bytes are logged and
+   * reported as its `recovery`.
    */
   async load(id: string): Promise<SessionInspection> {
+    return (await this.loadRepaired(id)).view
+  }
+
+  /** `load`, plus the running CRC at the end of the stored file (for the binding that will append to it). */
+  private async loadRepaired(id: string): Promise<RepairedLog> {
     const live = this.sessions.get(id)
     if (live !== undefined) {
       const events = live.events
@@ -273,10 +288,10 @@ export class JsonlBackend {
         throw new Error(`cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`)
       }
       await this.sessions.flush(live)
-      return Object.freeze({ meta: live.header, events })
+      return { view: Object.freeze({ meta: live.header, events }), running: undefined }
     }
     await this.quiet(id)
-    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id)))
+    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id), this.warn))
   }
 
   /**
@@ -291,7 +306,7 @@ export class JsonlBackend {
     let entry: PreparedEntry
     try {
       signal?.throwIfAborted()
-      const view = await this.load(id)
+      const { view, running } = await this.loadRepaired(id)
       signal?.throwIfAborted()
       const meta = storedMetaOf(view.meta)
       const session = this.sessions.prepare(id, {
@@ -299,7 +314,7 @@ export class JsonlBackend {
         meta: { createdAt: meta.createdAt, cwd: meta.cwd, parentSession: meta.parentSession, seedLength: meta.seedLength },
         seedSource: 'persistence',
       })
-      entry = { session, meta, cursor: view.events.length }
+      entry = { session, meta, cursor: view.events.length, running }
     } catch (error) {
       if (this.prepared.get(id) === 'pending') this.prepared.delete(id)
       throw error
@@ -326,14 +341,14 @@ export class JsonlBackend {
 
   /**
    * Waits until no writer of this process is still finishing `id`: its retirement here, or the teardown of an
-   * earlier instance of this plugin over the same root (§12).
+   * earlier instance of this plugin over the same root.
    */
   private async quiet(id: string): Promise<void> {
     await this.retiring.get(id)
     await teardownsSettled(this.root)
   }
 
-  // ---- teardown (§12) ----
+  // ---- teardown (docs/persistence.md#teardown) ----
 
   /**
    * Stops admitting events, flushes every live session and waits for every id chain. Rejects with

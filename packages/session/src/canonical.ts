@@ -1,12 +1,12 @@
 /**
- * Canonical JSON and SHA-256 digests (provability.md §1). The loop that writes `request/digest` and the verifier
- * that checks it share this one implementation.
+ * Canonical JSON and SHA-256 digests (docs/provability.md#canonical-json). The loop that writes `request/digest` and
+ * the verifier that checks it share this one implementation.
  */
 import { createHash } from 'node:crypto'
 
 /**
  * JSON text with object keys sorted by UTF-16 code unit at every level and no whitespace; numbers and strings as
- * `JSON.stringify` writes them. Only lossless JSON values (session.md §6) are expected. Iterative, so deep values
+ * `JSON.stringify` writes them. Only lossless JSON values (see json.ts) are expected. Iterative, so deep values
  * do not overflow the stack.
  */
 export function canonicalJson(value: unknown): string {

@@ -51,6 +51,7 @@ export {
   type SessionLocation,
   type SessionSnapshotInfo,
   type SessionRawLog,
+  type SessionRecoveryReport,
   SessionPersistenceCorruptionError,
   SessionFormatUnsupportedError,
   createSessionPreparation,
@@ -71,3 +72,12 @@ export {
 } from './digest.js'
 export { verifyDigests, undigestedSteps, type DigestPart, type DigestVerification, type UndigestedStep } from './verify.js'
 export { cachePrefixReport, type CachePrefixRow, type MessageBreakCause } from './cache-report.js'
+export {
+  sectionManifest,
+  readSectionManifest,
+  sectionChanges,
+  sectionAt,
+  type SystemSectionRecord,
+  type SystemSectionSpan,
+  type SectionChange,
+} from './section-manifest.js'

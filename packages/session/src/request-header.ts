@@ -1,5 +1,6 @@
 /**
- * Request header and request context folds (session.md §11): what was sent, and the route's capacity.
+ * Request header and request context folds (docs/surface-and-reconstruction.md#request-header-and-context): what was
+ * sent, and the route's capacity.
  */
 import { deepFreeze, type LlmCallConfig, type ToolSchema } from '@bridle/llm'
 import type { AnySessionEvent, EpochHeader, EpochHeaderAdapterDefaults, RequestContext, RequestHeaderReason } from './events.js'
@@ -79,18 +80,24 @@ function sameJsonTree(a: unknown, b: unknown, depth = 0): boolean {
 interface HeaderRecordData {
   readonly header: EpochHeader
   readonly reason: RequestHeaderReason
+  readonly sections?: unknown
 }
 
-/** The last `request/header` of `events` with its seq, or `undefined`. Scans backwards. */
+/**
+ * The last `request/header` of `events` with its seq, or `undefined`. Scans backwards. `sections` is the recorded
+ * manifest as logged (unchecked; `readSectionManifest` checks it against the system string).
+ */
 export function lastRequestHeaderRecord(
   events: readonly AnySessionEvent[],
   end = events.length,
-): { readonly seq: number; readonly header: EpochHeader; readonly reason: RequestHeaderReason } | undefined {
+):
+  | { readonly seq: number; readonly header: EpochHeader; readonly reason: RequestHeaderReason; readonly sections: unknown }
+  | undefined {
   for (let i = end - 1; i >= 0; i--) {
     const event = events[i]!
     if (event.type === 'request/header') {
       const data = event.data as HeaderRecordData
-      return { seq: event.seq, header: data.header, reason: data.reason }
+      return { seq: event.seq, header: data.header, reason: data.reason, sections: data.sections }
     }
   }
   return undefined

@@ -1,6 +1,6 @@
 /**
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
- * surface, the model messages and the request facts (session.md §7–§11).
+ * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
 import { deepFreeze, JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
 import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
@@ -83,7 +83,7 @@ export class Session {
     return Session.build(id, checked, readSeed(seed, 'restore'), freezeInPlace)
   }
 
-  /** `freeze` is `deepFreeze` for snapshot mode and the in-place freezer for restore mode (§7). */
+  /** `freeze` is `deepFreeze` for snapshot mode and the in-place freezer for restore mode. */
   private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: <T>(value: T) => T): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
     if (seed === undefined) return session
@@ -218,8 +218,8 @@ interface SeedPlan {
 }
 
 /**
- * Reads and checks every seed slot once (session.md §7), in order: JSON snapshot (snapshot mode), legacy type,
- * envelope, `request/header` and message shape, legacy reason, contiguity and the surface transition.
+ * Reads and checks every seed slot once (docs/session-events.md#seeds), in order: JSON snapshot (snapshot mode), legacy
+ * type, envelope, `request/header` and message shape, legacy reason, contiguity and the surface transition.
  */
 function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
   if (!Array.isArray(seed)) throw new TypeError('session seed must be an array of events')

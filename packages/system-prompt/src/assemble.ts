@@ -3,6 +3,7 @@ import { type ScopedLayers, scopeTarget, waterfall } from '@bridle/scope'
 import type { Context } from 'cordis'
 import { compareCodeUnits, orderTools } from './tool-order.js'
 import type { PromptLayer, StoredContext, StoredSection } from './layer.js'
+import { recordSectionOrigin } from './spans.js'
 import type {
   AssembleContext,
   AssembledContext,
@@ -96,7 +97,7 @@ function resolveText(kind: 'section' | 'context', name: string, text: TextSource
 }
 
 /**
- * Builds one `PromptAssembly` for `context` (see the package spec, §5): abort check, chain snapshot, suppression,
+ * Builds one `PromptAssembly` for `context`, in this order: abort check, chain snapshot, suppression,
  * variables, named snapshots, tools, section sort, complete check, tool order, section texts, context texts, the
  * `system-prompt/assemble` waterfall, result guards and post-waterfall restoration. Every failure is a rejection.
  */
@@ -123,8 +124,14 @@ export async function assemble(host: AssemblyHost, context: AssembleContext): Pr
   let completeSection: AssembledSection | undefined
   const sections: AssembledSection[] = sortedSections.map((section) => {
     const text = resolveText('section', section.name, section.text, context)
-    if (section.complete) completeSection = { name: section.name, text }
-    return { name: section.name, text }
+    const origin = {
+      order: section.order,
+      scope: host.layers.global.sections.get(section.name) === section ? ('global' as const) : ('scoped' as const),
+    }
+    if (section.complete) recordSectionOrigin((completeSection = { name: section.name, text }), origin)
+    const assembled = { name: section.name, text }
+    recordSectionOrigin(assembled, origin)
+    return assembled
   })
 
   const contexts: AssembledContext[] = suppressed
