@@ -1,13 +1,15 @@
 import { isIP } from 'node:net'
+import type { Command } from 'commander'
 import { redactSecrets } from '@bridle/llm'
 import { boot, persistenceOf } from '../boot.js'
 import { resolveApp } from '../default-app.js'
-import { UsageError } from '../model-selection.js'
+import { UsageError } from '../errors.js'
 import type { Io } from '../terminal.js'
 import { loadAssets } from '../view/assets.js'
 import { writeSessionHtml } from '../view/export.js'
 import { startViewServer } from '../view/server.js'
 import { ViewSource } from '../view/source.js'
+import type { CommandContext } from './command-context.js'
 
 export interface ViewOptions {
   config?: string
@@ -29,7 +31,7 @@ function parsePort(text: string | undefined): number {
   if (text === undefined) return 0
   const port = Number(text)
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(port) || port > 65535) {
-    throw new UsageError(`bridle: --port must be an integer from 0 to 65535, got "${text}"`)
+    throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`)
   }
   return port
 }
@@ -57,7 +59,7 @@ export async function view(id: string | undefined, options: ViewOptions, io: Io,
   const loopback = isLoopback(host)
   if (!loopback && !options.expose) {
     throw new UsageError(
-      `bridle: --host ${host} is not a loopback address; anyone who can reach it could read every session ` +
+      `--host ${host} is not a loopback address; anyone who can reach it could read every session ` +
         '(prompts, tool results, file contents). Add --expose to serve it there anyway',
     )
   }
@@ -91,4 +93,18 @@ export async function inspectHtml(id: string, file: string, options: { config?: 
   const { bytes, requests } = await writeSessionHtml(source, id, file, (text) => redactSecrets(text, io.secrets ?? new Set()))
   io.err(`bridle: wrote ${file} (session ${id}, ${requests} request${requests === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB)\n`)
   return 0
+}
+
+/** Registers `bridle view` on the program. */
+export function registerView(cli: Command, { io, exit, config }: CommandContext): void {
+  cli
+    .command('view')
+    .description('serve a read-only web viewer of the stored sessions on loopback; prints its URL')
+    .argument('[id]', 'open this session')
+    .option('-p, --port <port>', 'port to listen on (default: a free one)')
+    .option('--host <address>', 'address to bind (default: 127.0.0.1)')
+    .option('--expose', 'allow a --host that is not loopback (no authentication: anyone who reaches it reads every session)')
+    .action(async (id: string | undefined, o: { port?: string; host?: string; expose?: boolean }) => {
+      exit.code = await view(id, { ...o, config: config() }, io)
+    })
 }

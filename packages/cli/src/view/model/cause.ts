@@ -1,6 +1,6 @@
 import type { AnySessionEvent, CachePrefixRow, MessageBreakCause, ReconstructedRequest } from '@bridle/session'
 import { commonPrefix } from './prompt-text.js'
-import { headerManifest, sectionAt, systemSpans } from './sections.js'
+import { sectionAt, systemSpans } from './sections.js'
 
 /** Section changes, when the cache report carries them (logs with section manifests). */
 type SectionChanges = readonly { kind: string; name: string }[]
@@ -12,10 +12,8 @@ export function reportedSectionChanges(row: CachePrefixRow): SectionChanges | un
 }
 
 /** The section of `rebuilt`'s system string holding `offset`, from its header's manifest. */
-export function sectionOfOffset(events: readonly AnySessionEvent[], rebuilt: ReconstructedRequest, offset: number): string | undefined {
-  const system = rebuilt.header.system ?? ''
-  const manifest = headerManifest(events[rebuilt.headerSeq], system)
-  return manifest && sectionAt(systemSpans(system, manifest), offset)
+export function sectionOfOffset(rebuilt: ReconstructedRequest, offset: number): string | undefined {
+  return rebuilt.sections && sectionAt(systemSpans(rebuilt.header.system ?? '', rebuilt.sections), offset)
 }
 
 export function describeMessageCause(cause: MessageBreakCause, position: number): string {
@@ -49,7 +47,7 @@ export function breakCause(
     let section: string | undefined
     if (current && previous) {
       const offset = commonPrefix(previous.header.system ?? '', current.header.system ?? '')
-      section = sectionOfOffset(events, current, offset) ?? sectionOfOffset(events, previous, offset)
+      section = sectionOfOffset(current, offset) ?? sectionOfOffset(previous, offset)
     }
     return `system: ${section ? `section ${section} changed` : `changed`} at line ${row.system.firstDifferingLine}`
   }

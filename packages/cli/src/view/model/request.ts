@@ -11,7 +11,7 @@ import type { MessageView, RequestRow, RequestView } from '../types.js'
 import { messageView, plainText } from './describe.js'
 import { requestDiff } from './diff.js'
 import { rebuildDigested } from './prompt-text.js'
-import { headerManifest, systemSpans } from './sections.js'
+import { systemSpans } from './sections.js'
 
 /** The messages of a rebuilt request, each with the surface event that put it there. */
 function messagesWithOrigins(events: readonly AnySessionEvent[], rebuilt: ReconstructedRequest): MessageView[] {
@@ -28,10 +28,8 @@ function messagesWithOrigins(events: readonly AnySessionEvent[], rebuilt: Recons
   })
 }
 
-function spansOf(events: readonly AnySessionEvent[], rebuilt: ReconstructedRequest) {
-  const system = rebuilt.header.system ?? ''
-  const manifest = headerManifest(events[rebuilt.headerSeq], system)
-  return { spans: systemSpans(system, manifest), named: manifest !== undefined }
+function spansOf(rebuilt: ReconstructedRequest) {
+  return { spans: systemSpans(rebuilt.header.system ?? '', rebuilt.sections), named: rebuilt.sections !== undefined }
 }
 
 /** The latest runtime-context snapshot among a request's messages. */
@@ -79,7 +77,7 @@ export function requestView({ sessionId, events, row, cacheRow }: RequestViewInp
     }
   }
   const messages = messagesWithOrigins(events, rebuilt)
-  const { spans, named } = spansOf(events, rebuilt)
+  const { spans, named } = spansOf(rebuilt)
   const snapshot = snapshotOf(rebuilt, messages)
   const view: RequestView = {
     row,
@@ -107,7 +105,7 @@ export function requestView({ sessionId, events, row, cacheRow }: RequestViewInp
         row: cacheRow,
         previous: { seq: previousSeq, rebuilt: previous },
         current: rebuilt,
-        spans: { previous: spansOf(events, previous).spans, current: spans },
+        spans: { previous: spansOf(previous).spans, current: spans },
         previousMessages: (i) => previousViews[i]!,
       })
     } catch {

@@ -1,36 +1,5 @@
-import { sha256Hex, type AnySessionEvent } from '@bridle/session'
+import type { SystemSectionRecord } from '@bridle/session'
 import type { SystemSpan } from '../types.js'
-
-interface ManifestEntry {
-  name: string
-  order?: number
-  scope?: string
-  start: number
-  end: number
-  digest: string
-}
-
-const isOffset = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-
-/**
- * The section manifest a `request/header` recorded for its system string (which section produced which span), or
- * `undefined` for a header without one (logs written before manifests) or with one that does not fit the string —
- * spans out of range or order, or a digest that does not match its text. The page then shows unnamed spans.
- */
-export function headerManifest(event: AnySessionEvent | undefined, system: string): ManifestEntry[] | undefined {
-  const raw = (event?.data as { sections?: unknown } | undefined)?.sections
-  if (!Array.isArray(raw)) return undefined
-  let at = 0
-  for (const entry of raw as unknown[]) {
-    if (typeof entry !== 'object' || entry === null) return undefined
-    const { name, start, end, digest } = entry as Record<string, unknown>
-    if (typeof name !== 'string' || name === '' || !isOffset(start) || !isOffset(end)) return undefined
-    if (start < at || end < start || end > system.length) return undefined
-    if (typeof digest !== 'string' || digest !== sha256Hex(system.slice(start, end))) return undefined
-    at = end
-  }
-  return raw as ManifestEntry[]
-}
 
 /** Paragraphs of the system string (sections are joined by a blank line), for a header without a manifest. */
 function paragraphs(system: string): SystemSpan[] {
@@ -46,10 +15,11 @@ function paragraphs(system: string): SystemSpan[] {
 }
 
 /**
- * The system string cut into spans: the manifest's named sections (and, unnamed, whatever text lies between or
+ * The system string cut into spans: the named sections of the header's manifest (as `reconstructRequest` read and
+ * checked it) (and, unnamed, whatever text lies between or
  * around them), or unnamed paragraphs when the header recorded no usable manifest.
  */
-export function systemSpans(system: string, manifest: readonly ManifestEntry[] | undefined): SystemSpan[] {
+export function systemSpans(system: string, manifest: readonly SystemSectionRecord[] | undefined): SystemSpan[] {
   if (manifest === undefined) return paragraphs(system)
   const spans: SystemSpan[] = []
   let at = 0
