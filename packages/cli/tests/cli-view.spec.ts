@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { RequestView, SessionView } from '../src/view/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bridle } from './helpers.js'
 import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './view-fixture.js'
@@ -64,14 +65,14 @@ describe('bridle view', () => {
     const script = await fetch(new URL('/assets/viewer.js', base))
     expect(script.status).toBe(200)
 
-    const sessions = await (await fetch(new URL('/api/sessions', base))).json()
-    expect(sessions.map((s: { id: string }) => s.id)).toEqual([fixture.tampered, fixture.id])
-    expect(sessions.map((s: { verify: string }) => s.verify)).toEqual(['failed', 'ok'])
+    const sessions = (await (await fetch(new URL('/api/sessions', base))).json()) as { id: string; verify: string }[]
+    expect(sessions.map((s) => s.id)).toEqual([fixture.tampered, fixture.id])
+    expect(sessions.map((s) => s.verify)).toEqual(['failed', 'ok'])
 
-    const session = await (await fetch(new URL(`/api/sessions/${fixture.id}`, base))).json()
-    const seq = session.turns[1].steps[0].requests[0].seq
-    const request = await (await fetch(new URL(`/api/sessions/${fixture.id}/requests/${seq}`, base))).json()
-    expect(request.diff.prefix.break.cause).toMatch(/section \S*persona\S* changed/)
+    const session = (await (await fetch(new URL(`/api/sessions/${fixture.id}`, base))).json()) as SessionView
+    const seq = session.turns[1]!.steps[0]!.requests[0]!.seq
+    const request = (await (await fetch(new URL(`/api/sessions/${fixture.id}/requests/${seq}`, base))).json()) as RequestView
+    expect(request.diff?.prefix.break?.cause).toMatch(/section \S*persona\S* changed/)
 
     const missing = await fetch(new URL('/api/sessions/nope', base))
     expect(missing.status).toBe(404)

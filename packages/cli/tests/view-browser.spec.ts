@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import chromium from '@sparticuz/chromium'

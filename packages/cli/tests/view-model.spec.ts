@@ -77,7 +77,7 @@ describe('view model: a real session through ViewSource', () => {
     ctx.plugin(SessionStore)
     ctx.plugin(SessionJsonl, { root: join(fixture.app, 'sessions') })
     await new Promise((resolve) => setTimeout(resolve, 0))
-    source = new ViewSource(ctx.sessionPersistence)
+    source = new ViewSource(ctx.sessionPersistence!)
   })
   afterAll(() => ctx?.registry.get(SessionJsonl as never)?.dispose())
 
