@@ -8,8 +8,9 @@ import { assembly } from './assembly.mjs'
 import { sessionAppend } from './session-append.mjs'
 import { jsonlReload } from './jsonl-reload.mjs'
 import { cacheStability } from './cache-stability.mjs'
+import { postgresBeside } from './postgres.mjs'
 
-const scenarios = [stepOverhead, assembly, sessionAppend, jsonlReload, cacheStability]
+const scenarios = [stepOverhead, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside]
 const started = Date.now()
 const sections = []
 let failed = 0
