@@ -17,6 +17,15 @@ let browser: Browser
 let page: Page
 let server: RunningView | undefined
 
+/**
+ * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter @bridle/cli screenshots`), each page this test checks is also
+ * saved as DIR/NAME.png: the README's pictures are the pages the assertions just passed on.
+ */
+async function screenshot(name: string): Promise<void> {
+  const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
+  if (dir) await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png`, fullPage: false })
+}
+
 beforeAll(async () => {
   fixture = await makeViewFixture()
   browser = await puppeteer.launch({
@@ -78,7 +87,9 @@ describe('the viewer in headless Chromium', () => {
     page.on('request', (r) => requests.push(r.url()))
     await page.goto(pathToFileURL(file).href)
     await expectSessionPage()
+    await screenshot('session')
     await expectPersonaBreak()
+    await screenshot('request')
     page.removeAllListeners('request')
     expect(requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:'))).toEqual([])
   })
@@ -91,6 +102,7 @@ describe('the viewer in headless Chromium', () => {
     expect(rows.map(([id]) => id)).toEqual([fixture.tampered, fixture.id])
     expect(rows[0]![1]).toContain('✗ verification failed')
     expect(rows[1]![1]).toContain('✓ all verify')
+    await screenshot('sessions')
     await page.click(`tr[data-session="${fixture.id}"] a`)
     await expectSessionPage()
     await expectPersonaBreak()
