@@ -11,6 +11,7 @@ describe('the viewer names a compaction as the cause of its break', () => {
       inputTokensBefore: 1101,
       inputTokensAfter: 595,
       tokensSaved: 506,
+      requestSeq: 80,
     }
     expect(describeMessageCause({ kind: 'replace', seq: 95, compaction }, 0)).toBe(
       'history compacted in turn 6 step 1 (threshold): 11 messages → 1 summary; input 1,101 → 595 tokens (506 saved) ' +
