@@ -34,10 +34,15 @@ function workspacePackages() {
   return found
 }
 
+// A folder under src/ with its own tsconfig.json is a separately compiled bundle (the CLI's browser viewer):
+// it has no declarations to publish and is not checked with the Node settings.
 function sourceFiles(dir) {
-  return readdirSync(join(dir, 'src'), { withFileTypes: true, recursive: true })
+  const entries = readdirSync(join(dir, 'src'), { withFileTypes: true, recursive: true })
+  const bundles = entries.filter((entry) => entry.isFile() && entry.name === 'tsconfig.json').map((e) => e.parentPath + sep)
+  return entries
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
     .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => !bundles.some((bundle) => file.startsWith(bundle)))
 }
 
 const packages = workspacePackages()
