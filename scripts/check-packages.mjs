@@ -40,7 +40,11 @@ for (const group of ['packages', 'plugins']) {
     const files = JSON.stringify(pkg.files)
     if (files !== JSON.stringify(['dist', 'README.md', 'LICENSE'])) fail(`"files" must be ["dist", "README.md", "LICENSE"], not ${files}`)
     const build = 'tsup --config ../../tsup.config.ts'
-    if (pkg.scripts?.build !== build) fail(`"scripts.build" must be "${build}" (the shared build, see CONTRIBUTING.md)`)
+    // The shared build may be followed by more steps (the CLI bundles its browser viewer after it).
+    const script = pkg.scripts?.build ?? ''
+    if (script !== build && !script.startsWith(`${build} && `)) {
+      fail(`"scripts.build" must be "${build}", optionally followed by "&& <more steps>" (the shared build, see CONTRIBUTING.md)`)
+    }
     if (existsSync(join(dir, 'tsup.config.ts'))) fail('has its own tsup.config.ts; the root tsup.config.ts builds every package')
     if (existsSync(join(dir, 'tsconfig.build.json'))) {
       fail('has a tsconfig.build.json; declarations of every package come from scripts/build-types.mjs')
