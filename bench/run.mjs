@@ -8,9 +8,17 @@ import { assembly } from './assembly.mjs'
 import { sessionAppend } from './session-append.mjs'
 import { jsonlReload } from './jsonl-reload.mjs'
 import { cacheStability } from './cache-stability.mjs'
+import { firstStep } from './first-step.mjs'
+import { memory } from './memory.mjs'
+import { manyAgents } from './many-agents.mjs'
 
-const scenarios = [stepOverhead, assembly, sessionAppend, jsonlReload, cacheStability]
+// `--only name,name` runs a subset (and only prints), for profiling one scenario.
+const all = [stepOverhead, firstStep, manyAgents, memory, assembly, sessionAppend, jsonlReload, cacheStability]
+const onlyArg = process.argv.find((arg) => arg.startsWith('--only='))
+const only = onlyArg?.slice('--only='.length).split(',')
+const scenarios = only ? all.filter((s) => only.includes(s.name)) : all
 const started = Date.now()
+const loadBefore = os.loadavg()[0]
 const sections = []
 let failed = 0
 for (const scenario of scenarios) {
@@ -32,12 +40,13 @@ for (const scenario of scenarios) {
 
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`
 const body = [
-  `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}.`,
+  `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}; ` +
+    `1-minute load average ${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (other processes share the cores).`,
   '',
   ...sections.flatMap((s) => [s, '']),
 ].join('\n')
 
-if (!quick) {
+if (!quick && !only) {
   const file = new URL('../BENCHMARKS.md', import.meta.url)
   const text = readFileSync(file, 'utf8')
   const [head, rest] = text.split('<!-- results:start -->')
