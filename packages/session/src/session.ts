@@ -2,7 +2,7 @@
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
  * surface, the model messages and the request facts (session.md §7–§11).
  */
-import { deepFreeze, type Message, type SessionId } from '@bridle/llm'
+import type { Message, SessionId } from '@bridle/llm'
 import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
 import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
 import { jsonViolationError, snapshotJsonValueOrViolation } from './json.js'
@@ -71,7 +71,7 @@ export class Session {
   static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
     const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
     const checked = validateSessionHeader(header === undefined ? { version: 0, id, createdAt: Date.now() } : header, id, 'snapshot')
-    return Session.build(id, checked, events, deepFreeze)
+    return Session.build(id, checked, events)
   }
 
   /**
@@ -80,16 +80,20 @@ export class Session {
    */
   static fromRestore(id: string, seed: readonly unknown[], header: unknown): Session {
     const checked = validateSessionHeader(header, id, 'restore')
-    return Session.build(id, checked, readSeed(seed, 'restore'), freezeInPlace)
+    return Session.build(id, checked, readSeed(seed, 'restore'))
   }
 
-  /** `freeze` is `deepFreeze` for snapshot mode and the in-place freezer for restore mode (§7). */
-  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: <T>(value: T) => T): Session {
+  /**
+   * Both modes freeze with the in-place freezer: snapshot mode's events are the session's own fresh copies, like
+   * restore mode's, so recording each one in the process-wide `deepFreeze` registry would buy nothing and cost an entry
+   * per event (see the package README, "Freezing").
+   */
+  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
     if (seed === undefined) return session
     // The seed's surface was planned and applied while it was checked; adopt that state instead of re-applying.
     session.state = seed.surface
-    seed.events.forEach((event, index) => session.commit(freeze(event), seed.plans[index]!, false))
+    seed.events.forEach((event, index) => session.commit(freezeInPlace(event), seed.plans[index]!, false))
     if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
     return session
   }
@@ -137,7 +141,8 @@ export class Session {
 
     if (this[PUBLISHING]) throw new Error('session append cannot reenter while another append is being published')
 
-    const event = deepFreeze({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
+    // A fresh object around fresh copies: frozen in place, not recorded in the `deepFreeze` registry (README, "Freezing").
+    const event = freezeInPlace({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
     const plan = planSurface(this.view(), event)
 
     const publisher = this[PUBLISHER]
