@@ -78,18 +78,28 @@ export function requestDigestParts(request: DigestableRequest): RequestDigestPar
  * recomputed from the first changed position after a replace; config, system and tools digests are recomputed only
  * when they change. Per request this costs O(new data) hashing, plus one pointer comparison per message unless the
  * history was built by `extendHistory` from the previously digested one (the session's derivation after appends).
+ *
+ * A digester with nothing digested yet can start from a recorded prefix (`Session.digestedPrefix`): the chain value
+ * after the first `count` messages. Only the messages after it are hashed. Should a later replace change a message
+ * inside that prefix, the chain is recomputed from scratch.
  */
 export class RequestDigester {
   private readonly perMessage = new WeakMap<object, string>()
   private previous: readonly Message[] = []
+  /** `chain[i]` is `chain_(chainStart + i)`; positions before `chainStart` are known only through the prefix. */
   private chain: string[] = [EMPTY_CHAIN]
+  private chainStart = 0
   private lastConfig: { key: string; digest: string } | undefined
   private lastSystem: { value: string | undefined; digest: string } | undefined
   private lastTools: { value: readonly ToolSchema[] | undefined; digest: string } | undefined
   /** How many message digests this digester has computed (each message at most once while it is alive). */
   messageDigestsComputed = 0
 
-  digest(request: DigestableRequest): RequestDigestParts {
+  /**
+   * The digest parts of `request`. `prefix`, when given and nothing has been digested yet, is the recorded chain over
+   * the first `prefix.count` messages of `request.messages` (the caller vouches that they are those messages).
+   */
+  digest(request: DigestableRequest, prefix?: { readonly count: number; readonly chain: string }): RequestDigestParts {
     const configKey = JSON.stringify(CALL_CONFIG_KEYS.map((key) => request[key] ?? null))
     if (this.lastConfig?.key !== configKey) this.lastConfig = { key: configKey, digest: configDigest(request) }
     if (this.lastSystem === undefined || this.lastSystem.value !== request.system) {
@@ -101,21 +111,33 @@ export class RequestDigester {
 
     const messages = request.messages
     let same = 0
-    if (historyBaseOf(messages) === this.previous) {
+    if (this.previous.length === 0 && this.chainStart === 0 && prefix !== undefined && prefix.count <= messages.length) {
+      // Continue the recorded chain: the first `count` messages are digested already.
+      this.chain = [prefix.chain]
+      this.chainStart = prefix.count
+      same = prefix.count
+    } else if (historyBaseOf(messages) === this.previous) {
       // Built by `extendHistory` from the last digested history: it starts with all of it, so only the tail is new.
       same = this.previous.length
     } else {
       const shared = Math.min(messages.length, this.previous.length)
       while (same < shared && messages[same] === this.previous[same]) same++
     }
-    this.chain.length = same + 1
+    if (same < this.chainStart) {
+      // A change inside the recorded prefix: its chain values are unknown here, so start over.
+      this.chain = [EMPTY_CHAIN]
+      this.chainStart = 0
+      same = 0
+    }
+    const start = this.chainStart
+    this.chain.length = same - start + 1
     for (let i = same; i < messages.length; i++) {
-      this.chain.push(extendChain(this.chain[i]!, this.digestOf(messages[i]!)))
+      this.chain.push(extendChain(this.chain[i - start]!, this.digestOf(messages[i]!)))
     }
     this.previous = messages
 
     const count = messages.length
-    const chain = this.chain[count]!
+    const chain = this.chain[count - start]!
     const { digest: config } = this.lastConfig
     const { digest: system } = this.lastSystem
     const { digest: tools } = this.lastTools

@@ -35,6 +35,7 @@ export {
 export { deriveEventMessage } from './derive.js'
 export { canonicalHeader, headerEquals, foldRequestHeader } from './request-header.js'
 export { Session, type SessionSurface } from './session.js'
+export type { DigestedPrefix } from './digest-anchor.js'
 export {
   reconstructRequest,
   requestSteps,

@@ -8,6 +8,7 @@ import { validateSessionHeader, type HeaderMode, type SessionHeader } from './he
 import { jsonViolationError, snapshotJsonValueOrViolation } from './json.js'
 import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
+import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
 import { RequestFacts } from './request-header.js'
 import { assertMessageEventShape, assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation } from './shape.js'
 import { planSurface, releaseSurfaceState, SurfaceManager, SurfaceState, type SurfacePlan, type SurfaceView } from './surface.js'
@@ -40,7 +41,10 @@ export class Session {
   private surfaceView: SurfaceView | undefined
   private nodesCache: readonly number[] | undefined
   private readonly projection = new MessageProjection()
-  private readonly facts = new RequestFacts();
+  private readonly facts = new RequestFacts()
+  private readonly anchors = new DigestAnchors()
+  /** The anchors' replace generation when `deriveMessages()` last built a new array. */
+  private derivedGeneration = 0;
 
   /** @internal */
   [PUBLISHER]: SessionPublisher | undefined = undefined;
@@ -167,7 +171,23 @@ export class Session {
    * messages are the log's own deep-frozen objects. Amortized O(new events); the same array while unchanged.
    */
   deriveMessages(): readonly Message[] {
-    return this.projection.messages()
+    const before = this.projection.built
+    const messages = this.projection.messages()
+    if (messages !== before) this.derivedGeneration = this.anchors.generation
+    return messages
+  }
+
+  /**
+   * The message chain recorded by the log's last trustworthy `request/digest`, when it describes a prefix of
+   * `messages` and `messages` is the array `deriveMessages()` last returned (Bridle addition, see the README,
+   * "Continuing the digest chain"). A digester starting on a resumed or seeded session continues from it instead of
+   * hashing the stored history again. `undefined` when there is no such digest, a surface replace happened since it,
+   * or `messages` is any other array.
+   */
+  digestedPrefix(messages: readonly Message[]): DigestedPrefix | undefined {
+    if (messages !== this.projection.built || this.derivedGeneration !== this.anchors.generation) return undefined
+    const prefix = this.anchors.current()
+    return prefix !== undefined && prefix.count <= messages.length ? prefix : undefined
   }
 
   /** Canonical header of the last `request/header`, folded incrementally; `undefined` before any record. */
@@ -206,6 +226,7 @@ export class Session {
     if (plan.kind !== 'none') this.nodesCache = undefined
     this.projection.apply(plan, event)
     this.facts.observe(event)
+    this.anchors.observe(event, plan, this.projection.count)
   }
 }
 
