@@ -1,3 +1,4 @@
+import { onUntraced } from '@bridle/scope'
 import type { Session, SessionEvent } from '@bridle/session'
 import type { Context } from 'cordis'
 
@@ -9,9 +10,12 @@ import type { Context } from 'cordis'
 export class SessionObservers {
   private readonly bySession = new Map<Session, (event: SessionEvent) => void>()
 
-  /** Registers the listener on the loop's own context; it goes when the loop unloads. */
+  /**
+   * Registers the listener on the loop's own context; it goes when the loop unloads. Untraced: the event carries a
+   * session and plain data, so upstream's per-call tracing of the arguments would only cost time on every append.
+   */
   constructor(ctx: Context) {
-    ctx.on('session/event', (session, event) => this.bySession.get(session)?.(event))
+    onUntraced(ctx, 'session/event', (session: Session, event: SessionEvent) => this.bySession.get(session)?.(event))
   }
 
   /** Routes `session`'s events to `observe` for as long as `owner` (the agent's scope) lives. */

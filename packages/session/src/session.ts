@@ -5,7 +5,7 @@
 import type { Message, SessionId } from '@bridle/llm'
 import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
 import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
-import { jsonViolationError, snapshotJsonValueOrViolation } from './json.js'
+import { jsonViolationError, snapshotForLog } from './json.js'
 import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
 import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
@@ -75,7 +75,7 @@ export class Session {
   static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
     const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
     const checked = validateSessionHeader(header === undefined ? { version: 0, id, createdAt: Date.now() } : header, id, 'snapshot')
-    return Session.build(id, checked, events)
+    return Session.build(id, checked, events, false)
   }
 
   /**
@@ -84,20 +84,20 @@ export class Session {
    */
   static fromRestore(id: string, seed: readonly unknown[], header: unknown): Session {
     const checked = validateSessionHeader(header, id, 'restore')
-    return Session.build(id, checked, readSeed(seed, 'restore'))
+    return Session.build(id, checked, readSeed(seed, 'restore'), true)
   }
 
   /**
-   * Both modes freeze with the in-place freezer: snapshot mode's events are the session's own fresh copies, like
-   * restore mode's, so recording each one in the process-wide `deepFreeze` registry would buy nothing and cost an entry
-   * per event (see the package README, "Freezing").
+   * Snapshot mode's events are frozen already (`snapshotForLog` freezes its copies as it builds them); restore mode's
+   * fresh values are frozen in place here. Neither records anything in the process-wide `deepFreeze` registry (see
+   * the package README, "Freezing").
    */
-  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined): Session {
+  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: boolean): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
     if (seed === undefined) return session
     // The seed's surface was planned and applied while it was checked; adopt that state instead of re-applying.
     session.state = seed.surface
-    seed.events.forEach((event, index) => session.commit(freezeInPlace(event), seed.plans[index]!, false))
+    seed.events.forEach((event, index) => session.commit(freeze ? freezeInPlace(event) : event, seed.plans[index]!, false))
     if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
     return session
   }
@@ -122,7 +122,7 @@ export class Session {
   append(type: string, data: unknown, opts?: AppendOptions): SessionEventEnvelope
   append(type: string, data: unknown, opts?: AppendOptions): AnySessionEvent {
     if (typeof type !== 'string') throw new TypeError('session event type must be a string')
-    const snap = snapshotJsonValueOrViolation(data)
+    const snap = snapshotForLog(data)
     if (!snap.ok) {
       throw new Error(`session event "${type}" carries non-JSON-serializable data`, { cause: jsonViolationError(snap.violation) })
     }
@@ -134,7 +134,7 @@ export class Session {
     const meta: { surfaceOp?: unknown; sourceEventSeqs?: unknown } = {}
     for (const [key, value] of [['surfaceOp', surfaceOp], ['sourceEventSeqs', sourceEventSeqs]] as const) {
       if (value === undefined) continue
-      const metaSnap = snapshotJsonValueOrViolation(value)
+      const metaSnap = snapshotForLog(value)
       if (!metaSnap.ok) {
         throw new Error(`session event "${type}" carries non-JSON-serializable surface metadata`, {
           cause: jsonViolationError({ ...metaSnap.violation, path: metaSnap.violation.path.replace(/^\$/, key) }),
@@ -145,8 +145,8 @@ export class Session {
 
     if (this[PUBLISHING]) throw new Error('session append cannot reenter while another append is being published')
 
-    // A fresh object around fresh copies: frozen in place, not recorded in the `deepFreeze` registry (README, "Freezing").
-    const event = freezeInPlace({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
+    // The snapshots are frozen already (README, "Freezing"): only the envelope is left to freeze.
+    const event = Object.freeze({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
     const plan = planSurface(this.view(), event)
 
     const publisher = this[PUBLISHER]
@@ -251,7 +251,7 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
   for (let index = 0; index < length; index++) {
     let value: unknown = seed[index]
     if (mode === 'snapshot') {
-      const snap = snapshotJsonValueOrViolation(value)
+      const snap = snapshotForLog(value)
       if (!snap.ok) {
         throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, { cause: jsonViolationError(snap.violation) })
       }
