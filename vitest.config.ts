@@ -20,16 +20,21 @@ for (const folder of folders) {
   alias.push({ find: new RegExp(`^${escaped}/(.+)$`), replacement: join(root, folder, 'src/$1.ts') })
 }
 
+const fastCheckSeed = join(root, 'tests/support/fast-check-seed.ts')
+
 const project = (name: string, dir: string) => ({
   resolve: { alias },
   test: {
     name,
     root: join(root, dir),
     include: ['tests/**/*.{test,spec}.ts'],
-    // a package's tests/setup.ts (e.g. llm-openai's no-network guard) runs before each of its test files
-    setupFiles: existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // every project seeds fast-check (tests/support/fast-check-seed.ts); a package's tests/setup.ts (e.g.
+    // llm-openai's no-network guard) runs after it, before each of its test files
+    setupFiles: [fastCheckSeed, ...(existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [])],
+    // A bound for a hung test, not a speed check: tests that start several node processes one after another (the
+    // CLI's) need well over 30 s on a loaded two-core machine, and the suite must pass there too.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 })
 

@@ -12,6 +12,23 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true })
 })
 
+/**
+ * A first app writes one turn of `options.sessionId` under `root` and stops: its agent and then its persistence are
+ * disposed, as at process exit. A later instance over the same root waits for that teardown (the final flush of the
+ * disposed session may still be writing), so what it reads never depends on how fast the disk is.
+ */
+async function writeOneTurn(root: string, options: { sessionId: string; cwd?: string }): Promise<void> {
+  const first = boot()
+  const persistence = first.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+  await new Promise((r) => setTimeout(r, 0))
+  const a = first.agent(options)
+  first.script.push(say('one'))
+  a.followup(user('p1'))
+  await a.whenIdle()
+  await a.dispose()
+  persistence.dispose()
+}
+
 const marks = (trace: string[]) => trace.filter((t) => /turn\/start|request\/header|end-seed/.test(t))
 
 describe('resume', () => {
@@ -48,14 +65,7 @@ describe('resume', () => {
   it('X4: resume() over session-jsonl: old events, end-seed, turn 2, header reason resume', async () => {
     const root = await mkdtemp(join(tmpdir(), 'bridle-resume-'))
     dirs.push(root)
-    const first = boot()
-    first.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
-    await new Promise((r) => setTimeout(r, 0))
-    const a = first.agent({ sessionId: 'keep', cwd: '/srv' })
-    first.script.push(say('one'))
-    a.followup(user('p1'))
-    await a.whenIdle()
-    await a.dispose()
+    await writeOneTurn(root, { sessionId: 'keep', cwd: '/srv' })
 
     const second = boot()
     second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
@@ -86,22 +96,19 @@ describe('resume', () => {
   it('a configured agent with an exact sessionId resumes it when persistence lists it', async () => {
     const root = await mkdtemp(join(tmpdir(), 'bridle-configured-'))
     dirs.push(root)
-    const first = boot()
-    first.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
-    await new Promise((r) => setTimeout(r, 0))
-    const a = first.agent({ sessionId: 'svc' })
-    first.script.push(say('one'))
-    a.followup(user('p1'))
-    await a.whenIdle()
-    await a.dispose()
+    await writeOneTurn(root, { sessionId: 'svc' })
 
     const second = boot({ loop: { agents: [{ id: 'svc-bot', sessionId: 'svc', provider: 'mock', model: 'm1' }] } })
     const sources: string[] = []
-    second.ctx.on('agent/session-start', ({ source }) => {
-      sources.push(source)
+    // the configured agent appears once persistence has listed the session: wait for that event, not for a clock
+    const started = new Promise<void>((resolve) => {
+      second.ctx.on('agent/session-start', ({ source }) => {
+        sources.push(source)
+        resolve()
+      })
     })
     second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
-    for (let i = 0; i < 50 && !second.ctx.agentLoop.get('svc'); i++) await new Promise((r) => setTimeout(r, 2))
+    await started
     const b = second.ctx.agentLoop.get('svc')!
     expect(sources).toEqual(['resume'])
     expect(b.options).toEqual({ provider: 'mock', model: 'm1' })

@@ -59,8 +59,10 @@ function checkConfig(plugin: unknown, row: PluginRow, app: AppConfig) {
   }
 }
 
-async function settle(fork: Fork, label: string, app: AppConfig) {
+async function settle(ctx: Context, fork: Fork, label: string, app: AppConfig) {
   await new Promise((resolve) => setImmediate(resolve))
+  // a plugin that starts asynchronously (an MCP server's first connection) settles before the first request
+  await ctx.lifecycle.flush()
   const error = fork.error ?? fork.runtime?.error
   if (error) {
     fork.dispose()
@@ -83,7 +85,7 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
   const start = async (plugin: unknown, row: PluginRow) => {
     checkConfig(plugin, row, app)
     const fork = ctx.plugin(plugin as never, row.config as never) as unknown as Fork
-    await settle(fork, rowName(row), app)
+    await settle(ctx, fork, rowName(row), app)
     return () => void fork.dispose()
   }
   const load = async (row: PluginRow) => {

@@ -8,6 +8,7 @@ import type { CallId, JsonValue, MessageId } from './ids.js'
 import type { ContentBlock, ToolResultBlock } from './content.js'
 import { assertMessageSource, type MessageSource, type ModelSource, type ToolSource, type UserSource } from './source.js'
 import { deepFreeze, isDeepFrozen } from './freeze.js'
+import { describeJsonLimitViolation, JsonLimitError, jsonLimitViolation, MESSAGE_JSON_LIMITS } from './json-limits.js'
 
 export type MessageRole = 'system' | 'user' | 'assistant'
 
@@ -93,9 +94,21 @@ function owned<T>(value: T, where: string): T {
   }
 }
 
+/**
+ * Refuses a message that breaks {@link MESSAGE_JSON_LIMITS} (the session-wide JSON limit less the room its event
+ * needs), before anything recursive (the content check, `structuredClone`) walks it. `TypeError` naming the limit
+ * and where; its `cause` is the `JsonLimitError`.
+ */
+function assertWithinLimits(id: string, role: unknown, content: unknown, source: unknown): void {
+  const violation = jsonLimitViolation({ id, role, content, source }, MESSAGE_JSON_LIMITS)
+  if (violation === undefined) return
+  throw new TypeError(`message ${describeJsonLimitViolation(violation)}`, { cause: new JsonLimitError('message', violation) })
+}
+
 function build(id: string, role: unknown, content: unknown, source: unknown): Message {
   if (typeof role !== 'string' || !ROLES.includes(role))
     throw new TypeError(`message role must be one of ${ROLES.join(', ')} (got ${JSON.stringify(role)})`)
+  assertWithinLimits(id, role, content, source)
   assertContentBlocks(content, 'message content')
   assertMessageSource(source)
   return deepFreeze({
@@ -150,10 +163,15 @@ export function createToolResultMessage(init: {
   const { callId, isError } = init
   if (typeof callId !== 'string' || callId === '') throw new TypeError('tool result callId must be a non-empty string')
   const inner = toBlocks(init.content)
+  const id = randomUUID()
+  // Checked as the message it becomes (the tool-result block wraps the content), before the content check recurses.
+  const source = { kind: 'tool', callId }
+  assertWithinLimits(id, 'user', [{ type: 'tool-result', toolCallId: callId, content: inner }], source)
   assertContentBlocks(inner, 'tool result content')
-  const block: ToolResultBlock = { type: 'tool-result', toolCallId: callId, content: owned(inner as ContentBlock[], 'tool result content') }
+  const content = owned(inner as ContentBlock[], 'tool result content')
+  const block: ToolResultBlock = { type: 'tool-result', toolCallId: callId, content }
   if (isError === true) block.isError = true
-  return build(randomUUID(), 'user', [block], { kind: 'tool', callId }) as ToolResultMessage
+  return build(id, 'user', [block], source) as ToolResultMessage
 }
 
 /**

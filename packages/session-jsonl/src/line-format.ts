@@ -3,6 +3,7 @@
  * record ends with `\n`. Serialization picks fields in a fixed order so a loaded event re-serializes to the same
  * bytes.
  */
+import { stringifyRecord } from './json-text.js'
 
 /** The header fields a session log stores (the in-memory `SessionHeader`, minus unknown keys). */
 export interface StoredMeta {
@@ -52,7 +53,7 @@ export function eventLine(event: StoredEvent): string {
   if (event.surfaceOp !== undefined) record.surfaceOp = event.surfaceOp
   if (event.sourceEventSeqs !== undefined) record.sourceEventSeqs = event.sourceEventSeqs
   if (event.ignorable !== undefined) record.ignorable = event.ignorable
-  return JSON.stringify(record) + '\n'
+  return stringifyRecord(record) + '\n'
 }
 
 /** The text of a batch of events: one line each, concatenated for a single write. */

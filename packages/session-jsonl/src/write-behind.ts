@@ -94,7 +94,9 @@ export class WriteBehindQueue<E> {
       try {
         await write
       } catch (error) {
+        // Paused like a failed background batch: a window that expired during the barrier must not retry on its own.
         this.#paused = true
+        this.#expired = false
         this.cancelTimer()
         throw error
       } finally {

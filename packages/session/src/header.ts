@@ -3,8 +3,8 @@
  * directory and fork lineage.
  */
 import { isAbsolute } from 'node:path'
-import { deepFreeze, type SessionId } from '@bridle/llm'
-import { snapshotJsonValueOrViolation, jsonViolationError } from './json.js'
+import { deepFreeze, JSON_LIMITS, JsonLimitError, type SessionId } from '@bridle/llm'
+import { jsonViolationError, snapshotWithinLimits } from './json.js'
 
 export const SESSION_FORMAT_VERSION = 0
 
@@ -33,8 +33,9 @@ const isNonNegativeSafeInteger = (value: unknown): value is number =>
 export function validateSessionHeader(input: unknown, id: string, mode: HeaderMode): SessionHeader {
   let header: unknown = input
   if (mode === 'snapshot') {
-    const snap = snapshotJsonValueOrViolation(input)
+    const snap = snapshotWithinLimits(input, JSON_LIMITS)
     if (!snap.ok) {
+      if ('limit' in snap) throw new JsonLimitError('session header', snap.limit)
       throw new Error('session header is not losslessly JSON-serializable', { cause: jsonViolationError(snap.violation) })
     }
     header = snap.value

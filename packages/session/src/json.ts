@@ -7,7 +7,15 @@
  * path was wrong.
  */
 
-import type { JsonValue } from '@bridle/llm'
+import {
+  jsonLimitViolation,
+  jsonPath,
+  jsonStringBytesBound,
+  pathSegment,
+  type JsonLimits,
+  type JsonLimitViolation,
+  type JsonValue,
+} from '@bridle/llm'
 import { isRealmArrayPrototype, isRealmObjectPrototype } from './realm-prototypes.js'
 
 /** Why a value is not lossless JSON, and where (`$` is the root, then `.key` / `[index]` segments). */
@@ -33,7 +41,10 @@ interface Frame {
   next: number
 }
 
-type WalkResult = { ok: true; value: unknown } | { ok: false; violation: JsonViolation }
+type WalkResult =
+  | { ok: true; value: unknown }
+  | { ok: false; violation: JsonViolation }
+  | { ok: false; limit: JsonLimitViolation }
 
 function describe(value: unknown): string {
   switch (typeof value) {
@@ -52,17 +63,18 @@ function describe(value: unknown): string {
   }
 }
 
+/** The key of the property a frame is reading (the last one it advanced to), or `undefined` before the first. */
+function currentKey(frame: Frame): string | undefined {
+  if (frame.next === 0) return undefined
+  return frame.keys === undefined ? String(frame.next - 1) : frame.keys[frame.next - 1]
+}
+
 function pathOf(stack: readonly Frame[], leafKey?: string): string {
   let path = '$'
   for (const frame of stack) {
-    if (frame.next === 0) continue
-    const index = frame.next - 1
-    if (frame.keys === undefined) {
-      path += `[${index}]`
-      continue
-    }
-    const key = frame.keys[index]!
-    path += /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+    const key = currentKey(frame)
+    if (key === undefined) continue
+    path += frame.keys === undefined ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
   }
   if (leafKey !== undefined) path += leafKey
   return path
@@ -123,11 +135,25 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value
 }
 
-function walk(root: unknown, mode: Mode): WalkResult {
+/** Upper bound of a scalar's JSON size: strings by {@link jsonStringBytesBound}; numbers are at most 24 bytes. */
+function scalarBound(value: unknown): number {
+  return typeof value === 'string' ? jsonStringBytesBound(value) : 24
+}
+
+/**
+ * The walk behind every export here. With `limits`, it also refuses depth past `limits.maxDepth` (stopping there,
+ * so a 100,000-deep value costs only the first levels) and adds up an upper bound of the JSON size; only a value
+ * whose bound passes `limits.maxBytes` is measured exactly, once the copy is made.
+ */
+function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
   const rootReason = leafViolation(root)
   if (rootReason !== undefined) return { ok: false, violation: { path: '$', reason: rootReason } }
-  if (root === null || typeof root !== 'object') return { ok: true, value: root }
+  if (root === null || typeof root !== 'object') {
+    if (limits !== undefined && scalarBound(root) > limits.maxBytes) return measured(root, limits)
+    return { ok: true, value: root }
+  }
 
+  let bound = 2
   const stack: Frame[] = []
   const onPath = new Set<object>()
   const open = (source: object): { target: Frame['target'] } | JsonViolation => {
@@ -154,32 +180,50 @@ function walk(root: unknown, mode: Mode): WalkResult {
     }
     const index = frame.next++
     const keys = frame.keys
+    const key = keys === undefined ? undefined : keys[index]!
     // One read per property: a data property's value, or one call of its getter.
-    const value: unknown = keys === undefined ? (frame.source as unknown[])[index] : (frame.source as Record<string, unknown>)[keys[index]!]
+    const value: unknown = key === undefined ? (frame.source as unknown[])[index] : (frame.source as Record<string, unknown>)[key]
     const reason = leafViolation(value)
     if (reason !== undefined) return { ok: false, violation: { path: pathOf(stack), reason } }
+    if (limits !== undefined) bound += 1 + (key === undefined ? 0 : jsonStringBytesBound(key) + 1)
     let copy: unknown = value
-    if (value !== null && typeof value === 'object') {
+    if (value === null || typeof value !== 'object') {
+      if (limits !== undefined) bound += scalarBound(value)
+    } else {
+      if (limits !== undefined) {
+        if (stack.length >= limits.maxDepth) {
+          return { ok: false, limit: { kind: 'depth', path: limitPath(stack), limit: limits.maxDepth } }
+        }
+        bound += 2
+      }
       const child = open(value)
       if ('reason' in child) return { ok: false, violation: child }
       copy = child.target
     }
     const target = frame.target
     if (target === undefined) continue
-    if (keys === undefined) (target as unknown[])[index] = copy
-    else define(target as Record<string, unknown>, keys[index]!, copy)
+    if (key === undefined) (target as unknown[])[index] = copy
+    else define(target as Record<string, unknown>, key, copy)
   }
-  return { ok: true, value: mode === 'check' ? root : rootTarget }
+  const value = mode === 'check' ? root : rootTarget
+  if (limits !== undefined && bound > limits.maxBytes) return measured(value, limits)
+  return { ok: true, value }
 }
 
-/**
- * `snapshotJsonValueOrViolation` for a session log: the same checks, reads and copy, frozen as it is built (each copied
- * container once its children are in). The log needs its events deep-frozen; freezing the copy afterwards was a second
- * walk over the same fresh objects on every append.
- */
-export function snapshotForLog(value: unknown): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
-  const result = walk(value, 'log')
-  return result.ok ? { ok: true, value: result.value as JsonValue } : result
+/** Measures a value whose size bound passed the limit exactly; the bound is loose, so it may still fit. */
+function measured(value: unknown, limits: JsonLimits): WalkResult {
+  const limit = jsonLimitViolation(value, limits)
+  return limit === undefined ? { ok: true, value } : { ok: false, limit }
+}
+
+/** The path of the value being entered, shortened for a deep stack (see `jsonPath` of `@bridle/llm`). */
+function limitPath(stack: readonly Frame[]): string {
+  const segments: string[] = []
+  for (const frame of stack) {
+    const key = currentKey(frame)
+    if (key !== undefined) segments.push(pathSegment(key, frame.keys === undefined))
+  }
+  return jsonPath('$', segments)
 }
 
 /**
@@ -203,13 +247,38 @@ export function isJsonValue(value: unknown): value is JsonValue {
  */
 export function snapshotJsonValueOrViolation(value: unknown): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
   const result = walk(value, 'copy')
+  return result.ok ? { ok: true, value: result.value as JsonValue } : (result as { ok: false; violation: JsonViolation })
+}
+
+/** The outcome of {@link snapshotWithinLimits}: the copy, why it is not lossless JSON, or which limit it broke. */
+export type LimitedSnapshot =
+  | { readonly ok: true; readonly value: JsonValue }
+  | { readonly ok: false; readonly violation: JsonViolation }
+  | { readonly ok: false; readonly limit: JsonLimitViolation }
+
+/**
+ * {@link snapshotJsonValueOrViolation} that also enforces `limits` (depth and JSON size) in the same pass. A value
+ * past the depth limit is refused at the first level too deep, before the rest is read.
+ */
+export function snapshotWithinLimits(value: unknown, limits: JsonLimits): LimitedSnapshot {
+  const result = walk(value, 'copy', limits)
+  return result.ok ? { ok: true, value: result.value as JsonValue } : result
+}
+
+/**
+ * {@link snapshotWithinLimits} for a session log: the same checks, reads and copy, frozen as it is built (each copied
+ * container once its children are in). The log needs its events deep-frozen; freezing the copy afterwards was a second
+ * walk over the same fresh objects on every append.
+ */
+export function snapshotForLog(value: unknown, limits?: JsonLimits): LimitedSnapshot {
+  const result = walk(value, 'log', limits)
   return result.ok ? { ok: true, value: result.value as JsonValue } : result
 }
 
 /** Why `value` is not lossless JSON (`undefined` when it is). Walks without copying. */
 export function jsonValueViolation(value: unknown): JsonViolation | undefined {
   const result = walk(value, 'check')
-  return result.ok ? undefined : result.violation
+  return result.ok ? undefined : (result as { violation: JsonViolation }).violation
 }
 
 /** An error whose message names the rejected value and its path; attached as `cause` to the spec's messages. */

@@ -2,10 +2,10 @@
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
  * surface, the model messages and the request facts (session.md §7–§11).
  */
-import type { Message, SessionId } from '@bridle/llm'
+import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
 import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
 import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
-import { jsonViolationError, snapshotForLog } from './json.js'
+import { jsonViolationError, snapshotForLog, type JsonViolation } from './json.js'
 import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
 import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
@@ -122,8 +122,9 @@ export class Session {
   append(type: string, data: unknown, opts?: AppendOptions): SessionEventEnvelope
   append(type: string, data: unknown, opts?: AppendOptions): AnySessionEvent {
     if (typeof type !== 'string') throw new TypeError('session event type must be a string')
-    const snap = snapshotForLog(data)
+    const snap = snapshotForLog(data, JSON_LIMITS)
     if (!snap.ok) {
+      if ('limit' in snap) throw new JsonLimitError(`session event "${type}" carries data that`, snap.limit)
       throw new Error(`session event "${type}" carries non-JSON-serializable data`, { cause: jsonViolationError(snap.violation) })
     }
     const legacy = legacyViolation(type, snap.value)
@@ -134,8 +135,12 @@ export class Session {
     const meta: { surfaceOp?: unknown; sourceEventSeqs?: unknown } = {}
     for (const [key, value] of [['surfaceOp', surfaceOp], ['sourceEventSeqs', sourceEventSeqs]] as const) {
       if (value === undefined) continue
-      const metaSnap = snapshotForLog(value)
+      const metaSnap = snapshotForLog(value, JSON_LIMITS)
       if (!metaSnap.ok) {
+        if ('limit' in metaSnap) {
+          const limit = { ...metaSnap.limit, path: metaSnap.limit.path.replace(/^\$/, key) }
+          throw new JsonLimitError(`session event "${type}" carries surface metadata that`, limit)
+        }
         throw new Error(`session event "${type}" carries non-JSON-serializable surface metadata`, {
           cause: jsonViolationError({ ...metaSnap.violation, path: metaSnap.violation.path.replace(/^\$/, key) }),
         })
@@ -251,11 +256,21 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
   for (let index = 0; index < length; index++) {
     let value: unknown = seed[index]
     if (mode === 'snapshot') {
+      // No limits on the envelope: the data's limit is checked just below, as `append` checks it.
       const snap = snapshotForLog(value)
       if (!snap.ok) {
-        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, { cause: jsonViolationError(snap.violation) })
+        const { violation } = snap as { violation: JsonViolation }
+        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, { cause: jsonViolationError(violation) })
       }
       value = snap.value
+      // The limit `append` enforces holds for seeded events too (a fork's seed, a caller's own events): a seed that
+      // could never be written would otherwise be accepted here and fail in every writer.
+      const data = isRecord(value) ? value.data : undefined
+      const limit = jsonLimitViolation(data, JSON_LIMITS)
+      if (limit !== undefined) {
+        const path = limit.path.replace(/^\$/, '$.data')
+        throw new JsonLimitError(`seed event at index ${index} carries data that`, { ...limit, path })
+      }
     }
     if (isRecord(value) && value.type === 'request/header-delta') {
       throw new Error(`seed event at index ${index} uses unsupported legacy request/header-delta format`)

@@ -11,6 +11,7 @@ import {
   errorOutcome,
   finalResult,
   normalizeReturn,
+  recordableOutcome,
   snapshotContent,
   thrownOutcome,
   type Outcome,
@@ -154,6 +155,7 @@ class ToolCall implements PreparedToolCall {
       ;({ outcome, contexts } = await this.postExecute(outcome))
     }
     if (!outcome.isError && this.signal.aborted) outcome = this.bodyStarted ? abortedOutcome() : abortedBeforeDispatchOutcome()
+    outcome = recordableOutcome(this.exec.name, this.exec.callId, outcome)
     const result = finalResult(outcome, contexts, this.concluded)
     emitContained(this.host.hookContext, this.host.carrier(this.exec.agent), 'tools/result', [this.exec, result])
     return result

@@ -1,4 +1,13 @@
-import { deepFreeze, type ContentBlock, type JsonValue, type UserMessage } from '@bridle/llm'
+import {
+  deepFreeze,
+  describeJsonLimitViolation,
+  jsonLimitViolation,
+  MESSAGE_JSON_LIMITS,
+  type ContentBlock,
+  type JsonLimits,
+  type JsonValue,
+  type UserMessage,
+} from '@bridle/llm'
 import { snapshotJsonValue } from '@bridle/session'
 import { harnessInfo, thrownMessage, TOOL_ABORTED, TOOL_ABORTED_BEFORE_DISPATCH } from './errors.js'
 import type { ToolExecutionResult } from './types.js'
@@ -93,6 +102,38 @@ export function normalizeReturn(toolName: string, value: unknown): Outcome {
   const outcome: Outcome = { content: contentCopy, isError: false }
   if (hasMeta) outcome.meta = metaCopy as JsonValue
   return outcome
+}
+
+/**
+ * What a result may take to be recordable. Its content becomes a tool-result message, which `createToolResultMessage`
+ * checks against `MESSAGE_JSON_LIMITS` of `@bridle/llm`, and its `tool/result` event records that message next to
+ * `meta`. The check runs on `{message, meta}` with the message built as it will be (a UUID-long id), one level above
+ * the message: so whatever passes here also passes the message check, and both fit one event.
+ */
+const RESULT_LIMITS: JsonLimits = { maxDepth: MESSAGE_JSON_LIMITS.maxDepth + 1, maxBytes: MESSAGE_JSON_LIMITS.maxBytes }
+const UUID_LONG = '00000000-0000-0000-0000-000000000000'
+
+/**
+ * The outcome itself when its content and `meta` are within the session's JSON limit; otherwise the error outcome
+ * `tool "<name>" returned a result that is <n> bytes as JSON, over the 31.9 MiB limit (…; passed at content[0].text);
+ * it was dropped` (code `JSON_TOO_LARGE` or `JSON_TOO_DEEP`). Without this the loop could not record the result: its
+ * append would fail and end the turn with an unknown error; now the model reads why and the turn goes on.
+ */
+export function recordableOutcome(toolName: string, callId: string, outcome: Outcome): Outcome {
+  const block: Record<string, unknown> = { type: 'tool-result', toolCallId: callId, content: outcome.content }
+  if (outcome.isError) block.isError = true
+  const message = { id: UUID_LONG, role: 'user', content: [block], source: { kind: 'tool', callId } }
+  const shape: Record<string, unknown> = { message }
+  if (outcome.meta !== undefined) shape.meta = outcome.meta
+  const violation = jsonLimitViolation(shape, RESULT_LIMITS)
+  if (violation === undefined) return outcome
+  const path = violation.path.replace(/^\$\.message\.content\[0\]\.content/, 'content').replace(/^\$\./, '')
+  const limit = violation.kind === 'depth' ? { ...violation, path, limit: MESSAGE_JSON_LIMITS.maxDepth } : { ...violation, path }
+  const code = violation.kind === 'depth' ? 'JSON_TOO_DEEP' : 'JSON_TOO_LARGE'
+  return errorOutcome(`tool "${toolName}" returned a result that ${describeJsonLimitViolation(limit)}; it was dropped`, {
+    name: 'JsonLimitError',
+    code,
+  })
 }
 
 /** Builds the final, deep-frozen result: `error` only on errors, contexts only when any, `concludesTurn` only on success. */

@@ -2,7 +2,6 @@
  * `read_file` on very long lines: memory stays bounded by the page (a child with a capped heap reads a 48 MiB line),
  * only the bytes the page needs are read, and a line split across any number of chunks is cut and counted exactly.
  */
-import { spawn } from 'node:child_process'
 import type { FileHandle } from 'node:fs/promises'
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -11,6 +10,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readPage, type PageOptions } from '../src/index.js'
 import { buildChild } from './long-line/build-child.js'
+import { runChild } from './long-line/run-child.js'
 
 const MiB = 1024 * 1024
 /** Heap the child may use: far below the line's size (48 MiB) and the old reader's need (a multiple of it). */
@@ -35,18 +35,6 @@ const opts = (over: Partial<PageOptions> = {}): PageOptions => ({
   ...over,
 })
 
-function runChild(file: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, bundle, file], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-    child.on('error', reject)
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))
-  })
-}
-
 /** A handle over generated content that counts the bytes it served (no disk, any size). */
 function countingHandle(content: (position: number, length: number) => Uint8Array, size: number) {
   let position = 0
@@ -68,7 +56,7 @@ describe('readPage: long lines', () => {
     const length = 48 * MiB
     const file = join(dir, 'one-line.txt')
     await writeFile(file, Buffer.concat([Buffer.alloc(length, 'q'), Buffer.from('\nsecond\n')]))
-    const run = await runChild(file)
+    const run = await runChild(bundle, file, HEAP_MB)
     expect(run.stderr).toBe('')
     expect({ code: run.code, signal: run.signal }).toEqual({ code: 0, signal: null })
     const result = JSON.parse(run.stdout) as { lines: number; first: string; last: string; heapUsed: number }

@@ -1,0 +1,120 @@
+/**
+ * After a failed flush the queue neither loses the batch nor writes on its own: automatic writing pauses until the
+ * next event opens a fresh window (which carries the retained batch with it) or a flush retries at once. An event
+ * admitted while the failing flush was writing must not start a background write behind the caller's back.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { WriteBehindQueue } from '../src/write-behind.js'
+
+function gatedQueue(delayMs: number) {
+  const batches: number[][] = []
+  const gates: { resolve: () => void; reject: (e: unknown) => void }[] = []
+  const failures: unknown[] = []
+  const queue = new WriteBehindQueue<number>({
+    delayMs,
+    write: (batch) => {
+      batches.push([...batch])
+      return new Promise<void>((resolve, reject) => gates.push({ resolve, reject }))
+    },
+    onBackgroundFailure: (e) => failures.push(e),
+  })
+  return { queue, batches, gates, failures }
+}
+
+beforeEach(() => {
+  vi.useFakeTimers()
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+describe('after a failed flush', () => {
+  it('the next event opens a fresh window that writes the retained batch with it', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    const flushed = q.queue.flush()
+    await vi.advanceTimersByTimeAsync(0)
+    q.gates[0]!.reject(new Error('ENOSPC'))
+    await expect(flushed).rejects.toThrow('ENOSPC')
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(q.batches).toEqual([[0]]) // paused: no retry on its own
+    q.queue.push(1)
+    await vi.advanceTimersByTimeAsync(99)
+    expect(q.batches).toEqual([[0]])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(q.batches).toEqual([[0], [0, 1]])
+    q.gates[1]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.queue.idle).toBe(true)
+    expect(q.failures).toEqual([]) // a flush failure is the caller's, never reported as a background one
+  })
+
+  it('an event admitted while the failing flush wrote stays queued; nothing writes until the next event or flush', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    const flushed = q.queue.flush()
+    await vi.advanceTimersByTimeAsync(0)
+    q.queue.push(1) // joins the barrier; its window must not outlive the failure
+    q.gates[0]!.reject(new Error('EIO'))
+    await expect(flushed).rejects.toThrow('EIO')
+    expect(q.queue.pendingCount).toBe(2)
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(q.batches).toEqual([[0]])
+    const retry = q.queue.flush()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.batches).toEqual([[0], [0, 1]])
+    q.gates[1]!.resolve()
+    await retry
+    expect(q.queue.idle).toBe(true)
+  })
+})
+
+describe('who writes what, and when the queue is idle', () => {
+  it('idle only when nothing is queued, armed, writing or flushing; a window armed during a flush keeps it busy', async () => {
+    const q = gatedQueue(100)
+    expect(q.queue.idle).toBe(true)
+    q.queue.push(0)
+    expect(q.queue.idle).toBe(false) // queued, window armed
+    const flushed = q.queue.flush()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.queue.idle).toBe(false) // writing, barrier open
+    q.queue.push(1) // arms a window while the barrier writes
+    q.gates[0]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    q.gates[1]!.resolve()
+    await flushed
+    expect(q.batches).toEqual([[0], [1]])
+    expect(q.queue.pendingCount).toBe(0)
+    expect(q.queue.idle).toBe(false) // nothing queued, but the window armed during the flush still runs
+    await vi.advanceTimersByTimeAsync(100)
+    expect(q.batches).toEqual([[0], [1]]) // an expiring window with nothing queued writes no empty batch
+    expect(q.queue.idle).toBe(true)
+  })
+
+  it('a failed background batch leaves the queue busy (it still holds the batch)', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    await vi.advanceTimersByTimeAsync(100)
+    q.gates[0]!.reject(new Error('EIO'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.failures.map(String)).toEqual(['Error: EIO'])
+    expect(q.queue.idle).toBe(false)
+  })
+
+  it('events admitted while a flush waits for a background write are written by the flush, which owns their failure', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    await vi.advanceTimersByTimeAsync(100) // background write [0] starts
+    const flushed = q.queue.flush()
+    flushed.catch(() => undefined)
+    q.queue.push(1) // arms a window that expires while the flush waits
+    await vi.advanceTimersByTimeAsync(100)
+    q.gates[0]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.batches).toEqual([[0], [1]])
+    q.gates[1]!.reject(new Error('EIO'))
+    await expect(flushed).rejects.toThrow('EIO')
+    expect(q.failures).toEqual([]) // not reported as a background failure
+    expect(q.queue.pendingCount).toBe(1)
+  })
+})
