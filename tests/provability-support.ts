@@ -8,7 +8,7 @@ import { Context } from 'cordis'
 import { AgentLoop, type Agent } from '@bridle/agent-loop'
 import { createUserMessage, LlmRuntime, type GenerateOptions, type UserMessage } from '@bridle/llm'
 import { SessionStore, type SessionEvent } from '@bridle/session'
-import { SessionJsonl } from '@bridle/session-jsonl'
+import { sealLog, SessionJsonl } from '@bridle/session-jsonl'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
 import type { Responder } from '../packages/agent-loop/tests/harness.js'
@@ -129,11 +129,13 @@ export async function readLog(path: string): Promise<{ header: string; lines: { 
 }
 
 /**
- * Rewrites the line of the event at `seq`: `edit` mutates a parsed copy of the event, and the line is written back
- * with `JSON.stringify`, so it stays valid JSON and every other byte of the file is unchanged. Throws if the
- * untouched line would not round-trip byte for byte (then the edit would change more than the edited value).
+ * Rewrites the line of the event at `seq` as a deliberate tamperer would: `edit` mutates a parsed copy of the
+ * event, the line is written back with `JSON.stringify`, and — unless `reseal` is false — every line checksum is
+ * recomputed (`sealLog`), so the file loads and only digest verification can tell. The event's own bytes change
+ * only where edited. Throws if the untouched line would not round-trip byte for byte (then the edit would change
+ * more than the edited value).
  */
-export async function editStoredEvent(path: string, seq: number, edit: (event: any) => void): Promise<void> {
+export async function editStoredEvent(path: string, seq: number, edit: (event: any) => void, { reseal = true } = {}): Promise<void> {
   const { header, lines } = await readLog(path)
   const line = lines.find((l) => l.event.seq === seq)
   if (line === undefined) throw new Error(`no stored event at seq ${seq}`)
@@ -143,7 +145,8 @@ export async function editStoredEvent(path: string, seq: number, edit: (event: a
   const raw = JSON.stringify(copy)
   if (raw === line.raw) throw new Error(`edit of seq ${seq} changed nothing`)
   line.raw = raw
-  await writeFile(path, [header, ...lines.map((l) => l.raw)].join('\n') + '\n')
+  const text = [header, ...lines.map((l) => l.raw)].join('\n') + '\n'
+  await writeFile(path, reseal ? sealLog(text) : text)
 }
 
 /** Replaces one character of `text` (at `index`, default the middle) with a different letter. */

@@ -1,7 +1,8 @@
 /**
  * provability.md §5, first test: the chapter's walk-through, persisted with session-jsonl, reloaded in a fresh
  * context, verifies clean; editing one message, the system string or a tool schema in the stored file makes
- * exactly the steps that sent it fail, with the right part named.
+ * exactly the steps that sent it fail, with the right part named. The edits recompute the line checksums, as a
+ * deliberate tamperer would; an edit that does not is refused at load as corruption.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -11,7 +12,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ReadFile } from '@bridle/plugin-read-file'
 import { ScriptedModel } from '@bridle/plugin-scripted-model'
-import { SessionStore, verifyDigests, type SessionEvent } from '@bridle/session'
+import { SessionPersistenceCorruptionError, SessionStore, verifyDigests, type SessionEvent } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import {
   bootApp,
@@ -244,6 +245,23 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
         )
       }
     }
+  })
+
+  it('an edit that does not recompute the line checksums is refused as corruption naming the line', async () => {
+    await writeFile(path, original)
+    const { events } = await verifyStored()
+    const header = events.find((e) => e.type === 'request/header')!
+    await editStoredEvent(path, header.seq, (event) => {
+      event.data.header.system = flipChar(event.data.header.system, 0)
+    }, { reseal: false })
+    const error = await reader.sessionPersistence!.inspect(ID).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
+    expect(error).toMatchObject({
+      message: `corrupt session log: checksum mismatch in committed event at line ${header.seq + 2}`,
+      path,
+      line: header.seq + 2,
+    })
+    await writeFile(path, original)
   })
 
   it('the edited files still load: no corruption is reported, the damage shows only in verification', async () => {

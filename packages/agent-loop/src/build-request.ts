@@ -8,7 +8,7 @@ import {
   type PreparedLlmCall,
   type ToolSchema,
 } from '@bridle/llm'
-import { canonicalHeader, headerEquals, type EpochHeader } from '@bridle/session'
+import { canonicalHeader, headerEquals, sectionManifest, type EpochHeader, type SystemSectionSpan } from '@bridle/session'
 import { agentWaterfall } from './agent-events.js'
 import { service, type AgentRuntime } from './runtime.js'
 
@@ -18,6 +18,8 @@ export interface BuildRequestInput {
   step: number
   tools: readonly ToolSchema[]
   system: string
+  /** Which section produced which span of `system`; logged as the header's section manifest. */
+  sections?: readonly SystemSectionSpan[]
   messages: readonly Message[]
   signal: AbortSignal
 }
@@ -103,7 +105,7 @@ export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): 
     ...(input.system !== '' ? { system: input.system } : {}),
     ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
   })
-  logHeader(rt, header)
+  logHeader(rt, header, input.sections)
   logContext(rt, config, prepared?.context?.contextWindow)
 
   signal.throwIfAborted()
@@ -136,14 +138,23 @@ function freezeRequest(
   return Object.freeze(request)
 }
 
-/** Appends `request/header`: always on the instance's first request, later only when it changed. */
-function logHeader(rt: AgentRuntime, header: EpochHeader): void {
+/**
+ * Appends `request/header`: always on the instance's first request, later only when it changed. The payload's
+ * `sections` manifest (digested only here, so an unchanged step pays nothing for it) lets a reader name the
+ * sections of `header.system` from the log alone.
+ */
+function logHeader(rt: AgentRuntime, header: EpochHeader, spans: readonly SystemSectionSpan[] | undefined): void {
   const folded = rt.session.requestHeader()
+  const record = (reason: 'initial' | 'resume' | 'change') => ({
+    header,
+    reason,
+    ...(spans !== undefined ? { sections: sectionManifest(header.system ?? '', spans) } : {}),
+  })
   if (!rt.requests.headerLogged) {
-    rt.session.append('request/header', { header, reason: folded ? 'resume' : 'initial' })
+    rt.session.append('request/header', record(folded ? 'resume' : 'initial'))
     rt.requests.headerLogged = true
   } else if (!folded || !headerEquals(folded, header)) {
-    rt.session.append('request/header', { header, reason: 'change' })
+    rt.session.append('request/header', record('change'))
   }
 }
 

@@ -1,5 +1,5 @@
 import { BlockAssembler, LlmError, type LlmFailure, type StreamChunk, type ToolCallBlock } from '@bridle/llm'
-import { renderPrompt, type PromptAssembly } from '@bridle/system-prompt'
+import { renderPromptSpans, type PromptAssembly, type RenderedPrompt } from '@bridle/system-prompt'
 import { agentWaterfall } from './agent-events.js'
 import { buildRequest } from './build-request.js'
 import { verifyRequest } from './verify-request.js'
@@ -20,15 +20,23 @@ export async function runStep(
   step: number,
   signal: AbortSignal,
 ): Promise<StepEnding> {
-  let system: string | undefined
+  let system: RenderedPrompt | undefined
   for (let attempt = 1; ; attempt++) {
     // S8: the history this request carries, captured before any await.
     signal.throwIfAborted()
     const messages = rt.session.deriveMessages()
-    // S9: strict interpolation; pure, so computed once per step.
-    system ??= renderPrompt(assembly)
+    // S9: strict interpolation; pure, so computed once per step. The spans say which section wrote what.
+    system ??= renderPromptSpans(assembly)
     // S10: header, context, frozen request.
-    const built = await buildRequest(rt, { turn, step, tools: assembly.tools, system, messages, signal })
+    const built = await buildRequest(rt, {
+      turn,
+      step,
+      tools: assembly.tools,
+      system: system.text,
+      sections: system.spans,
+      messages,
+      signal,
+    })
     const { request, prepared } = built
     // Verification, digest and dispatch happen with no await in between.
     if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)

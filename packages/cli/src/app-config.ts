@@ -27,7 +27,7 @@ const AgentSchema = z
 export const AppConfigSchema = z
   .object({
     plugins: z.array(PluginRowSchema).default([]),
-    /** Config of `@bridle/system-prompt` (persona, toolOrder, …). */
+    /** Config of `@bridle/system-prompt` (persona, toolOrder, harnessSource relative to this file, …). */
     systemPrompt: z.record(z.string(), z.unknown()).optional(),
     /** Config of `@bridle/agent-loop` (maxParallelToolCalls, …). */
     agentLoop: z.record(z.string(), z.unknown()).optional(),
@@ -84,11 +84,13 @@ export function parseAppConfig(raw: unknown, file: string | undefined, dir: stri
     throw new AppConfigError(`${where}: invalid app config: ${lines.join('; ')}`)
   }
   const { plugins, systemPrompt, agentLoop, agent, scripted } = parsed.data
+  // paths in the file are relative to it, like agent.cwd
+  const source = systemPrompt?.harnessSource
   return {
     file,
     dir,
     plugins: plugins as PluginRow[],
-    systemPrompt,
+    systemPrompt: typeof source === 'string' && source !== '' ? { ...systemPrompt, harnessSource: resolve(dir, source) } : systemPrompt,
     agentLoop,
     agent: agent.cwd !== undefined ? { ...agent, cwd: resolve(dir, agent.cwd) } : agent,
     scripted,

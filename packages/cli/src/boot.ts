@@ -9,6 +9,7 @@ import type { AppConfig, PluginRow } from './app-config.js'
 import { AppConfigError, appLabel, rowName } from './app-config.js'
 import { chooseModel, type ModelChoice, type ModelFlags } from './model-selection.js'
 import { importPluginModule, pickPlugin } from './plugin-loader.js'
+import { holdCordisLog, type HeldLog } from './cordis-log.js'
 import { appSecrets } from './redaction.js'
 
 const SESSION_JSONL = '@bridle/session-jsonl'
@@ -19,6 +20,8 @@ export interface BootOptions extends ModelFlags {
   withModel?: boolean
   /** Receives the values of the key variables the app's model rows read, so output can redact them. */
   secrets?: Set<string>
+  /** Rows `boot` leaves to the caller: `bridle dev` loads the `path:` rows its watcher owns itself. */
+  skipRow?: (row: PluginRow) => boolean
 }
 
 /** `ctx.sessionPersistence`, which the CLI always loads; a clear error if an app config removed it. */
@@ -35,8 +38,11 @@ export interface BootedApp {
   model: ModelChoice | undefined
   /** Imports a row's module and picks its plugin; `fresh` bypasses the module cache (`bridle dev`). */
   resolve(row: PluginRow, options?: { fresh?: boolean }): Promise<unknown>
-  /** Starts a resolved plugin with the row's config. Returns its disposer. */
-  start(plugin: unknown, row: PluginRow): Promise<() => void>
+  /**
+   * Starts a resolved plugin with the row's config. Returns its disposer. Errors name the row as `where` says
+   * (default: the app file and the row).
+   */
+  start(plugin: unknown, row: PluginRow, where?: string): Promise<() => void>
 }
 
 interface Fork {
@@ -45,29 +51,44 @@ interface Fork {
   runtime?: { error?: unknown }
 }
 
+/** How errors name a row of the app file: `<file>: plugin "<row>"`. */
+const rowWhere = (app: AppConfig, row: PluginRow) => `${appLabel(app.file)}: plugin "${rowName(row)}"`
+
+/**
+ * How errors name the model row: the app's own row, or the environment variable or flag that selected a route,
+ * so an environment mistake is never blamed on a bridle.yaml row that does not exist.
+ */
+function modelWhere(app: AppConfig, model: ModelChoice, row: PluginRow): string {
+  return model.origin === 'app' ? rowWhere(app, row) : `${model.origin} (model route ${rowName(row)})`
+}
+
 /**
  * Validates a row's config with the plugin's own `Config` before cordis sees it, so a bad config fails
  * with the file, the plugin and the field instead of an `internal/error` log line.
  */
-function checkConfig(plugin: unknown, row: PluginRow, app: AppConfig) {
+function checkConfig(plugin: unknown, row: PluginRow, where: string) {
   const parse = (plugin as { Config?: unknown }).Config
   if (typeof parse !== 'function') return
   try {
     parse(row.config)
   } catch (error) {
-    throw new AppConfigError(`${appLabel(app.file)}: plugin "${rowName(row)}": ${(error as Error).message}`)
+    throw new AppConfigError(`${where}: ${(error as Error).message}`, { cause: error })
   }
 }
 
-async function settle(ctx: Context, fork: Fork, label: string, app: AppConfig) {
+/**
+ * Waits a turn for the fork to apply and throws the one line that says it failed. What cordis logged about it
+ * meanwhile (a stack dump on stdout) is held and dropped: the stack shows only with `--verbose`.
+ */
+async function settle(ctx: Context, fork: Fork, where: string, held: HeldLog) {
   await new Promise((resolve) => setImmediate(resolve))
   // a plugin that starts asynchronously (an MCP server's first connection) settles before the first request
   await ctx.lifecycle.flush()
   const error = fork.error ?? fork.runtime?.error
-  if (error) {
-    fork.dispose()
-    throw new AppConfigError(`${appLabel(app.file)}: plugin "${label}" failed to start: ${(error as Error).message ?? String(error)}`)
-  }
+  if (!error) return held.release()
+  held.drop()
+  fork.dispose()
+  throw new AppConfigError(`${where} failed to start: ${(error as Error).message ?? String(error)}`, { cause: error })
 }
 
 /**
@@ -82,35 +103,42 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
 
   const resolve = async (row: PluginRow, resolveOptions: { fresh?: boolean } = {}) =>
     pickPlugin(await importPluginModule(row, app.dir, resolveOptions.fresh), rowName(row))
-  const start = async (plugin: unknown, row: PluginRow) => {
-    checkConfig(plugin, row, app)
-    const fork = ctx.plugin(plugin as never, row.config as never) as unknown as Fork
-    await settle(ctx, fork, rowName(row), app)
+  const start = async (plugin: unknown, row: PluginRow, where = rowWhere(app, row)) => {
+    checkConfig(plugin, row, where)
+    const held = holdCordisLog()
+    let fork: Fork
+    try {
+      fork = ctx.plugin(plugin as never, row.config as never) as unknown as Fork
+    } catch (error) {
+      held.release()
+      throw error
+    }
+    await settle(ctx, fork, where, held)
     return () => void fork.dispose()
   }
-  const load = async (row: PluginRow) => {
+  const load = async (row: PluginRow, where = rowWhere(app, row)) => {
     let plugin: unknown
     try {
       plugin = await resolve(row)
     } catch (error) {
       // the loader names the row; a YAML row's error also names the file it came from
-      throw error instanceof AppConfigError ? new AppConfigError(`${appLabel(app.file)}: ${error.message}`) : error
+      throw error instanceof AppConfigError ? new AppConfigError(`${appLabel(app.file)}: ${error.message}`, { cause: error.cause }) : error
     }
-    return start(plugin, row)
+    return start(plugin, row, where)
   }
 
   ctx.plugin(LlmRuntime)
   const systemPromptRow: PluginRow = { package: '@bridle/system-prompt', config: app.systemPrompt }
-  checkConfig(SystemPrompt, systemPromptRow, app)
+  checkConfig(SystemPrompt, systemPromptRow, `${appLabel(app.file)}: systemPrompt`)
   ctx.plugin(SystemPrompt, app.systemPrompt as never)
   ctx.plugin(SessionStore)
   ctx.plugin(ToolRegistry)
   if (!app.plugins.some((row) => rowName(row) === SESSION_JSONL)) ctx.plugin(SessionJsonl, {} as never)
   const loopRow: PluginRow = { package: '@bridle/agent-loop', config: app.agentLoop }
-  checkConfig(AgentLoop, loopRow, app)
+  checkConfig(AgentLoop, loopRow, `${appLabel(app.file)}: agentLoop`)
   ctx.plugin(AgentLoop, (app.agentLoop ?? {}) as never)
 
-  if (model?.row) await load(model.row)
-  for (const row of app.plugins) await load(row)
+  if (model?.row) await load(model.row, modelWhere(app, model, model.row))
+  for (const row of app.plugins) if (!options.skipRow?.(row)) await load(row)
   return { ctx, app, model, resolve, start }
 }

@@ -1,85 +1,88 @@
 import { Command, CommanderError } from 'commander'
 import { AppConfigError } from './app-config.js'
-import { dev } from './commands/dev.js'
-import { inspect } from './commands/inspect.js'
-import { run } from './commands/run.js'
-import { sessions } from './commands/sessions.js'
-import { UsageError } from './model-selection.js'
+import { registerDev } from './commands/dev.js'
+import { registerInspect } from './commands/inspect.js'
+import { registerRun } from './commands/run.js'
+import { registerSessions } from './commands/sessions.js'
+import type { CommandContext } from './commands/command-context.js'
+import { routeCordisLog } from './cordis-log.js'
+import { errorText } from './error-text.js'
+import { errorLine, errorStack, EXIT, RuntimeFailure, UsageError } from './errors.js'
 import { envSecrets, redactingIo } from './redaction.js'
 import type { Io } from './terminal.js'
+
+/**
+ * Commander's own errors (`error: unknown option '--x'`) in the CLI's grammar: one `bridle:` line with a hint
+ * to the help of the command that failed.
+ */
+function commanderErrorLine(text: string, command: string): string {
+  const message = text.trim().replace(/^error: /, '')
+  return errorLine(`${message} (see '${command} --help')`)
+}
 
 /** Builds the `bridle` program. Each action stores its exit code in `exit.code`. */
 function program(io: Io, exit: { code: number }) {
   const cli = new Command('bridle')
     .description('Run, inspect and develop Bridle agents')
     .option('-c, --config <file>', 'app config (default: ./bridle.yaml, else the built-in app)')
+    .option('--verbose', 'show stacks of plugin failures and everything cordis logs')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
-  const global = () => cli.opts<{ config?: string }>()
-
-  cli
-    .command('run')
-    .description('run one prompt as a turn, streaming the answer; persists the session')
-    .argument('<prompt>', 'what to ask')
-    .option('-s, --session <id>', 'resume this session instead of starting one')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (prompt: string, o: { session?: string; model?: string; baseUrl?: string }) => {
-      exit.code = await run(prompt, { ...o, config: global().config }, io)
+  const context: CommandContext = { io, exit, config: () => cli.opts<{ config?: string }>().config }
+  registerRun(cli, context)
+  registerSessions(cli, context)
+  registerInspect(cli, context)
+  registerDev(cli, context)
+  for (const command of [cli, ...cli.commands]) {
+    const name = command === cli ? 'bridle' : `bridle ${command.name()}`
+    command.configureOutput({
+      writeOut: io.out,
+      writeErr: io.err,
+      outputError: (text, write) => write(commanderErrorLine(text, name)),
     })
-
-  cli
-    .command('sessions')
-    .description('list stored sessions: id, created, turns, last activity')
-    .option('--json', 'machine-readable output')
-    .action(async (o: { json?: boolean }) => {
-      exit.code = await sessions({ ...o, config: global().config }, io)
-    })
-
-  cli
-    .command('inspect')
-    .description("a session's turns and steps, or what one step's request contained")
-    .argument('<id>', 'session id')
-    .option('--step <n>', "show step N's request (N, or TURN.STEP)")
-    .option('--turn <t>', 'the turn --step refers to (default: the last turn with that step)')
-    .option('--json', 'machine-readable output')
-    .option('--verify', 'rebuild every request from the log and check it against request/digest')
-    .option('--cache', 'per request, how much of the previous prefix held and why it broke')
-    .action(async (id: string, o: { step?: string; turn?: string; json?: boolean; verify?: boolean; cache?: boolean }) => {
-      exit.code = await inspect(id, { ...o, config: global().config }, io)
-    })
-
-  cli
-    .command('dev')
-    .description('interactive session; plugins in the watched folder hot-reload')
-    .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
-    .option('-s, --session <id>', 'resume this session')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (o: { watch?: string; session?: string; model?: string; baseUrl?: string }) => {
-      exit.code = await dev({ ...o, config: global().config }, io)
-    })
+  }
   return cli
 }
 
+/** `--verbose`, read before commander parses (plugins start inside the action, and need to know). */
+const wantsVerbose = (argv: readonly string[]) => {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--verbose')
+}
+
+/** The exit code of an error that ended a command, after printing its one line (and, verbose, its stack). */
+function reportError(error: unknown, io: Io, verbose: boolean): number {
+  if (error instanceof CommanderError) {
+    // help and version exit 0; commander has printed its own line (or the help) for anything else
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage
+  }
+  const message = errorText(error)
+  let code: number = EXIT.failure
+  let line = message
+  if (error instanceof UsageError || error instanceof AppConfigError) code = EXIT.usage
+  else if (!(error instanceof RuntimeFailure) && /^session "[^"]*" not found$/.test(message)) {
+    line = `${message} (bridle sessions lists the stored ones)`
+  }
+  io.err(errorLine(line))
+  if (verbose) io.err(`${errorStack(error instanceof AppConfigError && error.cause !== undefined ? error.cause : error)}\n`)
+  return code
+}
+
 /**
- * Runs the CLI with `argv` (without node and script) and resolves the exit code: 0 success, 1 a failed
- * turn or verification, 2 a usage or app-config error.
+ * Runs the CLI with `argv` (without node and script) and resolves the exit code (README, "Exit codes"): 0 success,
+ * 1 a runtime failure, 2 a usage or config error, 3 nothing verified. Every error line starts `bridle:`.
  */
 export async function main(argv: readonly string[], rawIo: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // every line the CLI prints passes the redaction of the keys it knows
   const io = redactingIo(rawIo, new Set([...(rawIo.secrets ?? []), ...envSecrets(env)]))
+  const verbose = wantsVerbose(argv)
+  const log = routeCordisLog(io, verbose)
   const exit = { code: 0 }
   try {
     await program(io, exit).parseAsync([...argv], { from: 'user' })
     return exit.code
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2
-    if (error instanceof UsageError || error instanceof AppConfigError) {
-      io.err(`${error.message.startsWith('bridle') ? '' : 'bridle: '}${error.message}\n`)
-      return 2
-    }
-    io.err(`bridle: ${(error as Error)?.message ?? String(error)}\n`)
-    return 1
+    return reportError(error, io, verbose)
+  } finally {
+    log.close()
   }
 }

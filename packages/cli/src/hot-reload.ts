@@ -1,9 +1,11 @@
 import { readdirSync, existsSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { watch, type FSWatcher } from 'chokidar'
+import type { PluginRow } from './app-config.js'
 import type { BootedApp } from './boot.js'
 
-const PLUGIN_FILE = /\.(m?js)$/
+/** The files a watched folder hot-reloads. */
+export const PLUGIN_FILE = /\.(m?js)$/
 
 export interface ReloadReport {
   file: string
@@ -26,10 +28,15 @@ export class HotReloader {
   private watcher: FSWatcher | undefined
   private queue: Promise<unknown> = Promise.resolve()
 
+  /**
+   * `rows` maps an absolute file path to the `path:` row of bridle.yaml it came from, for files the watcher owns
+   * instead of boot (`bridle dev`): such a file is loaded with its row's config, once, by the watcher alone.
+   */
   constructor(
     private readonly booted: BootedApp,
     private readonly dir: string,
     private readonly onReport: (report: ReloadReport) => void,
+    private readonly rows: ReadonlyMap<string, PluginRow> = new Map(),
   ) {}
 
   /** Loads every plugin file now, then starts watching. Resolves once the watcher is ready. */
@@ -37,7 +44,7 @@ export class HotReloader {
     if (existsSync(this.dir)) {
       for (const name of readdirSync(this.dir).sort()) if (PLUGIN_FILE.test(name)) await this.swap(join(this.dir, name))
     }
-    this.watcher = watch(this.dir, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 } })
+    this.watcher = watch(this.dir, { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 } })
     this.watcher.on('all', (event, file) => {
       if ((event === 'add' || event === 'change' || event === 'unlink') && typeof file === 'string') this.enqueue(file)
     })
@@ -72,7 +79,8 @@ export class HotReloader {
     const label = relative(this.booted.app.dir, file) || file
     const old = this.loaded.get(file)
     const counter = this.countChanges()
-    const row = { path: file }
+    const row = this.rows.has(file) ? { ...this.rows.get(file)!, path: file } : { path: file }
+    const where = `plugin "${label}"`
     if (!existsSync(file)) {
       old?.dispose()
       this.loaded.delete(file)
@@ -90,14 +98,14 @@ export class HotReloader {
     old?.dispose()
     this.loaded.delete(file)
     try {
-      this.loaded.set(file, { dispose: await this.booted.start(plugin, row), plugin })
+      this.loaded.set(file, { dispose: await this.booted.start(plugin, row, where), plugin })
       this.onReport({ file: label, action: old ? 'reloaded' : 'loaded', changes: counter.stop() })
     } catch (error) {
       let message = (error as Error).message
       let kept = false
       if (old) {
         try {
-          this.loaded.set(file, { dispose: await this.booted.start(old.plugin, row), plugin: old.plugin })
+          this.loaded.set(file, { dispose: await this.booted.start(old.plugin, row, where), plugin: old.plugin })
           kept = true
         } catch (again) {
           message += `; the previous version failed to start again: ${(again as Error).message}`

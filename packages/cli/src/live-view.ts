@@ -1,58 +1,92 @@
 import type { Context } from 'cordis'
 import type { SessionEvent } from '@bridle/session'
-import { textOf, type StreamChunk, type ToolResultMessage } from '@bridle/llm'
+import type { StreamChunk, ToolResultMessage } from '@bridle/llm'
+import { describeToolResult } from './inspect/describe.js'
+import { StatusLine } from './status-line.js'
 import { oneLine, paint, type Io } from './terminal.js'
+import { formatTurnStats, turnStats } from './turn-stats.js'
 
-/** A short summary of a tool result: its line count and first line, or the error it reported. */
-export function summarizeToolResult(message: ToolResultMessage): string {
-  const block = message.content[0]
-  const text = block?.type === 'tool-result' ? textOf(block.content) : ''
-  const lines = text === '' ? 0 : text.split('\n').length
-  const head = oneLine(text.split('\n')[0] ?? '', 80)
-  const isError = block?.type === 'tool-result' && block.isError === true
-  return `${isError ? 'error: ' : ''}${lines} line${lines === 1 ? '' : 's'}${head ? ` · ${head}` : ''}`
+export interface LiveViewOptions {
+  /** `provider/model`, for the status line. */
+  model: string
+  /** The session's events (for the turn summary). */
+  events: () => readonly SessionEvent[]
 }
 
 /**
- * Streams one session to the terminal as its events commit: answer text as it arrives, reasoning dimmed,
- * each tool call with a short result summary. Returns the listener's disposer.
+ * Streams one session to the terminal as its events commit: answer text as it arrives, reasoning dimmed, each
+ * tool call and a readable line for its result. On a TTY it also shows a status line while a request is in flight
+ * (spinner, elapsed time, model, step) and a one-line summary after each turn; on a pipe, neither. Returns the
+ * listener's disposer.
  */
-export function attachLiveView(ctx: Context, sessionId: string, io: Io): () => void {
+export function attachLiveView(ctx: Context, sessionId: string, io: Io, options: LiveViewOptions): () => void {
   const p = paint(io)
+  let turnStart = Date.now()
+  const status = new StatusLine(io, () => turnStart)
+  let step = 0
+  const toolNames = new Map<string, string>()
   let mode: 'none' | 'text' | 'reasoning' = 'none'
+  const write = (text: string) => {
+    status.clear()
+    io.out(text)
+  }
   const breakLine = () => {
-    if (mode !== 'none') io.out('\n')
+    if (mode !== 'none') write('\n')
     mode = 'none'
+  }
+  const waiting = (what: string) => {
+    if (mode === 'none') status.show(`${options.model} · step ${step} · ${what}`)
   }
   const onChunk = (chunk: StreamChunk) => {
     if (chunk.type === 'text-delta') {
       if (mode === 'reasoning') breakLine()
       mode = 'text'
-      io.out(chunk.text)
+      write(chunk.text)
     } else if (chunk.type === 'reasoning-delta') {
       if (mode === 'text') breakLine()
       mode = 'reasoning'
-      io.out(p.dim(chunk.text))
-    }
+      write(p.dim(chunk.text))
+    } else if (chunk.type === 'tool-call-delta') waiting(`receiving a ${chunk.name ?? 'tool'} call`)
   }
-  return ctx.on('session/event', (session: { id: string }, event: SessionEvent) => {
+  const off = ctx.on('session/event', (session: { id: string }, event: SessionEvent) => {
     if (session.id !== sessionId) return
     const data = event.data as Record<string, unknown>
     switch (event.type) {
+      case 'turn/start':
+        turnStart = event.time
+        break
+      case 'step/start':
+        step = data.step as number
+        waiting('preparing the request')
+        break
+      case 'request/digest':
+        waiting('waiting for the model')
+        break
       case 'assistant/chunk':
         onChunk(data.chunk as StreamChunk)
         break
       case 'tool/call':
         breakLine()
-        io.out(`${p.cyan('→')} ${p.bold(String(data.name))} ${p.dim(oneLine(String(data.arguments), 120))}\n`)
+        toolNames.set(String(data.callId), String(data.name))
+        write(`${p.cyan('→')} ${p.bold(String(data.name))} ${p.dim(oneLine(String(data.arguments), 120))}\n`)
+        waiting(`running ${data.name}`)
         break
-      case 'tool/result':
+      case 'tool/result': {
         breakLine()
-        io.out(`  ${p.dim('←')} ${summarizeToolResult(data.message as ToolResultMessage)}\n`)
+        const message = data.message as ToolResultMessage
+        const callId = message.source.kind === 'tool' ? String((message.source as { callId: string }).callId) : ''
+        write(`  ${p.dim('←')} ${describeToolResult(message, toolNames.get(callId))}\n`)
         break
+      }
       case 'turn/end':
         breakLine()
+        status.clear()
+        if (io.tty) io.out(`${p.dim(`── ${formatTurnStats(turnStats(options.events(), data.turn as number))}`)}\n`)
         break
     }
   })
+  return () => {
+    off()
+    status.clear()
+  }
 }

@@ -1,14 +1,12 @@
 import { urlHasCredentials } from '@bridle/llm'
 import type { AppConfig, PluginRow } from './app-config.js'
 import { rowName } from './app-config.js'
+import { UsageError } from './errors.js'
+
+export { UsageError } from './errors.js'
 
 export const LLM_OPENAI = '@bridle/llm-openai'
 export const SCRIPTED_MODEL = '@bridle/plugin-scripted-model'
-
-/** A usage error: the CLI prints it and exits 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-}
 
 export interface ModelChoice {
   /** The model plugin row to add, or `undefined` when the app's own rows already provide the model. */
@@ -18,6 +16,11 @@ export interface ModelChoice {
   /** The one stderr line that says which model answers. */
   notice: string
   scripted: boolean
+  /**
+   * Where the route came from, so an error in the model row names it: the app's own row (`app`), an environment
+   * variable or flag (`BRIDLE_BASE_URL`, `--base-url`, `DEEPSEEK_API_KEY`), or the scripted fallback.
+   */
+  origin: 'app' | 'BRIDLE_BASE_URL' | '--base-url' | 'DEEPSEEK_API_KEY' | 'scripted'
 }
 
 export interface ModelFlags {
@@ -54,14 +57,16 @@ const DEFAULT_SCRIPT = {
  * as written; else `BRIDLE_BASE_URL` (or `--base-url`), else `DEEPSEEK_API_KEY`, else the scripted model —
  * which is always announced, never silent.
  */
-export function chooseModel(app: AppConfig, env: NodeJS.ProcessEnv, flags: ModelFlags = {}): ModelChoice {
+export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flags: ModelFlags = {}): ModelChoice {
+  // an empty variable (`BRIDLE_MODEL=`) counts as unset, never as an empty model id
+  const env = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== '')) as NodeJS.ProcessEnv
   const own = app.plugins.find((row) => rowName(row) === LLM_OPENAI || rowName(row) === SCRIPTED_MODEL)
   if (own) {
     const config = (own.config ?? {}) as { provider?: string; model?: string; models?: { id: string }[] }
     const scripted = rowName(own) === SCRIPTED_MODEL
     const provider = app.agent.provider ?? config.provider ?? (scripted ? 'scripted' : 'deepseek')
     const model = flags.model ?? app.agent.model ?? config.model ?? config.models?.[0]?.id ?? (scripted ? 'scripted-demo' : 'deepseek-chat')
-    return { row: undefined, provider, model, scripted, notice: `bridle: model ${provider}/${model} (from the app config)` }
+    return { row: undefined, provider, model, scripted, origin: 'app', notice: `bridle: model ${provider}/${model} (from the app config)` }
   }
   if (app.agent.provider !== undefined) {
     throw new UsageError(
@@ -73,15 +78,15 @@ export function chooseModel(app: AppConfig, env: NodeJS.ProcessEnv, flags: Model
   if (baseURL && urlHasCredentials(baseURL)) {
     // never echo the URL: its userinfo is the secret
     const source = flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL'
-    throw new UsageError(`bridle: ${source} must not contain credentials (user:password@); put the key in BRIDLE_API_KEY`)
+    throw new UsageError(`${source} must not contain credentials (user:password@); put the key in BRIDLE_API_KEY`)
   }
   if (baseURL) {
     const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model
-    if (!model) throw new UsageError('bridle: BRIDLE_MODEL must name the model served at BRIDLE_BASE_URL')
+    if (!model) throw new UsageError(`BRIDLE_MODEL (or -m) must name the model served at ${flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL'}`)
     const windowText = env.BRIDLE_CONTEXT_WINDOW
     const contextWindow = windowText === undefined || windowText === '' ? 32768 : Number(windowText)
     if (!Number.isSafeInteger(contextWindow) || contextWindow <= 0) {
-      throw new UsageError(`bridle: BRIDLE_CONTEXT_WINDOW must be a positive integer, got "${windowText}"`)
+      throw new UsageError(`BRIDLE_CONTEXT_WINDOW must be a positive integer, got "${windowText}"`)
     }
     const provider = 'openai-compatible'
     return {
@@ -98,6 +103,7 @@ export function chooseModel(app: AppConfig, env: NodeJS.ProcessEnv, flags: Model
       provider,
       model,
       scripted: false,
+      origin: flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL',
       notice: `bridle: model ${provider}/${model} via ${baseURL}`,
     }
   }
@@ -108,14 +114,22 @@ export function chooseModel(app: AppConfig, env: NodeJS.ProcessEnv, flags: Model
       provider: 'deepseek',
       model,
       scripted: false,
+      origin: 'DEEPSEEK_API_KEY',
       notice: `bridle: model deepseek/${model} via https://api.deepseek.com`,
     }
+  }
+  if (flags.model !== undefined) {
+    throw new UsageError(
+      `-m ${flags.model}: no model route is configured to serve it; set BRIDLE_BASE_URL (an OpenAI-compatible ` +
+        'server) or DEEPSEEK_API_KEY, or add a model row to bridle.yaml (the scripted offline model takes no -m)',
+    )
   }
   return {
     row: { package: SCRIPTED_MODEL, config: app.scripted ?? DEFAULT_SCRIPT },
     provider: (app.scripted?.provider as string | undefined) ?? 'scripted',
     model: (app.scripted?.model as string | undefined) ?? 'scripted-demo',
     scripted: true,
+    origin: 'scripted',
     notice: 'bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model',
   }
 }

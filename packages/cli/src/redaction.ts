@@ -16,9 +16,9 @@ const LLM_OPENAI = '@bridle/llm-openai'
 /** An `Io` whose output passes through `redactSecrets` with `secrets`, which may grow later (after boot). */
 export function redactingIo(io: Io, secrets: Set<string>): Io {
   return {
+    ...io,
     out: (text) => io.out(redactSecrets(text, secrets)),
     err: (text) => io.err(redactSecrets(text, secrets)),
-    color: io.color,
     secrets,
   }
 }

@@ -8,12 +8,18 @@ export interface Io {
   color: boolean
   /** Values redacted from everything written; `boot` adds the key variables of the app's model rows. */
   secrets?: Set<string>
+  /**
+   * stdout is a terminal: show the live status line while a request is in flight and a summary after each turn.
+   * Never on a pipe or a file, whatever NO_COLOR says.
+   */
+  tty?: boolean
 }
 
 export const processIo = (): Io => ({
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+  tty: Boolean(process.stdout.isTTY),
 })
 
 export interface Paint {

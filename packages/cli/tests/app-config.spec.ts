@@ -18,8 +18,10 @@ describe('parseAppConfig', () => {
     ])
   })
 
-  it('resolves the agent cwd against the config folder', () => {
+  it('resolves the agent cwd and the harness source checkout against the config folder', () => {
     expect(parseAppConfig({ agent: { cwd: './proj' } }, '/app/bridle.yaml', '/app').agent.cwd).toBe('/app/proj')
+    const app = parseAppConfig({ systemPrompt: { persona: 'p', harnessSource: '../bridle' } }, '/app/bridle.yaml', '/app')
+    expect(app.systemPrompt).toEqual({ persona: 'p', harnessSource: '/bridle' })
   })
 
   it('names the file, the plugin and the field', () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { BIN, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
@@ -30,8 +30,8 @@ class DevSession {
   private waiters: { pattern: RegExp; from: number; resolve: () => void }[] = []
   readonly child: ChildProcessWithoutNullStreams
 
-  constructor(cwd: string) {
-    this.child = spawn(process.execPath, [BIN, 'dev'], { cwd, env: offlineEnv() })
+  constructor(cwd: string, args: string[] = []) {
+    this.child = spawn(process.execPath, [BIN, 'dev', ...args], { cwd, env: offlineEnv() })
     this.child.stdout.on('data', (d) => (this.stdout += d))
     this.child.stderr.on('data', (d) => {
       this.stderr += d
@@ -79,12 +79,12 @@ describe('bridle dev', () => {
     await reloaded
     await dev.prompt('second question')
 
-    const failed = dev.waitFor(/bridle dev: failed to load plugins\/note\.mjs: .* \(the previous version stays loaded\)/)
+    const failed = dev.waitFor(/bridle: failed to load plugins\/note\.mjs: .* \(the previous version stays loaded\)/)
     writeFileSync(file, 'export default {{ this is not javascript')
     await failed
     await dev.prompt('third question')
 
-    const restored = dev.waitFor(/bridle dev: failed to load plugins\/note\.mjs: .*boom in apply/)
+    const restored = dev.waitFor(/bridle: failed to load plugins\/note\.mjs: .*boom in apply/)
     writeFileSync(file, "export default { name: 'dev-note', apply() { throw new Error('boom in apply') } }\n")
     await restored
     await dev.prompt('fourth question')
@@ -116,8 +116,66 @@ describe('bridle dev with a plugin file that never loaded', () => {
     writeFileSync(join(app, 'plugins', 'broken.mjs'), 'export default {{ this is not javascript')
     dev = new DevSession(app)
     await dev.waitFor(/one prompt per line/, 0)
-    expect(dev.stderr).toMatch(/bridle dev: failed to load plugins\/broken\.mjs: .* \(not loaded\)\n/)
+    expect(dev.stderr).toMatch(/bridle: failed to load plugins\/broken\.mjs: .* \(not loaded\)\n/)
     expect(dev.stderr).not.toContain('the previous version stays loaded')
+    expect(await dev.end()).toBe(0)
+  })
+})
+
+describe('bridle dev with bridle.yaml rows', () => {
+  let dev: DevSession | undefined
+  afterEach(() => void dev?.child.kill())
+
+  it("loads a path: row inside the watched folder once, through the watcher, with the row's config; reloads it; says so", async () => {
+    // the CLI README's own example: a house-rules plugin listed in bridle.yaml and living in plugins/
+    const app = makeApp(DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./plugins/house-rules.mjs\n    config: { rule: "Answer in one line." }\n'))
+    const file = join(app, 'plugins', 'house-rules.mjs')
+    const rules = (suffix: string) =>
+      `export default { name: 'house-rules', inject: ['systemPrompt'], apply(ctx, config) {\n` +
+      `  ctx.systemPrompt.section({ name: 'house:rules', order: 60, text: config.rule + ${JSON.stringify(suffix)} })\n} }\n`
+    writeFileSync(file, rules(' (v1)'))
+    dev = new DevSession(app)
+    await dev.waitFor(/one prompt per line/, 0)
+    expect(dev.stderr).toContain(
+      "bridle dev: plugins/house-rules.mjs is a bridle.yaml row inside the watched folder: the watcher loads it (with the row's config) and hot-reloads it; boot does not load it again",
+    )
+    expect(dev.stderr.match(/loaded plugins\/house-rules\.mjs/g)).toHaveLength(1)
+    await dev.prompt('first')
+    const reloaded = dev.waitFor(/bridle dev: reloaded plugins\/house-rules\.mjs \(system-prompt\/change ×2\)/)
+    writeFileSync(file, rules(' (v2)'))
+    await reloaded
+    await dev.prompt('second')
+    expect(await dev.end()).toBe(0)
+    expect(dev.stderr).not.toMatch(/already registered|failed/)
+    const id = sessionIdOf(dev.stderr)
+    const events = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l))
+    const systems = events.filter((e) => e.type === 'request/header').map((e) => e.data.header.system as string)
+    expect(systems).toHaveLength(2)
+    expect(systems[0]).toContain('Answer in one line. (v1)')
+    expect(systems[1]).toContain('Answer in one line. (v2)')
+    expect(systems[1]).not.toContain('(v1)')
+  })
+
+  it('names the rows that do not hot-reload and warns about a watch folder that does not exist', async () => {
+    const app = makeApp(DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./lib/fixed.mjs\n'))
+    mkdirSync(join(app, 'lib'))
+    writeFileSync(join(app, 'lib', 'fixed.mjs'), "export default { name: 'fixed', apply() {} }\n")
+    dev = new DevSession(app, ['-w', 'nope'])
+    await dev.waitFor(/one prompt per line/, 0)
+    expect(dev.stderr).toContain('bridle dev: warning: the watch folder nope does not exist; nothing hot-reloads (create it and restart)')
+    expect(dev.stderr).toContain(
+      'bridle dev: these bridle.yaml rows load once and do not hot-reload (outside nope/): ./lib/fixed.mjs; restart bridle dev after editing them',
+    )
+    expect(await dev.end()).toBe(0)
+  })
+
+  it('warns when a watched plugin breaks the prompt, instead of failing at the next model call', async () => {
+    const app = makeApp(DEMO_YAML)
+    dev = new DevSession(app)
+    await dev.waitFor(/one prompt per line/, 0)
+    const warned = dev.waitFor(/bridle dev: warning: .*unknown prompt variable "\{\{nobody\}\}" in section "dev:note"/)
+    writeFileSync(join(app, 'plugins', 'note.mjs'), pluginSource('Hello {{nobody}}.'))
+    await warned
     expect(await dev.end()).toBe(0)
   })
 })

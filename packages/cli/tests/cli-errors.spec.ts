@@ -55,7 +55,7 @@ describe('bridle with a plugin row that cannot load', () => {
 })
 
 describe('bridle inspect --step with a section that only renders for the live agent', () => {
-  it('still shows the step, with that paragraph unnamed, instead of failing', async () => {
+  it('names it from the log, which the app cannot do without the live agent', async () => {
     const app = makeApp(`${DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./plugins/live.mjs\n')}`)
     writeFileSync(
       join(app, 'plugins', 'live.mjs'),
@@ -69,7 +69,7 @@ describe('bridle inspect --step with a section that only renders for the live ag
       const out = await bridle(['inspect', id, ...flags], app)
       expect(out.stderr).toBe('')
       expect(out.code).toBe(0)
-      expect(out.stdout).toMatch(/^ {2}\d\. \(unnamed\): Log kept: true\.$/m)
+      expect(out.stdout).toMatch(/^ {2}\d\. house:live \(order 60\): Log kept: true\.$/m)
     }
   })
 })

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startMockServer, textEvents, type MockServer } from '@bridle/llm-openai/testing'
+import { sealLog } from '@bridle/session-jsonl'
 import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
 
 const QUESTION = 'What is the package name of this project?'
@@ -21,7 +22,7 @@ describe('bridle run (offline, scripted model)', () => {
     expect(first.code).toBe(0)
     expect(first.stderr).toContain('bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model')
     expect(first.stdout).toContain('→ read_file {"path":"package.json"}')
-    expect(first.stdout).toMatch(/← \d+ lines · 1\s+\{/)
+    expect(first.stdout).toMatch(/^ {2}← read_file: 11 lines, \d+ chars$/m)
     expect(first.stdout).toContain('The package is named `acme-invoice-parser` (from package.json).')
     expect(readdirSync(join(app, 'sessions'))).toContain(`${id}.jsonl`)
   })
@@ -48,14 +49,15 @@ describe('bridle run (offline, scripted model)', () => {
     expect(out.code).toBe(0)
     const text = out.stdout
     expect(text).toMatch(/header\s+reason initial \(seq \d+\) · scripted\/scripted-demo/)
-    const sections = [...text.matchAll(/^ {2}\d\. ([\w:-]+|\(unnamed\)):/gm)].map((m) => m[1])
+    expect(text).toContain('system sections (4, in order; names from the log)')
+    const sections = [...text.matchAll(/^ {2}\d\. ([\w:-]+|\(unnamed\))(?: \(order -?\d+\))?:/gm)].map((m) => m[1])
     expect(sections).toEqual(['harness:identity', 'deployment:persona', 'workspace:paths', 'tool-guidance:read_file'])
-    expect(text).toMatch(/deployment:persona: You answer questions about the project in \/.*sample-project\./)
+    expect(text).toMatch(/deployment:persona \(order 0\): You answer questions about the project in \/.*sample-project\./)
     expect(text).toContain('tools (1, in order) read_file')
     expect(text).toMatch(/1\. user · user .*What is the package name/)
     expect(text).toMatch(/2\. user · plugin @bridle\/system-prompt \(snapshot\)/)
     expect(text).toMatch(/3\. assistant · model scripted\/scripted-demo .*\[tool call read_file/)
-    expect(text).toMatch(/4\. user · tool result for \S+/)
+    expect(text).toMatch(/4\. user · read_file result \(call \S+\)/)
     expect(text).toMatch(/workspace:cwd: cwd: .*sample-project/)
     expect(text).toContain('✓ turn 1 step 1 attempt 1')
     expect(text).toContain('✓ turn 1 step 2 attempt 1')
@@ -96,13 +98,45 @@ describe('bridle run (offline, scripted model)', () => {
     const lines = original.split('\n')
     const index = lines.findIndex((l) => l.includes('"type":"tool/result"'))
     lines[index] = lines[index]!.replace('acme-invoice-parser', 'acme-invoice-parsex')
-    writeFileSync(file, lines.join('\n'))
     try {
+      // An edit that leaves the line checksums as they were is refused as corruption, naming the line and the file.
+      writeFileSync(file, lines.join('\n'))
+      const refused = await bridle(['inspect', id, '--verify'], app)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`bridle: corrupt session log: checksum mismatch in committed event at line ${index + 1} (log: ${file})`)
+      // A deliberate edit recomputes them; only the request digests can tell.
+      writeFileSync(file, sealLog(lines.join('\n')))
       const out = await bridle(['inspect', id, '--verify'], app)
       expect(out.code).toBe(1)
       expect(out.stdout).toContain('✓ turn 1 step 1 attempt 1')
       expect(out.stdout).toMatch(/✗ turn 1 step 2 attempt 1: .*messages/)
       expect(out.stdout).toContain('verification failed')
+    } finally {
+      writeFileSync(file, original)
+    }
+  })
+
+  it('shows a torn tail that a load would discard, in text and JSON, without repairing it', async () => {
+    const file = join(app, 'sessions', `${id}.jsonl`)
+    const original = readFileSync(file, 'utf8')
+    const lineCount = original.split('\n').length - 1
+    try {
+      writeFileSync(file, original + '{"type":"turn/start","seq":')
+      const out = await bridle(['inspect', id], app)
+      expect(out.code).toBe(0)
+      expect(out.stdout).toContain(
+        `torn tail: line ${lineCount + 1} of ${file} past the committed log will be discarded when the session is loaded or resumed (an unterminated 27-byte line)`,
+      )
+      const report = JSON.parse((await bridle(['inspect', id, '--json'], app)).stdout)
+      expect(report.recovery).toEqual({
+        location: { kind: 'jsonl', path: file },
+        firstLine: lineCount + 1,
+        lastLine: lineCount + 1,
+        droppedLines: 0,
+        droppedEvents: 0,
+        fragmentBytes: 27,
+      })
+      expect(readFileSync(file, 'utf8')).toBe(original + '{"type":"turn/start","seq":') // inspect never repairs
     } finally {
       writeFileSync(file, original)
     }
@@ -131,7 +165,7 @@ describe('bridle run against an OpenAI-compatible endpoint', () => {
     const app = makeApp(DEMO_YAML)
     const out = await bridle(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: 'http://127.0.0.1:9' }))
     expect(out.code).toBe(2)
-    expect(out.stderr).toContain('bridle: BRIDLE_MODEL must name the model served at BRIDLE_BASE_URL')
+    expect(out.stderr).toBe('bridle: BRIDLE_MODEL (or -m) must name the model served at BRIDLE_BASE_URL\n')
   })
 })
 
@@ -163,6 +197,8 @@ systemPrompt:
     expect(again.code).toBe(0)
     const out = await bridle(['inspect', id, '--cache'], app)
     expect(out.code).toBe(0)
-    expect(out.stdout).toMatch(/turn 2 step 1: system ✗ line \d+ \(section deployment:persona\): "You are running on model-a\." → "You are running on model-b\."/)
+    expect(out.stdout).toMatch(
+      /turn 2 step 1: system ✗ section deployment:persona changed \(line \d+: "You are running on model-a\." → "You are running on model-b\."\)/,
+    )
   })
 })

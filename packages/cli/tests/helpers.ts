@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { cpSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -60,4 +60,44 @@ export function sessionIdOf(stderr: string): string {
   const id = /^bridle: session (\S+)$/m.exec(stderr)?.[1]
   if (!id) throw new Error(`no session id in:\n${stderr}`)
   return id
+}
+
+/** Quotes one argument for `sh -c`. */
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
+
+/** Strips terminal control sequences and carriage returns from pseudo-terminal output, for matching. */
+export const plainTerminalText = (text: string) =>
+  text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r\n/g, '\n').replace(/\r/g, '\n')
+
+/**
+ * `bridle ARGS` under a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs. Output arrives
+ * on the returned child's stdout (stdout and stderr of bridle merged, as a terminal shows them). `script -e`
+ * exits with bridle's code.
+ */
+export function spawnTty(args: string[], cwd: string, env = offlineEnv()) {
+  const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ')
+  return spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { TERM: 'xterm', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+}
+
+/** A process whose output is read until patterns show up. */
+export class Transcript {
+  text = ''
+  private waiters: { pattern: RegExp; from: number; resolve: () => void }[] = []
+  readonly closed: Promise<number | null>
+
+  constructor(readonly child: ChildProcessWithoutNullStreams, streams = [child.stdout, child.stderr]) {
+    for (const stream of streams) {
+      stream.on('data', (d) => {
+        this.text += d
+        this.waiters = this.waiters.filter((w) => (w.pattern.test(this.text.slice(w.from)) ? (w.resolve(), false) : true))
+      })
+    }
+    this.closed = new Promise((resolve) => child.on('close', resolve))
+  }
+
+  /** Resolves when `pattern` appears after the current end of the text (or after `from`). */
+  waitFor(pattern: RegExp, from = this.text.length): Promise<void> {
+    if (pattern.test(this.text.slice(from))) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ pattern, from, resolve }))
+  }
 }

@@ -30,7 +30,10 @@ describe('chooseModel', () => {
   })
 
   it('treats a missing BRIDLE_MODEL or a bad context window as usage errors', () => {
-    expect(() => chooseModel(app(), { BRIDLE_BASE_URL: 'http://x' })).toThrow(new UsageError('bridle: BRIDLE_MODEL must name the model served at BRIDLE_BASE_URL'))
+    expect(() => chooseModel(app(), { BRIDLE_BASE_URL: 'http://x' })).toThrow(new UsageError('BRIDLE_MODEL (or -m) must name the model served at BRIDLE_BASE_URL'))
+    // an empty variable counts as unset
+    expect(() => chooseModel(app(), { BRIDLE_BASE_URL: 'http://x', BRIDLE_MODEL: '' })).toThrow(/BRIDLE_MODEL \(or -m\) must name/)
+    expect(chooseModel(app(), { DEEPSEEK_API_KEY: 'k', BRIDLE_MODEL: '' }).model).toBe('deepseek-chat')
     expect(() => chooseModel(app(), { BRIDLE_BASE_URL: 'http://x', BRIDLE_MODEL: 'm', BRIDLE_CONTEXT_WINDOW: 'lots' })).toThrow(UsageError)
   })
 

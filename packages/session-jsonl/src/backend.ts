@@ -18,7 +18,8 @@ import { IdChain } from './id-chain.js'
 import { eventLine, type StoredMeta } from './line-format.js'
 import { LiveBinding } from './live-binding.js'
 import { LogReader } from './reader.js'
-import { commitRepair } from './repair.js'
+import { recoveryOf, recoveryWarning } from './recovery.js'
+import { commitRepair, type RepairedLog } from './repair.js'
 import { teardownsSettled, trackTeardown } from './teardowns.js'
 import { encodeSegment } from './segment.js'
 
@@ -38,6 +39,8 @@ interface PreparedEntry {
   readonly meta: StoredMeta
   /** How many of the session's events are durable (the repaired stored log). */
   readonly cursor: number
+  /** The running CRC at the end of the repaired file; `undefined` for a log without checksums. */
+  readonly running: number | undefined
 }
 
 /**
@@ -92,7 +95,8 @@ export class JsonlBackend {
     const prepared = this.prepared.get(session.id)
     if (prepared !== undefined && prepared !== 'pending' && prepared.session === session) {
       this.prepared.delete(session.id)
-      const binding = this.bind(session, { path: this.pathOf(session.id), meta: prepared.meta, cursor: prepared.cursor, materialized: true })
+      const { meta, cursor, running } = prepared
+      const binding = this.bind(session, { path: this.pathOf(session.id), meta, cursor, materialized: true, running })
       binding.admitAll()
       this.writeNow(binding)
       return
@@ -197,8 +201,12 @@ export class JsonlBackend {
     const matches =
       stored.events.length <= live.length && stored.events.every((event, seq) => eventLine(event) === eventLine(live[seq]!))
     if (!matches) throw new Error(`session "${id}" already has a persisted log on disk that does not match this live session (id collision)`)
-    if (stored.committedBytes < stored.size) await repairFile(this.fs, path, stored.committedBytes, new Uint8Array(0))
-    binding.adopted(stored.events.length)
+    const recovery = recoveryOf(stored)
+    if (recovery !== undefined) {
+      await repairFile(this.fs, path, stored.committedBytes, new Uint8Array(0))
+      this.warn(recoveryWarning(id, recovery))
+    }
+    binding.adopted(stored.events.length, stored.running)
   }
 
   /** Starts writing a binding's queued events at once (the first batch of a seeded or claimed session). */
@@ -257,15 +265,21 @@ export class JsonlBackend {
     const live = this.sessions.get(id)
     if (live !== undefined) return Object.freeze({ meta: live.header, events: live.events })
     await this.quiet(id)
-    const balanced = this.reader.validate(await this.reader.read(id, this.pathOf(id), signal))
-    return Object.freeze({ meta: balanced.meta, events: balanced.events })
+    const { meta, events, recovery } = this.reader.validate(await this.reader.read(id, this.pathOf(id), signal))
+    return Object.freeze(recovery === undefined ? { meta, events } : { meta, events, recovery })
   }
 
   /**
    * Live: flush and return a snapshot, refusing an open turn. Stored: commit any repair on the id chain (truncate the
-   * torn tail, append closers) and return the re-read, balanced, frozen view.
+   * torn tail, append closers) and return the re-read, balanced, frozen view; discarded bytes are logged and
+   * reported as its `recovery`.
    */
   async load(id: string): Promise<SessionInspection> {
+    return (await this.loadRepaired(id)).view
+  }
+
+  /** `load`, plus the running CRC at the end of the stored file (for the binding that will append to it). */
+  private async loadRepaired(id: string): Promise<RepairedLog> {
     const live = this.sessions.get(id)
     if (live !== undefined) {
       const events = live.events
@@ -273,10 +287,10 @@ export class JsonlBackend {
         throw new Error(`cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`)
       }
       await this.sessions.flush(live)
-      return Object.freeze({ meta: live.header, events })
+      return { view: Object.freeze({ meta: live.header, events }), running: undefined }
     }
     await this.quiet(id)
-    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id)))
+    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id), this.warn))
   }
 
   /**
@@ -291,7 +305,7 @@ export class JsonlBackend {
     let entry: PreparedEntry
     try {
       signal?.throwIfAborted()
-      const view = await this.load(id)
+      const { view, running } = await this.loadRepaired(id)
       signal?.throwIfAborted()
       const meta = storedMetaOf(view.meta)
       const session = this.sessions.prepare(id, {
@@ -299,7 +313,7 @@ export class JsonlBackend {
         meta: { createdAt: meta.createdAt, cwd: meta.cwd, parentSession: meta.parentSession, seedLength: meta.seedLength },
         seedSource: 'persistence',
       })
-      entry = { session, meta, cursor: view.events.length }
+      entry = { session, meta, cursor: view.events.length, running }
     } catch (error) {
       if (this.prepared.get(id) === 'pending') this.prepared.delete(id)
       throw error

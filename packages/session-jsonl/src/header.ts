@@ -1,4 +1,5 @@
 import { isAbsolute } from 'node:path'
+import { CHECKSUM_KEY, sealHolds, storedSeal, type Seal } from './checksum.js'
 import type { StoredMeta } from './line-format.js'
 
 /**
@@ -26,22 +27,34 @@ function parseJsonBytes(bytes: Uint8Array): { ok: true; value: unknown } | { ok:
   }
 }
 
+/** The message for a header whose checksum does not hold. */
+export const HEADER_CHECKSUM_MISMATCH = 'corrupt session log: checksum mismatch in the header line'
+
 /**
- * Parses line 1 of a log (persistence.md §9.2). Returns the stored header fields and the byte offset just past the
- * header's `\n`. A foreign `version` is refused before any structural check; the identity check is the caller's.
+ * Parses line 1 of a log (persistence.md §9.2). Returns the stored header fields, the byte offset just past the
+ * header's `\n`, and — for a sealed log (one whose lines carry checksums) — the header's seal, which the event
+ * scan continues from. The checksum is checked first: a version number is only worth believing once the line is
+ * known intact. A foreign `version` is refused before any structural check; the identity check is the caller's.
  */
-export function parseHeader(bytes: Uint8Array): { meta: StoredMeta; headerEnd: number } {
+export function parseHeader(bytes: Uint8Array): { meta: StoredMeta; headerEnd: number; seal?: Seal } {
   const newline = bytes.indexOf(0x0a)
   if (newline < 0) throw new HeaderDefect('empty or header-less session log', 'corrupt')
+  const seal = storedSeal(bytes, 0, newline)
+  if (seal !== undefined && !sealHolds(bytes, seal)) throw new HeaderDefect(HEADER_CHECKSUM_MISMATCH, 'corrupt')
   const parsed = parseJsonBytes(bytes.subarray(0, newline))
   if (!parsed.ok) throw new HeaderDefect('corrupt session log: header line is not valid JSON', 'corrupt')
   const record = parsed.value
+  if (isRecord(record) && Object.hasOwn(record, CHECKSUM_KEY)) {
+    // A sealed header whose seal no longer reads as one (its digits or field name were damaged).
+    if (seal === undefined) throw new HeaderDefect(HEADER_CHECKSUM_MISMATCH, 'corrupt')
+    delete record[CHECKSUM_KEY]
+  }
   if (isRecord(record) && typeof record.version === 'number' && record.version !== 0) {
     throw new HeaderDefect(foreignVersionMessage(record.id, record.version), 'format')
   }
   const meta = headerShape(record)
   if (meta === undefined) throw new HeaderDefect('corrupt session log: first line is not a session header', 'corrupt')
-  return { meta, headerEnd: newline + 1 }
+  return seal === undefined ? { meta, headerEnd: newline + 1 } : { meta, headerEnd: newline + 1, seal }
 }
 
 function foreignVersionMessage(id: unknown, version: number): string {

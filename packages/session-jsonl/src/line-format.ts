@@ -1,7 +1,8 @@
 /**
  * The JSONL line format (persistence.md §3): line 1 is the session header, every later line is one event, and every
  * record ends with `\n`. Serialization picks fields in a fixed order so a loaded event re-serializes to the same
- * bytes.
+ * bytes. `headerLine` and `eventLine` give a record's plain JSON; a log written now seals each line with a checksum
+ * field (checksum.ts), and a log written before checksums keeps receiving plain lines.
  */
 import { stringifyRecord } from './json-text.js'
 
@@ -25,6 +26,8 @@ export interface StoredEvent {
   readonly sourceEventSeqs?: readonly number[]
   readonly ignorable?: true
 }
+
+import { sealLines } from './checksum.js'
 
 const encoder = new TextEncoder()
 
@@ -63,9 +66,31 @@ export function eventsText(events: readonly StoredEvent[]): string {
   return text
 }
 
-/** The UTF-8 bytes of a batch of events. */
+/** The UTF-8 bytes of a batch of events, as plain lines (the format of logs written before checksums). */
 export function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
   return encoder.encode(eventsText(events))
+}
+
+/** Bytes to write and the running CRC after them; `running` is `undefined` for a log without checksums. */
+export interface EncodedLines {
+  readonly bytes: Uint8Array
+  readonly running: number | undefined
+}
+
+/** A new log's first write: the header and the first batch, sealed from the start of the file. */
+export function encodeNewLog(meta: StoredMeta, events: readonly StoredEvent[]): EncodedLines {
+  const sealed = sealLines(headerLine(meta) + eventsText(events), 0)
+  return { bytes: encoder.encode(sealed.text), running: sealed.running }
+}
+
+/**
+ * A batch appended to an existing log, in that log's format: sealed lines continuing the chain from `running`, or
+ * plain lines when the log has no checksums (`running` is `undefined`), so a file never mixes the two.
+ */
+export function encodeAppend(events: readonly StoredEvent[], running: number | undefined): EncodedLines {
+  if (running === undefined) return { bytes: encodeEvents(events), running }
+  const sealed = sealLines(eventsText(events), running)
+  return { bytes: encoder.encode(sealed.text), running: sealed.running }
 }
 
 /** UTF-8 encodes a string. */

@@ -2,7 +2,7 @@ import type { Session, SessionEvent } from '@bridle/session'
 import { appendFile, isRollbackFailure, publishFile } from './file-writer.js'
 import type { FsLayer } from './fs-layer.js'
 import type { IdChain } from './id-chain.js'
-import { encodeEvents, eventsText, headerLine, utf8, type StoredMeta } from './line-format.js'
+import { encodeAppend, encodeNewLog, type StoredMeta } from './line-format.js'
 import { WriteBehindQueue } from './write-behind.js'
 
 /** What a `LiveBinding` needs from the backend that owns it. */
@@ -20,6 +20,8 @@ export interface BindingStart {
   readonly meta: StoredMeta
   readonly cursor: number
   readonly materialized: boolean
+  /** For a materialized sealed log, the running CRC of the whole file; `undefined` for a log without checksums. */
+  readonly running?: number
 }
 
 /**
@@ -42,6 +44,8 @@ export class LiveBinding {
   private readonly meta: StoredMeta
   private cursor: number
   private materialized: boolean
+  /** The running CRC at the end of the file (sealed logs); appends continue the chain from it. */
+  private running: number | undefined
   /** The next seq to hand to the queue. */
   private queuedThrough: number
 
@@ -54,6 +58,7 @@ export class LiveBinding {
     this.meta = start.meta
     this.cursor = start.cursor
     this.materialized = start.materialized
+    this.running = start.running
     this.queuedThrough = start.cursor
     this.queue = new WriteBehindQueue<SessionEvent>({
       delayMs: ctx.delayMs,
@@ -77,9 +82,13 @@ export class LiveBinding {
     return this.cursor
   }
 
-  /** Re-bases the binding after a successful adoption: the first `cursor` live events are already stored. */
-  adopted(cursor: number): void {
+  /**
+   * Re-bases the binding after a successful adoption: the first `cursor` live events are already stored, and the
+   * file's running CRC is `running` (`undefined` for a log without checksums).
+   */
+  adopted(cursor: number, running: number | undefined): void {
     this.cursor = cursor
+    this.running = running
     this.materialized = true
     if (this.queuedThrough < cursor) this.queuedThrough = cursor
   }
@@ -132,11 +141,14 @@ export class LiveBinding {
       if (events.length === 0) return
       try {
         if (!this.materialized) {
-          const bytes = utf8(headerLine(this.meta) + eventsText(events))
-          await publishFile(this.ctx.fs, this.ctx.root, this.path, this.session.id, bytes)
+          const encoded = encodeNewLog(this.meta, events)
+          await publishFile(this.ctx.fs, this.ctx.root, this.path, this.session.id, encoded.bytes)
           this.materialized = true
+          this.running = encoded.running
         } else {
-          await appendFile(this.ctx.fs, this.path, encodeEvents(events))
+          const encoded = encodeAppend(events, this.running)
+          await appendFile(this.ctx.fs, this.path, encoded.bytes)
+          this.running = encoded.running
         }
       } catch (error) {
         if (isRollbackFailure(error)) this.poisoned = error

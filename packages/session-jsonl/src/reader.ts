@@ -7,12 +7,14 @@ import {
   SessionPersistenceCorruptionError,
   type SessionEvent,
   type SessionHeader,
+  type SessionRecoveryReport,
 } from '@bridle/session'
 import { isNotFound, type FsLayer } from './fs-layer.js'
 import { HeaderDefect, parseHeader } from './header.js'
 import type { StoredEvent, StoredMeta } from './line-format.js'
 import { readStable, revisionOf } from './read-stable.js'
-import { CommittedDamage, scanEvents } from './scan.js'
+import { recoveryOf } from './recovery.js'
+import { CommittedDamage, scanEvents, type ScanResult } from './scan.js'
 
 /** The scanned state of one log file at one revision. */
 export interface StoredLog {
@@ -24,6 +26,10 @@ export interface StoredLog {
   /** File size at the read revision; a torn tail exists exactly when `committedBytes < size`. */
   readonly size: number
   readonly revision: string
+  /** What lies past `committedBytes`: the scan's line counts and first defect. */
+  readonly scan: Pick<ScanResult, 'completeLines' | 'completeBytes' | 'defect' | 'intactAfterDefect'>
+  /** The running CRC at `committedBytes` for a sealed log; `undefined` for a log written before checksums. */
+  readonly running: number | undefined
 }
 
 /** A validated, balanced view: stored events plus the closers that end an interrupted turn. */
@@ -31,6 +37,8 @@ export interface BalancedLog {
   readonly meta: SessionHeader
   readonly events: readonly SessionEvent[]
   readonly closers: readonly SessionEvent[]
+  /** What the view leaves out past the committed prefix; `undefined` when the file ends there. */
+  readonly recovery: SessionRecoveryReport | undefined
 }
 
 /** Builds a `SessionFormatUnsupportedError` for a jsonl file. */
@@ -40,7 +48,7 @@ export function formatUnsupported(message: string, path: string): SessionFormatU
 
 function headerError(defect: HeaderDefect, path: string): Error {
   if (defect.kind === 'format') return formatUnsupported(defect.message, path)
-  return new SessionPersistenceCorruptionError(defect.message, { cause: defect, path })
+  return new SessionPersistenceCorruptionError(defect.message, { cause: defect, path, line: 1 })
 }
 
 /**
@@ -82,10 +90,13 @@ export class LogReader {
       )
     }
     try {
-      const { events, committedBytes } = scanEvents(bytes, parsed.headerEnd)
-      return { path, meta: parsed.meta, events, committedBytes, size: bytes.length, revision }
+      const scan = scanEvents(bytes, parsed.headerEnd, parsed.seal)
+      const { events, committedBytes, running } = scan
+      return { path, meta: parsed.meta, events, committedBytes, size: bytes.length, revision, scan, running }
     } catch (error) {
-      if (error instanceof CommittedDamage) throw new SessionPersistenceCorruptionError(error.message, { cause: error, path })
+      if (error instanceof CommittedDamage) {
+        throw new SessionPersistenceCorruptionError(error.message, { cause: error, path, line: error.line })
+      }
       throw error
     }
   }
@@ -121,7 +132,7 @@ export class LogReader {
     } catch (error) {
       throw wrap(error)
     }
-    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers }
+    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers, recovery: recoveryOf(stored) }
   }
 
   /**

@@ -1,27 +1,47 @@
 import type { SessionInspection } from '@bridle/session'
 import { repairFile } from './file-writer.js'
 import type { FsLayer } from './fs-layer.js'
-import { encodeEvents } from './line-format.js'
+import { encodeAppend } from './line-format.js'
 import { currentRevision } from './read-stable.js'
 import type { LogReader } from './reader.js'
+import { recoveryWarning } from './recovery.js'
+
+/** A repaired stored log: the balanced view, and the running CRC at the file's end (`undefined` without checksums). */
+export interface RepairedLog {
+  readonly view: SessionInspection
+  readonly running: number | undefined
+}
 
 /**
  * Commits crash recovery for a stored session (persistence.md §10); call it on the id chain. Reads, scans and
  * validates the log; if it has a torn tail or an open turn, re-stats the file and — only if its revision is still
- * the scanned one (otherwise it reads again) — truncates to `committedBytes`, fsyncs, appends the closers and fsyncs.
- * Returns the re-read, balanced, frozen view. Bytes before `committedBytes` are never rewritten, and a log that is
- * already balanced is not touched, so a second call changes nothing.
+ * the scanned one (otherwise it reads again) — truncates to `committedBytes`, fsyncs, appends the closers (sealed
+ * when the log is) and fsyncs. When bytes were discarded, `warn` gets a line naming the file, the lines and their
+ * count, and the view carries the same `recovery` report. Returns the re-read, balanced, frozen view. Bytes before
+ * `committedBytes` are never rewritten, and a log that is already balanced is not touched, so a second call
+ * changes nothing.
  */
-export async function commitRepair(fs: FsLayer, root: string, reader: LogReader, id: string, path: string): Promise<SessionInspection> {
+export async function commitRepair(
+  fs: FsLayer,
+  root: string,
+  reader: LogReader,
+  id: string,
+  path: string,
+  warn: (message: string) => void,
+): Promise<RepairedLog> {
   for (;;) {
     const stored = await reader.read(id, path)
     const balanced = reader.validate(stored)
     if (stored.committedBytes === stored.size && balanced.closers.length === 0) {
-      return Object.freeze({ meta: balanced.meta, events: balanced.events })
+      return { view: Object.freeze({ meta: balanced.meta, events: balanced.events }), running: stored.running }
     }
     if ((await currentRevision(fs, root, path)) !== stored.revision) continue
-    await repairFile(fs, path, stored.committedBytes, encodeEvents(balanced.closers))
-    const repaired = reader.validate(await reader.read(id, path))
-    return Object.freeze({ meta: repaired.meta, events: repaired.events })
+    await repairFile(fs, path, stored.committedBytes, encodeAppend(balanced.closers, stored.running).bytes)
+    const { recovery } = balanced
+    if (recovery !== undefined) warn(recoveryWarning(id, recovery))
+    const again = await reader.read(id, path)
+    const repaired = reader.validate(again)
+    const view = { meta: repaired.meta, events: repaired.events, ...(recovery === undefined ? {} : { recovery }) }
+    return { view: Object.freeze(view), running: again.running }
   }
 }

@@ -12,6 +12,7 @@ import type {
 import { ownedEffect } from '@bridle/scope'
 import { Context, Service } from 'cordis'
 import { JsonlBackend } from './backend.js'
+import { assertChecksumSupport } from './checksum.js'
 import { registerCheckpoints } from './checkpoints.js'
 import { Config, ConfigSchema, PLUGIN_NAME, type SessionJsonlConfig } from './config.js'
 import { nodeFs, type FsLayer } from './fs-layer.js'
@@ -35,6 +36,7 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
 
   constructor(ctx: Context, config?: SessionJsonlConfig, options: SessionJsonlOptions = {}) {
     super(ctx, 'sessionPersistence', true)
+    assertChecksumSupport()
     const parsed = Config(config)
     this.config = parsed
     const logger = ctx.logger(PLUGIN_NAME)

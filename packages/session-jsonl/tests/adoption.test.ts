@@ -4,7 +4,7 @@ import { SessionStore } from '@bridle/session'
 import { Context } from 'cordis'
 import { describe, expect, it, vi } from 'vitest'
 import { eventLine, headerLine, nodeFs, SessionJsonl, type FsLayer } from '../src/index.js'
-import { jsonlPlugin, replay, scriptedAppends, tempRoot } from './helpers.js'
+import { captureWarnings, jsonlPlugin, replay, scriptedAppends, tempRoot, unsealed } from './helpers.js'
 
 const appends = scriptedAppends(2)
 
@@ -21,7 +21,8 @@ function fileText(root: string, id: string): string {
 }
 
 describe('binding sessions that are already live (plugin reload)', () => {
-  it('adopts a matching log, truncates its torn tail, and writes the live suffix', async () => {
+  it('adopts a matching log, truncates its torn tail (reporting it), and writes the live suffix', async () => {
+    const warnings = captureWarnings()
     const { ctx, root, load } = reloadableApp()
     const first = load()
     const s = ctx.sessions.create('s1', { meta: { cwd: '/w' } })
@@ -33,7 +34,8 @@ describe('binding sessions that are already live (plugin reload)', () => {
     appendFileSync(join(root, 's1.jsonl'), '{"type":"assistant/ch') // a torn tail from the old writer
     load()
     await ctx.sessions.flush(s)
-    expect(fileText(root, 's1')).toBe(headerLine({ version: 0, id: 's1', createdAt: s.header.createdAt, cwd: '/w' }) + s.events.map(eventLine).join(''))
+    expect(unsealed(fileText(root, 's1'))).toBe(headerLine({ version: 0, id: 's1', createdAt: s.header.createdAt, cwd: '/w' }) + s.events.map(eventLine).join(''))
+    expect(warnings).toEqual([`session-jsonl: session "s1": discarded line 12 of "${join(root, 's1.jsonl')}" (a 21-byte unterminated line)`])
   })
 
   it('does not close an open turn while adopting: the live session is the authority', async () => {

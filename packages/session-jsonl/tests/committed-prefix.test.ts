@@ -114,6 +114,6 @@ describe('a blank line right after the header', () => {
 
   it('is torn tail when nothing committed follows: no events, committed bytes end at the header', () => {
     const bytes = bytesOf(header, '\n', lines[0]!)
-    expect(scan(bytes)).toEqual({ events: [], committedBytes: byteLength(header) })
+    expect(scan(bytes)).toMatchObject({ events: [], committedBytes: byteLength(header) })
   })
 })

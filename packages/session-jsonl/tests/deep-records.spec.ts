@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { eventLine } from '../src/index.js'
 import { stringifyIteratively, stringifyRecord } from '../src/json-text.js'
-import { captureWarnings, makeApp } from './helpers.js'
+import { captureWarnings, makeApp, unsealed } from './helpers.js'
 
 function nested(levels: number): unknown {
   let value: unknown = 'leaf'
@@ -55,7 +55,7 @@ describe('a session holding a record too deep for JSON.stringify keeps saving', 
     await ctx.sessions.flush(session)
     session.append('plugin/after', { n: 1 })
     await ctx.sessions.flush(session)
-    const lines = readFileSync(join(root, 'deep.jsonl'), 'utf8').trimEnd().split('\n')
+    const lines = unsealed(readFileSync(join(root, 'deep.jsonl'), 'utf8')).trimEnd().split('\n')
     expect(lines.slice(1).map((line) => JSON.parse(line).type)).toEqual(['plugin/deep', 'session/end-seed', 'plugin/after'])
     expect(lines[1]).toBe(`{"type":"plugin/deep","seq":0,"time":1,"data":${stringifyIteratively(deep)}}`)
     const loaded = await ctx.sessionPersistence!.load('deep')

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { eventLine } from '../src/index.js'
+import { SUFFIX_LENGTH } from '../src/checksum.js'
 import { FaultyFs, type Fault } from './fixtures/faulty-fs.js'
-import { captureWarnings, makeApp, replay, scriptedAppends } from './helpers.js'
+import { captureWarnings, makeApp, replay, scriptedAppends, unsealed } from './helpers.js'
 
 const appends = scriptedAppends(2)
 
@@ -30,7 +31,7 @@ describe('fault injection', () => {
     expect(storedSeqs(path)).toEqual([0, 1, 2])
     await ctx.sessions.flush(s)
     expect(storedSeqs(path)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
-    expect(readFileSync(path, 'utf8').endsWith(s.events.map(eventLine).slice(3).join(''))).toBe(true)
+    expect(unsealed(readFileSync(path, 'utf8')).endsWith(s.events.map(eventLine).slice(3).join(''))).toBe(true)
   })
 
   it('a failed partial write is truncated back; a failed publication leaves no file', async () => {
@@ -79,8 +80,8 @@ describe('fault injection', () => {
     await ctx.sessions.flush(s)
     const path = persistence.locate(s.header).path
     replay(s, appends.slice(2, 6))
-    const batch = s.events.slice(2).map(eventLine).join('')
-    const partial = Buffer.byteLength(batch.split('\n').slice(0, 2).join('\n')) + 1 + 10 // two lines and a fragment
+    // two sealed lines (each its plain JSON plus the checksum field) and a fragment
+    const partial = s.events.slice(2, 4).reduce((sum, e) => sum + Buffer.byteLength(eventLine(e)) + SUFFIX_LENGTH, 0) + 10
     fs.plan({ op: 'write', partial, path: /s1\.jsonl$/ }, { op: 'truncate', path: /s1\.jsonl$/ })
     const error = await ctx.sessions.flush(s).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(AggregateError)

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionStore, type Session } from '@bridle/session'
 import { Context, Logger } from 'cordis'
-import { afterEach } from 'vitest'
-import { SessionJsonl, type FsLayer, type SessionJsonlConfigInput } from '../src/index.js'
+import { afterEach, expect } from 'vitest'
+import { sealLog, SessionJsonl, type FsLayer, type SessionJsonlConfigInput } from '../src/index.js'
 import { scriptedAppends, type ScriptedAppend } from './fixtures/script.js'
 
 export interface App {
@@ -43,19 +43,28 @@ export function jsonlPlugin(fs?: FsLayer): typeof SessionJsonl {
   }
 }
 
-/** Captures `session-jsonl` warnings written through the cordis logger for the current test. */
+/**
+ * Captures `session-jsonl` warnings written through the cordis logger for the current test, and keeps them off the
+ * console meanwhile (the capture target has its own levels; the console's level for `session-jsonl` drops to errors).
+ */
 export function captureWarnings(): string[] {
   const seen: string[] = []
   const target = {
+    levels: { base: 2 },
     record(record: { name: string; type: string; content: string }) {
       if (record.name === 'session-jsonl' && record.type === 'warn') seen.push(record.content)
     },
   }
   ;(Logger.targets as unknown[]).push(target)
+  const levels = Logger.levels as Record<string, unknown>
+  const previous = levels['session-jsonl']
+  levels['session-jsonl'] = 1
   afterEach(() => {
     const targets = Logger.targets as unknown[]
     const index = targets.indexOf(target)
     if (index >= 0) targets.splice(index, 1)
+    if (previous === undefined) delete levels['session-jsonl']
+    else levels['session-jsonl'] = previous
   })
   return seen
 }
@@ -66,3 +75,12 @@ export function replay(session: Session, appends: readonly ScriptedAppend[]): vo
 }
 
 export { scriptedAppends }
+
+/**
+ * The plain JSONL of a sealed log text: asserts that every line carries a checksum that holds (resealing changes
+ * nothing), then drops the checksum fields, so a test can compare it with `headerLine` + `eventLine` output.
+ */
+export function unsealed(text: string): string {
+  expect(sealLog(text), 'the log is not sealed with a valid checksum chain').toBe(text)
+  return text.replace(/,"crc":"[0-9a-f]{8}"\}\n/g, '}\n')
+}

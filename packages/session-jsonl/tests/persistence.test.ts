@@ -6,7 +6,7 @@ import { Context } from 'cordis'
 import { describe, expect, it, vi } from 'vitest'
 import { Config, eventLine, headerLine, SessionJsonl } from '../src/index.js'
 import { buildLog } from './fixtures/script.js'
-import { captureWarnings, makeApp, replay, scriptedAppends, tempRoot } from './helpers.js'
+import { captureWarnings, makeApp, replay, scriptedAppends, tempRoot, unsealed } from './helpers.js'
 
 const meta = (id: string) => ({ version: 0 as const, id, createdAt: 1000 })
 
@@ -74,10 +74,10 @@ describe('writing live sessions', () => {
     await ctx.sessions.flush(s)
     const path = persistence.locate(s.header).path
     const header = headerLine({ version: 0, id: 's1', createdAt: s.header.createdAt, cwd: '/work' })
-    expect(readFileSync(path, 'utf8')).toBe(header + s.events.map(eventLine).join(''))
+    expect(unsealed(readFileSync(path, 'utf8'))).toBe(header + s.events.map(eventLine).join(''))
     replay(s, scriptedAppends(1).slice(5))
     await ctx.sessions.flush(s)
-    expect(readFileSync(path, 'utf8')).toBe(header + s.events.map(eventLine).join(''))
+    expect(unsealed(readFileSync(path, 'utf8'))).toBe(header + s.events.map(eventLine).join(''))
     expect(statSync(path).mode & 0o777).toBe(0o600)
     expect(readdirSync(persistence.root)).toEqual(['s1.jsonl'])
   })
@@ -150,6 +150,7 @@ describe('writing live sessions', () => {
 
 describe('load, inspect and repair', () => {
   it('example 1: keeps the interrupted turn, truncates the fragment, appends closers; resume marks end-seed', async () => {
+    const warnings = captureWarnings()
     const { ctx, root, persistence } = makeApp()
     const cut = firstTurnEnd + 1
     // Turn 2 up to its first user message, then a torn chunk.
@@ -162,13 +163,19 @@ describe('load, inspect and repair', () => {
     expect(closers.map((e) => e.type)).toEqual(['step/end', 'turn/end'])
     expect(closers.at(-1)!.data).toEqual({ turn: 2, reason: { kind: 'interrupted' } })
     expect(readFileSync(path, 'utf8')).toBe(before) // inspect never writes
+    const fragment = { location: { kind: 'jsonl', path }, firstLine: cut + 7, lastLine: cut + 7, droppedLines: 0, droppedEvents: 0, fragmentBytes: 35 }
+    expect(inspected.recovery).toEqual(fragment)
+    expect(warnings).toEqual([])
 
     const loaded = await persistence.load('s1')
     expect(loaded.events).toEqual(inspected.events)
+    expect(loaded.recovery).toEqual(fragment)
+    expect(warnings).toEqual([`session-jsonl: session "s1": discarded line ${cut + 7} of "${path}" (a 35-byte unterminated line)`])
     expect(readFileSync(path, 'utf8')).toBe(headerLine(meta('s1')) + loaded.events.map(eventLine).join(''))
     const repaired = readFileSync(path, 'utf8')
-    await persistence.load('s1')
+    expect((await persistence.load('s1')).recovery).toBeUndefined()
     expect(readFileSync(path, 'utf8')).toBe(repaired) // P8: a second load does not modify
+    expect(warnings).toHaveLength(1)
 
     const session = await persistence.resume('s1')
     expect(ctx.sessions.get('s1')).toBe(session)
@@ -218,18 +225,34 @@ describe('load, inspect and repair', () => {
       expect(error.name).toBe('SessionPersistenceCorruptionError')
       expect(error.message).toBe('corrupt session log: unparsable committed event at line 4')
       expect((error as SessionPersistenceCorruptionError).path).toBe(path)
+      expect((error as SessionPersistenceCorruptionError).line).toBe(4)
     }
     expect(readFileSync(path, 'utf8')).toBe(headerLine(meta('s1')) + damaged.join('')) // nothing repaired
   })
 
-  it('example 3: the same damage with no later turn/end is a torn tail', async () => {
+  it('example 3: the same damage with no later turn/end is a torn tail, reported with the lines and events it drops', async () => {
+    const warnings = captureWarnings()
     const { root, persistence } = makeApp()
     const damaged = lines.slice(0, firstTurnEnd) // no turn/end at all
     damaged[2] = '{oops\n'
-    writeLog(root, 's1', damaged)
-    const { events } = await persistence.load('s1')
+    const path = writeLog(root, 's1', damaged)
+    const report = {
+      location: { kind: 'jsonl', path },
+      firstLine: 4,
+      lastLine: firstTurnEnd + 1,
+      droppedLines: firstTurnEnd - 2,
+      droppedEvents: firstTurnEnd - 3,
+      fragmentBytes: 0,
+      defect: { line: 4, reason: 'unparsable line' },
+    }
+    expect((await persistence.inspect('s1')).recovery).toEqual(report)
+    const { events, recovery } = await persistence.load('s1')
     expect(events.slice(0, 2)).toEqual(log.slice(0, 2))
     expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 1, reason: { kind: 'interrupted' } } })
+    expect(recovery).toEqual(report)
+    expect(warnings).toEqual([
+      `session-jsonl: session "s1": discarded lines 4–${firstTurnEnd + 1} of "${path}" (${firstTurnEnd - 2} complete lines, starting at damaged line 4 (unparsable line), of which ${firstTurnEnd - 3} were intact events)`,
+    ])
   })
 
   it('header failures', async () => {

@@ -34,7 +34,7 @@ describe('commitRepair', () => {
         return nodeFs.stat(p)
       },
     }
-    const view = await commitRepair(racing, root, new LogReader(racing, root, new Set()), 's1', path)
+    const { view } = await commitRepair(racing, root, new LogReader(racing, root, new Set()), 's1', path, () => undefined)
     expect(view.events.slice(0, 4)).toEqual(log.slice(0, 4))
     expect(readFileSync(path, 'utf8')).toBe(header + view.events.map(eventLine).join(''))
   })
@@ -44,7 +44,7 @@ describe('commitRepair', () => {
     const { root, path } = setup(text)
     const calls: string[] = []
     const watching: FsLayer = { ...nodeFs, open: (p, flags, mode) => (calls.push(flags), nodeFs.open(p, flags, mode)) }
-    const view = await commitRepair(watching, root, new LogReader(watching, root, new Set()), 's1', path)
+    const { view } = await commitRepair(watching, root, new LogReader(watching, root, new Set()), 's1', path, () => undefined)
     expect(view.events).toEqual(log)
     expect(calls).toEqual([])
     expect(readFileSync(path, 'utf8')).toBe(text)

@@ -17,7 +17,7 @@ import {
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import DefaultExport, { Config, ConfigSchema, SessionJsonl } from '../src/index.js'
-import { captureWarnings, makeApp, tempRoot } from './helpers.js'
+import { captureWarnings, makeApp, tempRoot, unsealed } from './helpers.js'
 
 const userMessage = (id: string, text: string) => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } })
 
@@ -97,7 +97,7 @@ describe('§2 file layout and §3 line format', () => {
     expect(existsSync(root)).toBe(false)
   })
 
-  it('writes the header fields in order (absent fields omitted, unknown keys dropped) and each event as JSON.stringify', async () => {
+  it('writes the header fields in order (absent fields omitted, unknown keys dropped) and each event as JSON.stringify, each sealed with its checksum', async () => {
     const { ctx, root } = makeApp()
     const source = ctx.sessions.create('src', { meta: { cwd: '/work' } })
     source.append('turn/start', { turn: 1 })
@@ -106,13 +106,13 @@ describe('§2 file layout and §3 line format', () => {
     const child = ctx.sessions.branch(source, 2, 'kid/1')
     await ctx.sessions.flush(source)
     await ctx.sessions.flush(child)
-    const text = readFileSync(join(root, 'kid~002F1.jsonl'), 'utf8')
+    const text = unsealed(readFileSync(join(root, 'kid~002F1.jsonl'), 'utf8'))
     const [first, ...rest] = text.split('\n')
     expect(first).toBe(JSON.stringify({ type: 'session', version: 0, id: 'kid/1', createdAt: child.header.createdAt, cwd: '/work', parentSession: 'src', seedLength: 3 }))
     expect(text).toBe(first + '\n' + child.events.map((e) => JSON.stringify(e) + '\n').join(''))
     expect(rest.at(-1)).toBe('')
     expect(text).not.toContain('\r')
-    const plain = readFileSync(join(root, 'src.jsonl'), 'utf8').split('\n')[0]
+    const plain = unsealed(readFileSync(join(root, 'src.jsonl'), 'utf8')).split('\n')[0]
     expect(plain).toBe(JSON.stringify({ type: 'session', version: 0, id: 'src', createdAt: source.header.createdAt, cwd: '/work' }))
     expect(readdirSync(root).sort()).toEqual(['kid~002F1.jsonl', 'src.jsonl'])
   })
@@ -128,7 +128,7 @@ describe('§2 file layout and §3 line format', () => {
     ctx.sessions.enter(s)
     ctx.sessions.announce(s)
     await ctx.sessions.flush(s)
-    expect(readFileSync(join(root, 'h.jsonl'), 'utf8')).toBe(
+    expect(unsealed(readFileSync(join(root, 'h.jsonl'), 'utf8'))).toBe(
       '{"type":"session","version":0,"id":"h","createdAt":9}\n' + s.events.map((e) => JSON.stringify(e) + '\n').join(''),
     )
   })

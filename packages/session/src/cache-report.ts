@@ -10,6 +10,7 @@ import { messageChain, messageDigest } from './digest.js'
 import { isReplacementSurfaceEvent } from './events.js'
 import { requestForDigest } from './verify.js'
 import type { ReconstructedRequest } from './reconstruct.js'
+import { sectionChanges, type SectionChange } from './section-manifest.js'
 
 export type MessageBreakCause =
   /** A surface replace (compaction) at `seq` rewrote history. */
@@ -27,7 +28,19 @@ export interface CachePrefixRow {
   readonly seq: number
   /** Seq of the previous request's `request/digest`; absent for the first request. */
   readonly previousSeq?: number
-  readonly system?: { readonly kept: true } | { readonly kept: false; readonly firstDifferingLine: number; readonly previousLine: string; readonly currentLine: string }
+  readonly system?:
+    | { readonly kept: true }
+    | {
+        readonly kept: false
+        readonly firstDifferingLine: number
+        readonly previousLine: string
+        readonly currentLine: string
+        /**
+         * The sections added, removed, moved or changed, from both requests' section manifests; absent when either
+         * header recorded none (a log written before manifests).
+         */
+        readonly sections?: readonly SectionChange[]
+      }
   readonly tools?: { readonly kept: boolean; readonly added: readonly string[]; readonly removed: readonly string[]; readonly moved: readonly string[] }
   readonly messages?: { readonly kept: true } | { readonly kept: false; readonly firstDifferingPosition: number; readonly cause: MessageBreakCause }
   /** The longest part of this request byte-identical to a prefix of the previous one. */
@@ -172,12 +185,15 @@ export function cachePrefixReport(events: readonly AnySessionEvent[]): CachePref
       prefixKept = { messages: sameMessages, chars }
     }
 
+    const pSections = prev.rebuilt.sections
+    const cSections = curr.rebuilt.sections
+    const sections = diffLine !== undefined && pSections && cSections ? { sections: sectionChanges(pSections, cSections) } : {}
     return {
       ...base,
       previousSeq: prev.seq,
       system: diffLine === undefined
         ? { kept: true }
-        : { kept: false, firstDifferingLine: diffLine.line, previousLine: diffLine.previousLine, currentLine: diffLine.currentLine },
+        : { kept: false, firstDifferingLine: diffLine.line, previousLine: diffLine.previousLine, currentLine: diffLine.currentLine, ...sections },
       tools: { kept: toolsKept, ...tools },
       messages: messagesKept ? { kept: true } : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(events, prev, curr, sameMessages) },
       prefixKept,

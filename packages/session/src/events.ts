@@ -14,6 +14,7 @@ import type {
   ToolSchema,
   UserMessage,
 } from '@bridle/llm'
+import type { SystemSectionRecord } from './section-manifest.js'
 
 /** Why an agent turn was cancelled; `Agent.cancel` takes it and `turn/end {kind:'aborted'}` records it. */
 export type AgentCancelCause =
@@ -109,7 +110,12 @@ export interface SessionEventMap {
     readonly meta?: JsonValue
   }
   'todo/write': { readonly todos: readonly TodoItem[] }
-  'request/header': { readonly header: EpochHeader; readonly reason: RequestHeaderReason }
+  'request/header': {
+    readonly header: EpochHeader
+    readonly reason: RequestHeaderReason
+    /** Which section produced which span of `header.system` (absent in logs written before manifests). */
+    readonly sections?: readonly SystemSectionRecord[]
+  }
   'request/context': RequestContext
   'request/digest': RequestDigestRecord
   'session/end-seed': Readonly<Record<string, never>>

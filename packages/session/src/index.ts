@@ -52,6 +52,7 @@ export {
   type SessionLocation,
   type SessionSnapshotInfo,
   type SessionRawLog,
+  type SessionRecoveryReport,
   SessionPersistenceCorruptionError,
   SessionFormatUnsupportedError,
   createSessionPreparation,
@@ -72,3 +73,12 @@ export {
 } from './digest.js'
 export { verifyDigests, undigestedSteps, type DigestPart, type DigestVerification, type UndigestedStep } from './verify.js'
 export { cachePrefixReport, type CachePrefixRow, type MessageBreakCause } from './cache-report.js'
+export {
+  sectionManifest,
+  readSectionManifest,
+  sectionChanges,
+  sectionAt,
+  type SystemSectionRecord,
+  type SystemSectionSpan,
+  type SectionChange,
+} from './section-manifest.js'

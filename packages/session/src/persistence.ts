@@ -16,6 +16,31 @@ export interface SessionLocation {
 export interface SessionInspection {
   readonly meta: SessionHeader
   readonly events: readonly SessionEvent[]
+  /**
+   * Present when the stored log ended in a torn or damaged tail that this view leaves out: `inspect` reports what a
+   * load would discard, `load` what it did discard. Absent for an intact log and for a live session.
+   */
+  readonly recovery?: SessionRecoveryReport
+}
+
+/**
+ * What a backend discarded (or, for `inspect`, would discard) past the committed prefix of a stored log: a torn
+ * tail after a crash, or a damaged line in the open last turn and every line after it. Line numbers are physical
+ * and 1-based (a JSONL log's header is line 1); a backend without lines numbers its records the same way.
+ */
+export interface SessionRecoveryReport {
+  readonly location: SessionLocation
+  /** The first and last discarded line. */
+  readonly firstLine: number
+  readonly lastLine: number
+  /** Complete (newline-terminated) lines discarded. */
+  readonly droppedLines: number
+  /** How many of those held an intact event: events lost only because they came after the damage. */
+  readonly droppedEvents: number
+  /** Bytes of an unterminated last line (0 when the log ended with a complete line). */
+  readonly fragmentBytes: number
+  /** The first damaged complete line and why; absent when the only loss is an unterminated fragment. */
+  readonly defect?: { readonly line: number; readonly reason: string }
 }
 
 /** One unpublished session handed out by `ctx.sessions.prepare` or a backend's `prepare`. */
@@ -51,11 +76,14 @@ export interface SessionPersistence {
 /** A stored log is damaged: header, scan or identity failures, or a failed validation of its events. */
 export class SessionPersistenceCorruptionError extends Error {
   readonly path: string | undefined
+  /** The damaged line (1-based, the header is line 1), when the damage is one line of the log. */
+  readonly line: number | undefined
 
-  constructor(message: string, options: { cause?: unknown; path?: string } = {}) {
+  constructor(message: string, options: { cause?: unknown; path?: string; line?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'SessionPersistenceCorruptionError'
     this.path = options.path
+    this.line = options.line
   }
 }
 

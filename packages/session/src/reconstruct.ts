@@ -6,6 +6,7 @@ import type { AnySessionEvent, EpochHeader, RequestContext, RequestHeaderReason 
 import { deriveEventMessage } from './derive.js'
 import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
+import { readSectionManifest, type SystemSectionRecord } from './section-manifest.js'
 import { foldSurface } from './surface.js'
 
 /** The model-facing fields of a dispatched request (without `signal` / `sessionId`): exactly what a digest covers. */
@@ -22,6 +23,11 @@ export interface ReconstructedRequest {
   readonly header: EpochHeader
   readonly headerSeq: number
   readonly headerReason: RequestHeaderReason
+  /**
+   * Which section produced which span of `header.system`, from the header's manifest; `undefined` for a log written
+   * before manifests, or when the recorded manifest does not fit the system string.
+   */
+  readonly sections: readonly SystemSectionRecord[] | undefined
   readonly context: RequestContext | undefined
   readonly messages: readonly Message[]
   readonly request: ReconstructedModelRequest
@@ -128,6 +134,7 @@ export function reconstructRequest(
     header,
     headerSeq: record.seq,
     headerReason: record.reason,
+    sections: readSectionManifest(header.system ?? '', record.sections),
     context: foldRequestContext(prefix),
     messages,
     request: request as unknown as ReconstructedModelRequest,

@@ -79,18 +79,24 @@ function sameJsonTree(a: unknown, b: unknown, depth = 0): boolean {
 interface HeaderRecordData {
   readonly header: EpochHeader
   readonly reason: RequestHeaderReason
+  readonly sections?: unknown
 }
 
-/** The last `request/header` of `events` with its seq, or `undefined`. Scans backwards. */
+/**
+ * The last `request/header` of `events` with its seq, or `undefined`. Scans backwards. `sections` is the recorded
+ * manifest as logged (unchecked; `readSectionManifest` checks it against the system string).
+ */
 export function lastRequestHeaderRecord(
   events: readonly AnySessionEvent[],
   end = events.length,
-): { readonly seq: number; readonly header: EpochHeader; readonly reason: RequestHeaderReason } | undefined {
+):
+  | { readonly seq: number; readonly header: EpochHeader; readonly reason: RequestHeaderReason; readonly sections: unknown }
+  | undefined {
   for (let i = end - 1; i >= 0; i--) {
     const event = events[i]!
     if (event.type === 'request/header') {
       const data = event.data as HeaderRecordData
-      return { seq: event.seq, header: data.header, reason: data.reason }
+      return { seq: event.seq, header: data.header, reason: data.reason, sections: data.sections }
     }
   }
   return undefined

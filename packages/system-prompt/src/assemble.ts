@@ -4,6 +4,7 @@ import type { Context } from 'cordis'
 import { cloneParameters } from './clone-parameters.js'
 import { compareCodeUnits, orderTools } from './tool-order.js'
 import type { PromptLayer, StoredContext, StoredSection } from './layer.js'
+import { recordSectionOrigin } from './spans.js'
 import type {
   AssembleContext,
   AssembledContext,
@@ -124,8 +125,14 @@ export async function assemble(host: AssemblyHost, context: AssembleContext): Pr
   let completeSection: AssembledSection | undefined
   const sections: AssembledSection[] = sortedSections.map((section) => {
     const text = resolveText('section', section.name, section.text, context)
-    if (section.complete) completeSection = { name: section.name, text }
-    return { name: section.name, text }
+    const origin = {
+      order: section.order,
+      scope: host.layers.global.sections.get(section.name) === section ? ('global' as const) : ('scoped' as const),
+    }
+    if (section.complete) recordSectionOrigin((completeSection = { name: section.name, text }), origin)
+    const assembled = { name: section.name, text }
+    recordSectionOrigin(assembled, origin)
+    return assembled
   })
 
   const contexts: AssembledContext[] = suppressed

@@ -12,6 +12,11 @@ export interface SystemPromptConfig {
   persona: string
   /** Explicit tool order with a `"<unlisted-tools>"` rest entry; absent means canonical (code-unit) order. */
   toolOrder?: string[]
+  /**
+   * Where the harness's own source checkout is. When set, the `harness:source` section tells the model so, and that
+   * it is neither the task workspace nor the working directory. Absent: no such section.
+   */
+  harnessSource?: string
 }
 
 /** Drops keys whose value is `null`, so YAML empty values (`persona:`) count as absent. */
@@ -45,6 +50,12 @@ export const ConfigSchema: z.ZodType<SystemPromptConfig, unknown> = z.preprocess
       includeRuntimeContext: z.boolean({ error }).default(true),
       persona: z.string({ error }).default(''),
       toolOrder: z.array(z.string({ error }), { error }).optional(),
+      harnessSource: z
+        .string({ error })
+        .min(1, { error: 'must be a non-empty path' })
+        // the section text is interpolated: a literal {{ in the path would read as a variable reference
+        .refine((path) => !path.includes('{{'), { error: 'must not contain "{{"' })
+        .optional(),
     },
     { error },
   ),

@@ -1,6 +1,9 @@
 export {
   IDENTITY_SECTION,
   IDENTITY_ORDER,
+  HARNESS_SOURCE_SECTION,
+  HARNESS_SOURCE_ORDER,
+  harnessSourceText,
   PERSONA_SECTION,
   PERSONA_ORDER,
   TOOL_ORDER_REST,
@@ -26,6 +29,7 @@ export {
   renderContextSnapshot,
 } from './render.js'
 export type { ContextSnapshotSection, ToolSchema } from '@bridle/llm'
+export { renderPromptSpans, sectionOrigin, type PromptSpan, type RenderedPrompt, type SectionOrigin } from './spans.js'
 export { validateToolOrder, orderTools } from './tool-order.js'
 export { type SystemPromptConfig, ConfigSchema, SystemPromptConfigSchema } from './config.js'
 export { SystemPrompt } from './service.js'

@@ -3,6 +3,9 @@ import { type Context, Service } from 'cordis'
 import { assemble } from './assemble.js'
 import { type SystemPromptConfig, parseSystemPromptConfig } from './config.js'
 import {
+  HARNESS_SOURCE_ORDER,
+  HARNESS_SOURCE_SECTION,
+  harnessSourceText,
   IDENTITY_ORDER,
   IDENTITY_SECTION,
   IDENTITY_TEXT,
@@ -68,6 +71,9 @@ export class SystemPrompt extends Service<SystemPromptConfig> {
     )
     if (parsed.includeHarnessIdentity) {
       this.section({ name: IDENTITY_SECTION, order: IDENTITY_ORDER, text: IDENTITY_TEXT })
+    }
+    if (parsed.harnessSource !== undefined) {
+      this.section({ name: HARNESS_SOURCE_SECTION, order: HARNESS_SOURCE_ORDER, text: harnessSourceText(parsed.harnessSource) })
     }
     this.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: parsed.persona })
     if (!parsed.includeRuntimeContext) this.suppressRuntimeContext()

@@ -80,11 +80,23 @@ function* chunksFor(response: ScriptedResponse, pos: ScriptPosition): Generator<
   yield { type: 'finish', reason: calls.length > 0 ? { kind: 'tool-calls' } : { kind: 'stop' } }
 }
 
-const pause = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+/**
+ * Waits `ms`, or less if `signal` aborts. The abort listener is removed when the pause ends: one request pauses
+ * once per streamed piece, and a listener left behind per piece piles up on the request's signal
+ * (`MaxListenersExceededWarning`) for as long as the request lives.
+ */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
   })
+}
 
 /** A deterministic `LlmAdapter` that answers from a script. It never pretends to be a real model. */
 export function createScriptedAdapter(options: ScriptedAdapterOptions): LlmAdapter {
@@ -107,10 +119,13 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): LlmAdapt
           'SCRIPT_EXHAUSTED',
         )
       }
+      const aborted = () => new LlmError('scripted model: request aborted', 'ABORTED')
       for (const chunk of chunksFor(response, pos)) {
-        if (request.signal?.aborted) throw new LlmError('scripted model: request aborted', 'ABORTED')
+        if (request.signal?.aborted) throw aborted()
         if (delayMs > 0 && (chunk.type === 'text-delta' || chunk.type === 'reasoning-delta')) {
           await pause(delayMs, request.signal)
+          // an abort ends the pause early; the piece after it is not sent
+          if (request.signal?.aborted) throw aborted()
         }
         yield chunk
       }

@@ -1,11 +1,17 @@
-import { createInterface } from 'node:readline'
-import { resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { relative, resolve } from 'node:path'
+import type { Command } from 'commander'
 import type { Agent } from '@bridle/agent-loop'
 import { boot } from '../boot.js'
 import { resolveApp } from '../default-app.js'
+import { devInput } from '../dev-input.js'
+import { describeOwnership, planOwnership } from '../dev-ownership.js'
+import { EXIT } from '../errors.js'
 import { HotReloader, type ReloadReport } from '../hot-reload.js'
 import { paint, type Io } from '../terminal.js'
-import { openAgent, runPrompt } from './run.js'
+import { checkAppPaths, dryAssemble } from '../validate.js'
+import type { CommandContext } from './command-context.js'
+import { openCheckedAgent, runPrompt } from './run.js'
 
 export interface DevOptions {
   config?: string
@@ -16,40 +22,94 @@ export interface DevOptions {
 }
 
 /**
- * `bridle dev`: an interactive session (one prompt per input line) whose plugins in the watched folder
- * hot-reload. Reloads and prompts run one at a time, so each prompt sees a settled set of plugins.
+ * `bridle dev`: an interactive session (a readline prompt on a terminal, one prompt per line on a pipe) whose
+ * plugins in the watched folder hot-reload. Reloads and prompts run one at a time, so each prompt sees a settled
+ * set of plugins. A `path:` row inside the watched folder is loaded by the watcher (with its config), never by
+ * boot as well; rows that do not hot-reload are named at start.
  */
 export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const p = paint(io)
   const app = await resolveApp(options.config)
-  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
-  if (booted.model) io.err(`${booted.model.notice}\n`)
+  checkAppPaths(app)
   const dir = resolve(app.dir, options.watch ?? 'plugins')
-  const report = (r: ReloadReport) => {
-    const changes = r.changes > 0 ? p.dim(` (system-prompt/change ×${r.changes})`) : ''
-    const previous = r.kept ? ' (the previous version stays loaded)' : ' (not loaded)'
-    if (r.action === 'failed') io.err(`${p.red('bridle dev: failed to load')} ${r.file}: ${r.error}${previous}\n`)
-    else io.err(`bridle dev: ${r.action} ${r.file}${changes}\n`)
+  const ownership = planOwnership(app, dir)
+  const booted = await boot(app, {
+    model: options.model,
+    baseUrl: options.baseUrl,
+    secrets: io.secrets,
+    skipRow: (row) => 'path' in row && ownership.watched.has(resolve(app.dir, row.path)),
+  })
+  if (booted.model) io.err(`${booted.model.notice}\n`)
+  // the app as bridle.yaml defines it must assemble; the watched plugins are checked as they load (warnings)
+  let agent: Agent | undefined = await openCheckedAgent(booted, { session: options.session })
+  const shownDir = relative(process.cwd(), dir) || '.'
+  if (!existsSync(dir)) io.err(`bridle dev: warning: the watch folder ${shownDir} does not exist; nothing hot-reloads (create it and restart)\n`)
+  for (const line of describeOwnership(ownership, app, dir)) io.err(`${line}\n`)
+
+  const prompts = devInput(input, io)
+  const check = async () => {
+    try {
+      await dryAssemble(app, booted.ctx, agent!)
+    } catch (error) {
+      io.err(`${p.yellow('bridle dev: warning:')} ${(error as Error).message} (the next prompt fails until this is fixed)\n`)
+    }
   }
-  const reloader = new HotReloader(booted, dir, report)
-  await reloader.start()
-  let agent: Agent | undefined
-  let code = 0
+  const report = (r: ReloadReport) =>
+    prompts.announce(() => {
+      const changes = r.changes > 0 ? p.dim(` (system-prompt/change ×${r.changes})`) : ''
+      const previous = r.kept ? ' (the previous version stays loaded)' : ' (not loaded)'
+      if (r.action === 'failed') io.err(`${p.red('bridle: failed to load')} ${r.file}: ${r.error}${previous}\n`)
+      else io.err(`bridle dev: ${r.action} ${r.file}${changes}\n`)
+    })
+  const reloader = new HotReloader(booted, dir, (r) => {
+    report(r)
+    if (r.action !== 'failed' && agent) void reloader.serialize(check)
+  }, ownership.watched)
+  let code: number = EXIT.ok
+  let running = false
   try {
-    const opened = (agent = await openAgent(booted, { session: options.session }))
-    io.err(`bridle dev: session ${opened.id}; watching ${dir}; one prompt per line, end with Ctrl-D\n`)
-    const lines = createInterface({ input, terminal: false })
-    for await (const line of lines) {
+    await reloader.start()
+    await reloader.serialize(check)
+    io.err(`bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line, end with Ctrl-D\n`)
+    prompts.onInterrupt(() => {
+      if (running) agent?.cancel({ kind: 'user' })
+      else prompts.close()
+    })
+    prompts.ready()
+    for await (const line of prompts.lines()) {
       const prompt = line.trim()
-      if (prompt === '') continue
-      code = await reloader.serialize(() => runPrompt(booted, opened, prompt, io))
-      io.err(`bridle dev: ready\n`)
+      if (prompt === '') {
+        prompts.ready()
+        continue
+      }
+      prompts.busy()
+      running = true
+      code = await reloader.serialize(() => runPrompt(booted, agent!, prompt, io))
+      running = false
+      prompts.ready()
     }
   } finally {
-    // also when the session cannot be opened or a prompt throws: the watcher would keep the process alive
+    // also when a prompt throws: the watcher would keep the process alive
+    prompts.close()
     await reloader.close()
-    await agent?.dispose()
+    const opened = agent
+    agent = undefined
+    await opened.dispose()
+    io.err(`bridle: session ${opened.id}\n`)
   }
-  io.err(`bridle: session ${agent.id}\n`)
   return code
+}
+
+/** Registers `bridle dev` on the program. */
+export function registerDev(cli: Command, { io, exit, config }: CommandContext): void {
+  cli
+    .command('dev')
+    .description('interactive session; plugins in the watched folder hot-reload')
+    .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
+    .option('-s, --session <id>', 'resume this session')
+    .option('-m, --model <model>', 'model id for the chosen route')
+    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .action(async (o: Omit<DevOptions, 'config'>) => {
+      exit.code = await dev({ ...o, config: config() }, io)
+    })
 }

@@ -1,13 +1,20 @@
-import { cachePrefixReport, reconstructRequest, requestSteps, verifyDigests, type CachePrefixRow, type SessionEvent } from '@bridle/session'
+import type { Command } from 'commander'
+import { cachePrefixReport, requestSteps, type SessionEvent } from '@bridle/session'
 import { boot, persistenceOf } from '../boot.js'
 import { resolveApp } from '../default-app.js'
+import { EXIT } from '../errors.js'
 import { knownSections } from '../inspect/known-sections.js'
-import { renderOverview, renderStep } from '../inspect/render.js'
+import { renderEventList, renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
-import { attributeSections, type AttributedSection, type KnownSection } from '../inspect/sections.js'
+import { lineSectionNamer } from '../inspect/cache-sections.js'
+import { renderRecovery } from '../inspect/recovery.js'
+import { toolNamesByCall, describeEvent } from '../inspect/describe.js'
+import { attributeSections } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
-import { UsageError } from '../model-selection.js'
+import { renderVerify, verifySession } from '../inspect/verify.js'
+import { UsageError } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
+import type { CommandContext } from './command-context.js'
 
 export interface InspectOptions {
   config?: string
@@ -16,11 +23,12 @@ export interface InspectOptions {
   json?: boolean
   cache?: boolean
   verify?: boolean
+  events?: boolean
 }
 
 const positive = (text: string, flag: string) => {
   const n = Number(text)
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`bridle: ${flag} must be a positive integer, got "${text}"`)
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${text}"`)
   return n
 }
 
@@ -34,83 +42,75 @@ export function pickStep(events: readonly SessionEvent[], stepText: string, turn
   const step = positive(b ?? a!, '--step')
   const candidates = requestSteps(events as SessionEvent[]).filter((s) => s.step === step && (turn === undefined || s.turn === turn))
   const found = candidates.at(-1)
-  if (!found) throw new UsageError(`bridle: the session has no step ${step}${turn !== undefined ? ` in turn ${turn}` : ''}`)
+  if (!found) throw new UsageError(`the session has no step ${step}${turn !== undefined ? ` in turn ${turn}` : ''}`)
   return found
 }
 
-interface VerifyRow {
-  turn: number
-  step: number
-  attempt: number
-  ok: boolean
-  mismatched: readonly string[]
-}
-
-/** `bridle inspect ID [--step N] [--json] [--cache] [--verify]`. Exits 1 when verification fails. */
+/**
+ * `bridle inspect ID [--step N] [--events] [--json] [--cache] [--verify]`. Exits 1 when verification fails and
+ * 3 when there was nothing to verify. Section names come from the log's section manifests; only a log written
+ * before manifests falls back to matching the current app's sections.
+ */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   const p = paint(io)
-  const { meta, events } = await persistenceOf(booted.ctx).inspect(id)
+  const { meta, events, recovery } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
   let text = ''
+  if (recovery !== undefined) {
+    report.recovery = recovery
+    text += renderRecovery(recovery, p)
+  }
 
   if (options.step !== undefined) {
     const at = pickStep(events, options.step, options.turn)
     const view = stepView(events, at.turn, at.step, [])
-    view.system = attributeSections(view.systemText, await knownSections(booted.ctx, meta, view.header))
+    if (view.sectionNames === 'app') view.system = attributeSections(view.systemText, await knownSections(booted.ctx, meta, view.header))
     report.step = view
-    text += renderStep(view, p)
+    text += renderStep(view, p, { events: options.events })
   } else {
     const turns = summarizeTurns(events)
     report.turns = turns
     text += renderOverview(id, meta, turns, p)
+    if (options.events) {
+      const toolNames = toolNamesByCall(events)
+      const list = events.map((e) => ({ seq: e.seq, type: e.type, detail: describeEvent(e, toolNames) }))
+      report.events = list
+      text += renderEventList(list, p)
+    }
   }
 
-  let failed = false
+  let code: number = EXIT.ok
   if (options.verify) {
-    const rows = verifyDigests(events) as readonly VerifyRow[]
-    const digested = new Set(rows.map((r) => `${r.turn}.${r.step}`))
-    const undigested = requestSteps(events).filter((s) => !digested.has(`${s.turn}.${s.step}`))
-    failed = rows.some((r) => !r.ok)
-    report.verify = { steps: rows, noDigest: undigested.map(({ turn, step }) => ({ turn, step })), ok: !failed }
-    text += `${p.bold('verify')} (each request rebuilt from the log and checked against request/digest)\n`
-    for (const r of rows) {
-      text += r.ok
-        ? `  ${p.green('✓')} turn ${r.turn} step ${r.step} attempt ${r.attempt}\n`
-        : `  ${p.red('✗')} turn ${r.turn} step ${r.step} attempt ${r.attempt}: ${r.mismatched.join(', ')}\n`
-    }
-    for (const s of undigested) text += `  ${p.dim('–')} turn ${s.turn} step ${s.step}: no digest recorded\n`
-    text += failed ? `${p.red('verification failed')}\n` : `${p.green(`verification passed: ${rows.length} request${rows.length === 1 ? '' : 's'} match their digests`)}\n`
+    const verified = verifySession(events)
+    report.verify = { ...verified, ok: verified.outcome === 'passed' }
+    text += renderVerify(verified, p)
+    code = verified.outcome === 'failed' ? EXIT.failure : verified.outcome === 'nothing' ? EXIT.nothingVerified : EXIT.ok
   }
 
   if (options.cache) {
     const rows = cachePrefixReport(events)
     report.cache = rows
-    // Sections are named only where the system prompt broke, each against the app's sections rendered for
-    // that request's own route (a section may render {{provider}} or {{model}}); one assembly per route.
-    const knownByRoute = new Map<string, KnownSection[]>()
-    const broken = new Map<CachePrefixRow, AttributedSection[]>()
-    for (const row of rows) {
-      if (row.system?.kept !== false) continue
-      const header = reconstructRequest(events, { turn: row.turn, step: row.step }).header
-      const config = header.config as unknown as Record<string, unknown>
-      const route = { provider: String(config.provider), model: String(config.model) }
-      const key = JSON.stringify(route)
-      let known = knownByRoute.get(key)
-      if (known === undefined) knownByRoute.set(key, (known = await knownSections(booted.ctx, meta, route)))
-      broken.set(row, attributeSections(header.system ?? '', known))
-    }
-    text += renderCacheReport(rows, p, (row, line) => {
-      let start = 0
-      for (const section of broken.get(row) ?? []) {
-        const end = start + section.text.split('\n').length
-        if (line > start && line <= end) return section.name
-        start = end + 1
-      }
-      return undefined
-    })
+    text += renderCacheReport(rows, p, await lineSectionNamer(rows, events, booted.ctx, meta))
   }
 
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : text)
-  return failed ? 1 : 0
+  return code
+}
+
+/** Registers `bridle inspect` on the program. */
+export function registerInspect(cli: Command, { io, exit, config }: CommandContext): void {
+  cli
+    .command('inspect')
+    .description("a session's turns and steps, or what one step's request contained")
+    .argument('<id>', 'session id')
+    .option('--step <n>', "show step N's request (N, or TURN.STEP)")
+    .option('--turn <t>', 'the turn --step refers to (default: the last turn with that step)')
+    .option('--events', 'list every event (stream chunks are folded otherwise); without --step, the whole log')
+    .option('--json', 'machine-readable output')
+    .option('--verify', 'rebuild every request from the log and check it against request/digest')
+    .option('--cache', 'per request, how much of the previous prefix held and why it broke')
+    .action(async (id: string, o: Omit<InspectOptions, 'config'>) => {
+      exit.code = await inspect(id, { ...o, config: config() }, io)
+    })
 }

@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto'
+import type { Command } from 'commander'
 import { createUserMessage } from '@bridle/llm'
 import type { Agent } from '@bridle/agent-loop'
 import { boot, type BootedApp } from '../boot.js'
 import { resolveApp } from '../default-app.js'
+import { EXIT } from '../errors.js'
+import { cancelOnInterrupt } from '../interrupt.js'
 import { attachLiveView } from '../live-view.js'
 import { paint, type Io } from '../terminal.js'
+import { checkAppPaths, checkSessionCwd, dryAssemble } from '../validate.js'
+import type { CommandContext } from './command-context.js'
 
 export interface RunOptions {
   config?: string
@@ -34,42 +39,75 @@ export async function openAgent(booted: BootedApp, options: { session?: string; 
   return ctx.agentLoop.create({ ...agentOptions, sessionId: newSessionId(), cwd: app.agent.cwd ?? options.cwd ?? process.cwd() })
 }
 
+/**
+ * Opens the agent and checks, before any model call, that its first step can be built: the dry assembly
+ * (`dryAssemble`), and that a resumed session's cwd still exists. A failure disposes the agent (a new session has
+ * written nothing yet) and rethrows.
+ */
+export async function openCheckedAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
+  const agent = await openAgent(booted, options)
+  try {
+    checkSessionCwd(agent)
+    await dryAssemble(booted.app, booted.ctx, agent)
+  } catch (error) {
+    await agent.dispose()
+    throw error
+  }
+  return agent
+}
+
+/** What `turn/end` records: the kind, a failure's error, an abort's cause (`{ kind: 'user' }` for Ctrl-C). */
+export interface TurnEndReason {
+  kind: string
+  error?: { message: string; code: string }
+  reason?: { kind?: string }
+}
+
 /** The reason of the agent's last `turn/end`, from its log. */
-export function lastTurnEnd(agent: Agent): { kind: string; error?: { message: string; code: string } } | undefined {
+export function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
   const events = agent.session.events
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!
-    if (event.type === 'turn/end') return (event.data as { reason: { kind: string; error?: { message: string; code: string } } }).reason
+    if (event.type === 'turn/end') return (event.data as { reason: TurnEndReason }).reason
   }
   return undefined
 }
 
-/** Runs one prompt as one turn, streams it, flushes the session to disk, and prints the session id. */
+/**
+ * Runs one prompt as one turn, streams it, flushes the session to disk. Resolves the exit code. Ctrl-C cancels the
+ * turn (`cancelOnInterrupt`).
+ */
 export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string, io: Io): Promise<number> {
   const p = paint(io)
-  const detach = attachLiveView(booted.ctx, agent.id, io)
+  const model = booted.model ? `${booted.model.provider}/${booted.model.model}` : `${agent.options.provider}/${agent.options.model}`
+  const detach = attachLiveView(booted.ctx, agent.id, io, { model, events: () => agent.session.events })
+  const uninterruptible = cancelOnInterrupt(() => agent.cancel({ kind: 'user' }))
   try {
     agent.followup(createUserMessage(prompt))
     await agent.whenIdle()
   } finally {
+    uninterruptible()
     detach()
   }
   await booted.ctx.sessions.flush(agent.session)
   const reason = lastTurnEnd(agent)
   if (reason?.kind === 'error') {
     io.err(`${p.red('bridle: the turn failed:')} ${reason.error?.message ?? 'unknown error'} (${reason.error?.code ?? 'UNKNOWN'})\n`)
-    return 1
+    return EXIT.failure
   }
-  if (reason && reason.kind !== 'completed') io.err(`bridle: the turn ended ${reason.kind}\n`)
-  return reason?.kind === 'completed' ? 0 : 1
+  if (reason?.kind === 'aborted' && reason.reason?.kind === 'user') {
+    io.err('bridle: the turn ended aborted (cancelled with Ctrl-C)\n')
+  } else if (reason && reason.kind !== 'completed') io.err(`bridle: the turn ended ${reason.kind}\n`)
+  return reason?.kind === 'completed' ? EXIT.ok : EXIT.failure
 }
 
 /** `bridle run "prompt"`. */
 export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
   const app = await resolveApp(options.config)
+  checkAppPaths(app)
   const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
   if (booted.model) io.err(`${booted.model.notice}\n`)
-  const agent = await openAgent(booted, options)
+  const agent = await openCheckedAgent(booted, options)
   try {
     const code = await runPrompt(booted, agent, prompt, io)
     io.err(`bridle: session ${agent.id}\n`)
@@ -77,4 +115,18 @@ export async function run(prompt: string, options: RunOptions, io: Io): Promise<
   } finally {
     await agent.dispose()
   }
+}
+
+/** Registers `bridle run` on the program. */
+export function registerRun(cli: Command, { io, exit, config }: CommandContext): void {
+  cli
+    .command('run')
+    .description('run one prompt as a turn, streaming the answer; persists the session')
+    .argument('<prompt>', 'what to ask')
+    .option('-s, --session <id>', 'resume this session instead of starting one')
+    .option('-m, --model <model>', 'model id for the chosen route')
+    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .action(async (prompt: string, o: { session?: string; model?: string; baseUrl?: string }) => {
+      exit.code = await run(prompt, { ...o, config: config() }, io)
+    })
 }

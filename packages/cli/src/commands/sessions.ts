@@ -1,6 +1,8 @@
+import type { Command } from 'commander'
 import { boot, persistenceOf } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { paint, type Io } from '../terminal.js'
+import type { CommandContext } from './command-context.js'
 
 export interface SessionRow {
   id: string
@@ -41,4 +43,15 @@ export async function sessions(options: { config?: string; json?: boolean }, io:
     io.out(`${r.id.padEnd(width)}  ${stamp(r.createdAt).padEnd(19)}  ${String(r.turns).padStart(5)}  ${stamp(r.lastActivity)}\n`)
   }
   return 0
+}
+
+/** Registers `bridle sessions` on the program. */
+export function registerSessions(cli: Command, { io, exit, config }: CommandContext): void {
+  cli
+    .command('sessions')
+    .description('list stored sessions: id, created, turns, last activity')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      exit.code = await sessions({ ...o, config: config() }, io)
+    })
 }

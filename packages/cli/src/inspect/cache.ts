@@ -16,6 +16,24 @@ function describeMessagesBreak(m: Extract<NonNullable<CachePrefixRow['messages']
   }
 }
 
+type SystemBreak = Extract<NonNullable<CachePrefixRow['system']>, { kept: false }>
+
+/**
+ * Why the system prompt broke: from the section manifests, the sections added, removed, moved or changed (with the
+ * first differing line when a section's text changed); from an old log without manifests, the first differing line
+ * and the section it falls in, when known.
+ */
+function describeSystemBreak(row: CachePrefixRow, system: SystemBreak, sectionOfLine: SectionOfLine): string {
+  const line = `line ${system.firstDifferingLine}: "${oneLine(system.previousLine, 40)}" → "${oneLine(system.currentLine, 40)}"`
+  if (system.sections !== undefined && system.sections.length > 0) {
+    const changes = system.sections.map((c) => `${c.name} ${c.kind}`).join(', ')
+    const changed = system.sections.some((c) => c.kind === 'changed')
+    return `section${system.sections.length === 1 ? '' : 's'} ${changes}${changed ? ` (${line})` : ''}`
+  }
+  const section = sectionOfLine(row, system.firstDifferingLine)
+  return `line ${system.firstDifferingLine}${section ? ` (section ${section})` : ''}: ${line.slice(line.indexOf(': ') + 2)}`
+}
+
 /** Renders `cachePrefixReport` rows: per request, what held, what broke and why, and the cached tokens. */
 export function renderCacheReport(rows: readonly CachePrefixRow[], p: Paint, sectionOfLine: SectionOfLine = () => undefined): string {
   const lines = [`${p.bold('cache')} (per request: what of the previous request's prefix held; system → tools → messages)`]
@@ -31,11 +49,8 @@ export function renderCacheReport(rows: readonly CachePrefixRow[], p: Paint, sec
       continue
     }
     const parts: string[] = []
-    if (row.system?.kept === false) {
-      const section = sectionOfLine(row, row.system.firstDifferingLine)
-      parts.push(`system ${p.red('✗')} line ${row.system.firstDifferingLine}${section ? ` (section ${section})` : ''}: ` +
-        `"${oneLine(row.system.previousLine, 40)}" → "${oneLine(row.system.currentLine, 40)}"`)
-    } else parts.push(`system ${p.green('✓')}`)
+    if (row.system?.kept === false) parts.push(`system ${p.red('✗')} ${describeSystemBreak(row, row.system, sectionOfLine)}`)
+    else parts.push(`system ${p.green('✓')}`)
     if (row.tools && !row.tools.kept) {
       const diff = [
         ...row.tools.added.map((n) => `+${n}`),

@@ -23,15 +23,19 @@ export function renderOverview(id: string, header: { createdAt: number; cwd?: st
 }
 
 /** What one step's request contained, section by section. */
-export function renderStep(view: StepView, p: Paint): string {
+export function renderStep(view: StepView, p: Paint, options: { events?: boolean } = {}): string {
   const lines: string[] = []
   const h = view.header
   lines.push(p.bold(`turn ${view.turn} · step ${view.step}`))
   lines.push(`${p.bold('header')}      reason ${h.reason ?? '?'} (seq ${h.seq ?? '?'}) · ${h.provider}/${h.model}` +
     Object.entries(h.config).filter(([k]) => k !== 'provider' && k !== 'model').map(([k, v]) => ` · ${k} ${JSON.stringify(v)}`).join(''))
   if (view.context) lines.push(`${p.bold('context')}     ${JSON.stringify(view.context)}`)
-  lines.push(p.bold(`system sections (${view.system.length}, in order)`))
-  view.system.forEach((s, i) => lines.push(`  ${i + 1}. ${s.name ?? p.dim('(unnamed)')}: ${oneLine(s.text, 90)}`))
+  const names = view.sectionNames === 'log' ? 'names from the log' : 'names matched against the current app: the log records none'
+  lines.push(`${p.bold(`system sections (${view.system.length}, in order;`)} ${p.dim(names)}${p.bold(')')}`)
+  view.system.forEach((s, i) => {
+    const origin = s.order === undefined ? '' : p.dim(` (order ${s.order}${s.scope === 'scoped' ? ', scoped' : ''})`)
+    lines.push(`  ${i + 1}. ${s.name ?? p.dim('(unnamed)')}${origin}: ${oneLine(s.text, 90)}`)
+  })
   lines.push(p.bold(`tools (${view.tools.length}, in order)`) + (view.tools.length ? ` ${view.tools.join(', ')}` : ''))
   lines.push(p.bold(`messages (${view.messages.length})`))
   for (const m of view.messages) lines.push(`  ${m.index}. ${m.role} · ${m.source} ${p.dim(`(seq ${m.seq ?? '?'})`)}: ${oneLine(m.summary, 80)}`)
@@ -40,7 +44,45 @@ export function renderStep(view: StepView, p: Paint): string {
     if (view.snapshot.sections.length === 0) lines.push(`  ${oneLine(view.snapshot.text, 100)}`)
     for (const s of view.snapshot.sections) lines.push(`  ${s.name}: ${oneLine(s.text, 90)}`)
   } else lines.push(`${p.bold('runtime context')} none in this request`)
-  lines.push(p.bold('events'))
-  for (const e of view.events) lines.push(`  ${String(e.seq).padStart(4)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 70))}`)
+  lines.push(p.bold('events') + (options.events ? '' : p.dim(' (stream chunks folded; --events lists each)')))
+  const listed = options.events ? view.events.map((e) => ({ ...e, seq: String(e.seq) })) : foldChunks(view.events)
+  const width = Math.max(4, ...listed.map((e) => e.seq.length))
+  for (const e of listed) lines.push(`  ${e.seq.padStart(width)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 70))}`)
+  return lines.join('\n') + '\n'
+}
+
+type EventLine = { seq: number; type: string; detail: string }
+
+/**
+ * Folds each run of consecutive `assistant/chunk` events into one line, `assistant/chunk ×37`, with the chunk
+ * types it held (`text-delta ×33, block-start ×2, …`): one model answer is hundreds of chunks.
+ */
+export function foldChunks(events: readonly EventLine[]): { seq: string; type: string; detail: string }[] {
+  const out: { seq: string; type: string; detail: string }[] = []
+  for (let i = 0; i < events.length; ) {
+    const e = events[i]!
+    let j = i
+    while (j < events.length && events[j]!.type === 'assistant/chunk') j++
+    if (j - i < 2) {
+      out.push({ seq: String(e.seq), type: e.type, detail: e.detail })
+      i += 1
+      continue
+    }
+    const kinds = new Map<string, number>()
+    for (let k = i; k < j; k++) kinds.set(events[k]!.detail, (kinds.get(events[k]!.detail) ?? 0) + 1)
+    out.push({
+      seq: `${e.seq}–${events[j - 1]!.seq}`,
+      type: `assistant/chunk ×${j - i}`,
+      detail: [...kinds].map(([kind, n]) => `${kind} ×${n}`).join(', '),
+    })
+    i = j
+  }
+  return out
+}
+
+/** Every event of a session, one line each (`inspect ID --events`). */
+export function renderEventList(events: readonly EventLine[], p: Paint): string {
+  const lines = [p.bold(`events (${events.length})`)]
+  for (const e of events) lines.push(`  ${String(e.seq).padStart(4)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 90))}`)
   return lines.join('\n') + '\n'
 }

@@ -1,8 +1,8 @@
 import type { Message } from '@bridle/llm'
 import { textOf } from '@bridle/llm'
 import { reconstructRequest, type SessionEvent } from '@bridle/session'
-import { oneLine } from '../terminal.js'
-import { attributeSections, type AttributedSection, type KnownSection } from './sections.js'
+import { describeContent, describeEvent, describeSource, toolNamesByCall } from './describe.js'
+import { attributeSections, sectionsFromManifest, type AttributedSection, type KnownSection } from './sections.js'
 
 export interface StepSummary {
   turn: number
@@ -39,8 +39,10 @@ export interface StepView {
   context: Record<string, unknown> | undefined
   /** The system string as logged. */
   systemText: string
-  /** The same string split back into sections, named when `known` could match them. */
+  /** The same string split back into sections: named by the header's section manifest, else by matching `known`. */
   system: AttributedSection[]
+  /** Where the section names came from: the log's manifest, or the app's sections as they render now. */
+  sectionNames: 'log' | 'app'
   tools: string[]
   messages: MessageView[]
   snapshot: { seq: number | undefined; sections: { name: string; text: string }[]; text: string } | undefined
@@ -69,70 +71,16 @@ export function summarizeTurns(events: readonly SessionEvent[]): TurnSummary[] {
   return turns
 }
 
-function describeSource(message: Message): string {
-  const source = message.source as { kind: string; [key: string]: unknown }
-  switch (source.kind) {
-    case 'user':
-      return 'user'
-    case 'model':
-      return `model ${source.provider}/${source.model}`
-    case 'tool':
-      return `tool result for ${source.callId}`
-    case 'plugin':
-      return `plugin ${source.plugin}${source.form ? ` (${source.form})` : ''}`
-    default:
-      return source.kind
-  }
-}
-
-function describeContent(message: Message): string {
-  return message.content
-    .map((block) => {
-      switch (block.type) {
-        case 'text':
-          return block.text
-        case 'reasoning':
-          return `[reasoning: ${oneLine(block.text, 32)}]`
-        case 'tool-call':
-          return `[tool call ${block.name} ${block.arguments}]`
-        case 'tool-result':
-          return `${block.isError ? '[error] ' : ''}${textOf(block.content)}`
-        default:
-          return `[${block.type}]`
-      }
-    })
-    .join(' ')
-}
-
-function describeEvent(event: SessionEvent): string {
-  const data = event.data as Record<string, unknown> | null
-  switch (event.type) {
-    case 'user/message':
-      return describeSource(event.data as Message)
-    case 'assistant/chunk':
-      return String((data?.chunk as { type: string }).type)
-    case 'assistant/message':
-      return `${(data?.message as Message).content.map((b) => b.type).join(', ') || 'empty'}`
-    case 'tool/call':
-      return `${data?.name} ${data?.arguments}`
-    case 'tool/result':
-      return `for ${(data?.message as Message).source.kind === 'tool' ? (data?.message as { source: { callId: string } }).source.callId : '?'}`
-    case 'request/header':
-      return `reason ${data?.reason}`
-    case 'request/digest':
-      return `attempt ${data?.attempt} request ${String(data?.request).slice(0, 12)}…`
-    default:
-      return data === null ? '' : JSON.stringify(data).slice(0, 100)
-  }
-}
-
 /**
  * What one step's request contained, rebuilt from the log with `reconstructRequest`: header and its reason,
- * system sections (named by matching `known`), tools in order, messages with their sources and the events
- * that put them there, the runtime-context snapshot, and the step's own events.
+ * system sections (named by the header's manifest; for a log without one, by matching `known`), tools in order,
+ * messages with their sources and the events that put them there, the runtime-context snapshot, and the step's
+ * own events.
  */
 export function stepView(events: readonly SessionEvent[], turn: number, step: number, known: readonly KnownSection[]): StepView {
   const rebuilt = reconstructRequest(events as SessionEvent[], { turn, step })
+  const toolNames = toolNamesByCall(events)
+  const systemText = rebuilt.header.system ?? ''
   const seqOf = new Map<string, number>()
   for (const event of events.slice(0, rebuilt.cutSeq)) {
     const data = event.data as Record<string, unknown> | null
@@ -143,7 +91,7 @@ export function stepView(events: readonly SessionEvent[], turn: number, step: nu
     index: index + 1,
     id: message.id,
     role: message.role,
-    source: describeSource(message),
+    source: describeSource(message, toolNames),
     seq: seqOf.get(message.id),
     summary: describeContent(message),
   }))
@@ -157,8 +105,9 @@ export function stepView(events: readonly SessionEvent[], turn: number, step: nu
     step,
     header: { reason: rebuilt.headerReason, seq: rebuilt.headerSeq, provider: String(config.provider), model: String(config.model), config },
     context: rebuilt.context as Record<string, unknown> | undefined,
-    systemText: rebuilt.header.system ?? '',
-    system: attributeSections(rebuilt.header.system ?? '', known),
+    systemText,
+    system: rebuilt.sections ? sectionsFromManifest(systemText, rebuilt.sections) : attributeSections(systemText, known),
+    sectionNames: rebuilt.sections ? 'log' : 'app',
     tools: (rebuilt.header.tools ?? []).map((t) => t.name),
     messages,
     snapshot: snapshotMessage && {
@@ -168,6 +117,6 @@ export function stepView(events: readonly SessionEvent[], turn: number, step: nu
     },
     events: events
       .slice(rebuilt.stepStartSeq, endIndex === -1 ? events.length : endIndex + 1)
-      .map((e) => ({ seq: e.seq, type: e.type, detail: describeEvent(e) })),
+      .map((e) => ({ seq: e.seq, type: e.type, detail: describeEvent(e, toolNames) })),
   }
 }

@@ -1,0 +1,73 @@
+import { createInterface, type Interface } from 'node:readline'
+import type { Io } from './terminal.js'
+
+/** Switches a TTY input between raw mode (readline's line editing) and cooked mode (Ctrl-C is a SIGINT). */
+function setRawMode(input: NodeJS.ReadableStream, raw: boolean): void {
+  ;(input as { setRawMode?: (raw: boolean) => unknown }).setRawMode?.(raw)
+}
+
+/** The prompt `bridle dev` shows on a terminal. */
+export const DEV_PROMPT = 'bridle› '
+
+/** Where `bridle dev` reads prompts from: a terminal with a readline prompt, or a pipe (one prompt per line). */
+export interface DevInput {
+  readonly interactive: boolean
+  lines(): AsyncIterable<string>
+  /** Idle again: shows the prompt on a terminal, says `bridle dev: ready` on a pipe. */
+  ready(): void
+  /** A prompt runs: stop echoing input into the streamed answer (typed lines wait). */
+  busy(): void
+  /** Writes a report between prompts without tearing the line being typed. */
+  announce(write: () => void): void
+  /** Ctrl-C on the terminal; without a handler readline would only pause. */
+  onInterrupt(handler: () => void): void
+  close(): void
+}
+
+/**
+ * Reads prompts from `input`. When `input` is a TTY, a readline prompt with line editing (on stdout); otherwise
+ * plain lines, and each finished prompt says `bridle dev: ready` on stderr (what scripts wait for).
+ */
+export function devInput(input: NodeJS.ReadableStream, io: Io, output: NodeJS.WritableStream = process.stdout): DevInput {
+  const interactive = Boolean((input as { isTTY?: boolean }).isTTY)
+  const rl: Interface = interactive
+    ? createInterface({ input, output, terminal: true, prompt: DEV_PROMPT, historySize: 200 })
+    : createInterface({ input, terminal: false })
+  let idle = false
+  return {
+    interactive,
+    lines: () => rl,
+    ready() {
+      idle = true
+      if (interactive) {
+        setRawMode(input, true)
+        rl.resume()
+        rl.prompt()
+      } else io.err('bridle dev: ready\n')
+    },
+    busy() {
+      idle = false
+      if (!interactive) return
+      rl.pause()
+      // readline's raw mode turns Ctrl-C into a keypress that a paused readline never reads; in cooked mode the
+      // terminal makes it a SIGINT, which cancels the running turn (cancelOnInterrupt). Typed lines still wait.
+      setRawMode(input, false)
+    },
+    announce(write) {
+      if (!interactive || !idle) return write()
+      // erase the prompt line, write, then draw the prompt again with what was typed so far
+      output.write('\r\x1b[2K')
+      write()
+      rl.prompt(true)
+    },
+    onInterrupt(handler) {
+      rl.on('SIGINT', handler)
+    },
+    close() {
+      rl.close()
+      // leave the prompt's line, so what follows starts on a line of its own
+      if (interactive && idle) output.write('\n')
+      idle = false
+    },
+  }
+}

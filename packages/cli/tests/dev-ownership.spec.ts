@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import { parseAppConfig } from '../src/app-config.js'
+import { describeOwnership, planOwnership } from '../src/dev-ownership.js'
+
+describe('planOwnership', () => {
+  it('gives the watcher the path: rows of plugin files directly in the watched folder, and boot the rest', () => {
+    const app = parseAppConfig(
+      {
+        plugins: [
+          '@bridle/plugin-workspace',
+          { path: './plugins/rules.mjs', config: { a: 1 } },
+          { path: 'plugins/tool.js' },
+          { path: './plugins/nested/deep.mjs' },
+          { path: './plugins/types.ts' },
+          { path: '../elsewhere.mjs' },
+        ],
+      },
+      '/app/bridle.yaml',
+      '/app',
+    )
+    const ownership = planOwnership(app, '/app/plugins')
+    expect([...ownership.watched.keys()]).toEqual(['/app/plugins/rules.mjs', '/app/plugins/tool.js'])
+    expect(ownership.watched.get('/app/plugins/rules.mjs')).toEqual({ path: './plugins/rules.mjs', config: { a: 1 } })
+    expect(ownership.fixed.map((row) => row.path)).toEqual(['./plugins/nested/deep.mjs', './plugins/types.ts', '../elsewhere.mjs'])
+    const lines = describeOwnership(ownership, app, '/app/plugins')
+    expect(lines).toHaveLength(3)
+    expect(lines[1]).toContain("plugins/tool.js is a bridle.yaml row inside the watched folder: the watcher loads it (with the row's config, none)")
+    expect(lines[2]).toBe(
+      'bridle dev: these bridle.yaml rows load once and do not hot-reload (outside plugins/): ' +
+        './plugins/nested/deep.mjs, ./plugins/types.ts, ../elsewhere.mjs; restart bridle dev after editing them',
+    )
+  })
+})
