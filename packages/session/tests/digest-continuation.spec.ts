@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { RequestDigester, Session, requestDigestParts, verifyDigests, type AnySessionEvent, type Message } from '../src/index.js'
+import type { Message } from '@bridle/llm'
+import { RequestDigester, Session, requestDigestParts, verifyDigests, type AnySessionEvent } from '../src/index.js'
 import { assistant, user } from './helpers.js'
 
 const SEED = 160_017
