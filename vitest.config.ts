@@ -31,6 +31,8 @@ const project = (name: string, dir: string) => ({
     // every project seeds fast-check (tests/support/fast-check-seed.ts); a package's tests/setup.ts (e.g.
     // llm-openai's no-network guard) runs after it, before each of its test files
     setupFiles: [fastCheckSeed, ...(existsSync(join(root, dir, 'tests/setup.ts')) ? ['tests/setup.ts'] : [])],
+    // a package's tests/global-setup.mjs (e.g. the throwaway PostgreSQL server) runs once per run, in the main process
+    globalSetup: existsSync(join(root, dir, 'tests/global-setup.mjs')) ? ['tests/global-setup.mjs'] : [],
     // A bound for a hung test, not a speed check: tests that start several node processes one after another (the
     // CLI's) need well over 30 s on a loaded two-core machine, and the suite must pass there too.
     testTimeout: 120_000,

@@ -11,9 +11,10 @@ import { cacheStability } from './cache-stability.mjs'
 import { firstStep } from './first-step.mjs'
 import { memory } from './memory.mjs'
 import { manyAgents } from './many-agents.mjs'
+import { postgresBeside } from './postgres.mjs'
 
 // `--only name,name` runs a subset (and only prints), for profiling one scenario.
-const all = [stepOverhead, firstStep, manyAgents, memory, assembly, sessionAppend, jsonlReload, cacheStability]
+const all = [stepOverhead, firstStep, manyAgents, memory, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside]
 const onlyArg = process.argv.find((arg) => arg.startsWith('--only='))
 const only = onlyArg?.slice('--only='.length).split(',')
 const scenarios = only ? all.filter((s) => only.includes(s.name)) : all

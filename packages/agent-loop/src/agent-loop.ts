@@ -132,9 +132,9 @@ export class AgentLoop extends Service {
   }
 
   /**
-   * Steps 3–6 of creation (§2.3): construct the agent over the unpublished session, run `setup`, enter and
-   * announce the session through `agent.ctx`, enter the registry (`agent/created`, which may veto), emit
-   * `agent/session-start`, and register the owner effect on `caller`. Any throw rolls back what was
+   * The publishing half of creation (docs/step-pipeline.md#agents): construct the agent over the unpublished session,
+   * run `setup`, enter and announce the session through `agent.ctx`, enter the registry (`agent/created`, which may
+   * veto), emit `agent/session-start`, and register the owner effect on `caller`. Any throw rolls back what was
    * announced (`agent/disposed`, `session/disposed`), disposes the scope and frees the id.
    */
   private publish(
@@ -157,7 +157,7 @@ export class AgentLoop extends Service {
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
       emitAgentEvent(this.own, agent, 'agent/session-start', { source })
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
-      // Step 6: the calling context owns the agent (an inactive caller throws here and rolls back).
+      // Last: the calling context owns the agent (an inactive caller throws here and rolls back).
       const owned = agent
       entry.owner = caller.effect(() => () => {
         void owned.dispose()

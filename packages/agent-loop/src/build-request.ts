@@ -39,10 +39,10 @@ function omitUndefined<T extends object>(value: T): T {
 }
 
 /**
- * The default `agent/request` config (§8.1). The first request of this Agent instance starts from the
- * agent options (restoring `reasoningEffort` from the folded header only for the same route and only
- * when it was not adapter-supplied); later ones start from the folded header minus adapter-supplied
- * fields, so a route switch materializes its own defaults. Returns a deep-frozen clone.
+ * The default `agent/request` config (the waterfall's innermost stage). The first request of this Agent instance starts
+ * from the agent options (restoring `reasoningEffort` from the folded header only for the same route and only when it
+ * was not adapter-supplied); later ones start from the folded header minus adapter-supplied fields, so a route switch
+ * materializes its own defaults. Returns a deep-frozen clone.
  */
 export function seedConfig(rt: AgentRuntime): LlmCallConfig {
   const folded = rt.session.requestHeader()
@@ -69,10 +69,10 @@ export function seedConfig(rt: AgentRuntime): LlmCallConfig {
 }
 
 /**
- * Station S10 up to the frozen request (§8): `agent/request` → `prepareCall` → canonical header →
- * `request/header` (first request of the instance, or changed) → `request/context` (changed) →
- * deep-frozen, loop-marked request. Throws on a missing route, on any `prepareCall` failure other than
- * `NO_ADAPTER`, and when the signal aborts between stages.
+ * Station S10 up to the frozen request (docs/step-pipeline.md#step-stations-s7-to-s10): `agent/request` → `prepareCall`
+ * → canonical header → `request/header` (first request of the instance, or changed) → `request/context` (changed) →
+ * deep-frozen, loop-marked request. Throws on a missing route, on any `prepareCall` failure other than `NO_ADAPTER`,
+ * and when the signal aborts between stages.
  */
 export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): Promise<BuiltRequest> {
   const { turn, step, signal } = input

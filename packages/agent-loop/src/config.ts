@@ -14,7 +14,7 @@ const positiveInt = z
   })
   .transform((n) => (n ?? undefined) as number | undefined)
 
-/** One agent the loop starts and owns from config (§2.5). */
+/** One agent the loop starts and owns from config (see `startConfiguredAgents`). */
 export const ConfiguredAgentSchema = z
   .object({
     id: z.string().min(1),

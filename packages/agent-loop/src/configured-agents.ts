@@ -28,9 +28,9 @@ async function whenPersistence(ctx: Context): Promise<void> {
 }
 
 /**
- * Starts the agents listed in the loop's config, owned by the loop (§2.5). Without a session id an agent
- * gets `<id>-session-<uuid>`; an exact `sessionId` is resumed when persistence lists it, otherwise
- * created; `resumeSessionId` always resumes (waiting for persistence). A failure warns and emits
+ * Starts the agents listed in the loop's config, owned by the loop (docs/step-pipeline.md#agents). Without a session id
+ * an agent gets `<id>-session-<uuid>`; an exact `sessionId` is resumed when persistence lists it, otherwise created;
+ * `resumeSessionId` always resumes (waiting for persistence). A failure warns and emits
  * `agent-loop/config-start-failed`; nothing is reported once the loop unloads.
  */
 export function startConfiguredAgents(loop: AgentLoop, ctx: Context, agents: readonly ConfiguredAgent[]): void {

@@ -2,7 +2,7 @@ import { createToolResultMessage, type ToolCallBlock, type UserMessage } from '@
 import type { PreparedToolCall, ToolExecutionInput } from '@bridle/tools'
 import { service, type AgentRuntime } from './runtime.js'
 
-/** Text and error info of the synthetic result a call gets when it never started (tools.md §7.4). */
+/** Text and error info of the synthetic result a call gets when it never started (docs/tool-calls.md#cancellation). */
 const NOT_DISPATCHED_TEXT = 'Error: tool call aborted before dispatch'
 const NOT_DISPATCHED_ERROR = { name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' }
 
@@ -14,7 +14,7 @@ interface Slot {
 }
 
 /**
- * The tool-call scheduler (tools.md §7): runs one assistant message's tool calls in groups (an
+ * The tool-call scheduler (docs/tool-calls.md#the-scheduler): runs one assistant message's tool calls in groups (an
  * exclusive call is a barrier; consecutive parallel calls share a pool of `maxParallelToolCalls`
  * bodies), commits `tool/result` events strictly in model order, hands each result's contexts to
  * `accept`, and on cancellation drains started bodies and writes synthetic results for the rest.

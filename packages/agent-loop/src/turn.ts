@@ -15,11 +15,11 @@ export function failureOf(error: unknown): LlmFailure {
 }
 
 /**
- * One turn (§5): `turn/start`, then proposals (first `next-turn`, then `next-step`) and steps until an
- * ending holds with nothing steered in, then `turn/end` with the reason. Resolves `true` when the same
- * driver should run another turn (the turn ended normally and input is pending), `false` to stop.
- * Failures are reported (session events, `agent/error`), never thrown — except an abort before the turn
- * began, which leaves no events and rejects.
+ * One turn (docs/step-pipeline.md#the-turn-loop): `turn/start`, then proposals (first `next-turn`, then `next-step`)
+ * and steps until an ending holds with nothing steered in, then `turn/end` with the reason. Resolves `true` when the
+ * same driver should run another turn (the turn ended normally and input is pending), `false` to stop. Failures are
+ * reported (session events, `agent/error`), never thrown — except an abort before the turn began, which leaves no
+ * events and rejects.
  */
 export async function runTurn(rt: AgentRuntime): Promise<boolean> {
   const phase = running(rt)

@@ -36,9 +36,9 @@ function sameStop(a: readonly string[] | undefined, b: readonly string[] | undef
 }
 
 /**
- * `verifyRequests` (§9): right before dispatch, checks that `request` is exactly what the durable log
- * says is being sent. Throws `HarnessError(…, 'INVARIANT')` on the first failed check; errors of the
- * reconstruction itself propagate unchanged.
+ * `verifyRequests` (docs/provability.md#dispatch-time-verification): right before dispatch, checks that `request` is
+ * exactly what the durable log says is being sent. Throws `HarnessError(…, 'INVARIANT')` on the first failed check;
+ * errors of the reconstruction itself propagate unchanged.
  */
 export function verifyRequest(
   session: Session,

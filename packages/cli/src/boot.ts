@@ -12,7 +12,8 @@ import { importPluginModule, pickPlugin } from './plugin-loader.js'
 import { holdCordisLog, type HeldLog } from './cordis-log.js'
 import { appSecrets } from './redaction.js'
 
-const SESSION_JSONL = '@bridle/session-jsonl'
+/** Rows that provide `ctx.sessionPersistence`; when an app lists none, the CLI loads session-jsonl itself. */
+const PERSISTENCE_ROWS = new Set(['@bridle/session-jsonl', '@bridle/session-postgres'])
 
 export interface BootOptions extends ModelFlags {
   env?: NodeJS.ProcessEnv
@@ -27,7 +28,7 @@ export interface BootOptions extends ModelFlags {
 /** `ctx.sessionPersistence`, which the CLI always loads; a clear error if an app config removed it. */
 export function persistenceOf(ctx: Context) {
   const persistence = ctx.get('sessionPersistence') as Context['sessionPersistence'] | undefined
-  if (!persistence) throw new Error('bridle: session persistence is not loaded (the @bridle/session-jsonl plugin failed to start)')
+  if (!persistence) throw new Error('bridle: session persistence is not loaded (the session persistence plugin failed to start)')
   return persistence
 }
 
@@ -43,6 +44,11 @@ export interface BootedApp {
    * (default: the app file and the row).
    */
   start(plugin: unknown, row: PluginRow, where?: string): Promise<() => void>
+  /**
+   * Disposes every plugin and waits until session persistence has stopped (its final flush written, and for
+   * session-postgres its leases given back), so the next command can resume a session at once.
+   */
+  close(): Promise<void>
 }
 
 interface Fork {
@@ -93,7 +99,8 @@ async function settle(ctx: Context, fork: Fork, where: string, held: HeldLog) {
 
 /**
  * Boots an app: the core services (llm, system-prompt, sessions, tools, agent-loop), session persistence
- * (session-jsonl unless the app lists its own row), the model route, then the app's plugin rows in order.
+ * (session-jsonl unless the app lists a persistence row, such as session-postgres), the model route, then the app's
+ * plugin rows in order.
  */
 export async function boot(app: AppConfig, options: BootOptions = {}): Promise<BootedApp> {
   const ctx = new Context()
@@ -133,12 +140,18 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
   ctx.plugin(SystemPrompt, app.systemPrompt as never)
   ctx.plugin(SessionStore)
   ctx.plugin(ToolRegistry)
-  if (!app.plugins.some((row) => rowName(row) === SESSION_JSONL)) ctx.plugin(SessionJsonl, {} as never)
+  if (!app.plugins.some((row) => PERSISTENCE_ROWS.has(rowName(row)))) ctx.plugin(SessionJsonl, {} as never)
   const loopRow: PluginRow = { package: '@bridle/agent-loop', config: app.agentLoop }
   checkConfig(AgentLoop, loopRow, `${appLabel(app.file)}: agentLoop`)
   ctx.plugin(AgentLoop, (app.agentLoop ?? {}) as never)
 
   if (model?.row) await load(model.row, modelWhere(app, model, model.row))
   for (const row of app.plugins) if (!options.skipRow?.(row)) await load(row)
-  return { ctx, app, model, resolve, start }
+  const close = async () => {
+    const persistence = ctx.get('sessionPersistence') as { whenStopped?: () => Promise<void> } | undefined
+    ctx.scope.dispose()
+    await ctx.lifecycle.flush()
+    await persistence?.whenStopped?.()
+  }
+  return { ctx, app, model, resolve, start, close }
 }

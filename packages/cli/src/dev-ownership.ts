@@ -1,5 +1,5 @@
 import { dirname, relative, resolve } from 'node:path'
-import type { AppConfig, PluginRow } from './app-config.js'
+import { AppConfigError, appLabel, type AppConfig, type PluginRow } from './app-config.js'
 import { PLUGIN_FILE } from './hot-reload.js'
 
 /**
@@ -13,7 +13,10 @@ export interface DevOwnership {
   fixed: (PluginRow & { path: string })[]
 }
 
-/** Splits the app's `path:` rows between the watcher of `dir` and boot. */
+/**
+ * Splits the app's `path:` rows between the watcher of `dir` and boot. Two rows naming the same watched file are an
+ * `AppConfigError`: the watcher loads a file once, so one row's config would be dropped without a word.
+ */
 export function planOwnership(app: AppConfig, dir: string): DevOwnership {
   const watched = new Map<string, PluginRow & { path: string }>()
   const fixed: (PluginRow & { path: string })[] = []
@@ -21,8 +24,16 @@ export function planOwnership(app: AppConfig, dir: string): DevOwnership {
     if (!('path' in row)) continue
     const file = resolve(app.dir, row.path)
     // the watcher loads the files directly in the folder (it does not descend into subfolders)
-    if (dirname(file) === dir && PLUGIN_FILE.test(file)) watched.set(file, row)
-    else fixed.push(row)
+    if (dirname(file) === dir && PLUGIN_FILE.test(file)) {
+      const first = watched.get(file)
+      if (first !== undefined) {
+        throw new AppConfigError(
+          `${appLabel(app.file)}: plugin "${row.path}": the watched file ${relative(app.dir, file)} is already the row ` +
+            `"${first.path}"; bridle dev loads a watched file once, so keep one row`,
+        )
+      }
+      watched.set(file, row)
+    } else fixed.push(row)
   }
   return { watched, fixed }
 }
@@ -40,7 +51,7 @@ export function describeOwnership(ownership: DevOwnership, app: AppConfig, dir: 
   }
   if (ownership.fixed.length > 0) {
     lines.push(
-      `bridle dev: these bridle.yaml rows load once and do not hot-reload (outside ${folder}): ` +
+      `bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in ${folder} do): ` +
         `${ownership.fixed.map((row) => row.path).join(', ')}; restart bridle dev after editing them`,
     )
   }

@@ -53,7 +53,7 @@ const DEFAULT_SCRIPT = {
 }
 
 /**
- * Picks the model route for `bridle run` (spec/llm-openai.md §11): an app row for `@bridle/llm-openai` wins
+ * Picks the model route for `bridle run` (README.md#choosing-the-model): an app row for `@bridle/llm-openai` wins
  * as written; else `BRIDLE_BASE_URL` (or `--base-url`), else `DEEPSEEK_API_KEY`, else the scripted model —
  * which is always announced, never silent.
  */

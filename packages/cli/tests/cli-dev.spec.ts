@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { BIN, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
+import { BIN, bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
 
 const pluginSource = (text: string) => `export default {
   name: 'dev-note',
@@ -156,6 +156,18 @@ describe('bridle dev with bridle.yaml rows', () => {
     expect(systems[1]).not.toContain('(v1)')
   })
 
+  it('refuses two rows for the same watched file before loading anything (exit 2, one line)', async () => {
+    const rows = '  - path: ./plugins/rules.mjs\n    config: { rule: a }\n  - path: plugins/rules.mjs\n    config: { rule: b }\n'
+    const app = makeApp(DEMO_YAML.replace('plugins:\n', `plugins:\n${rows}`))
+    writeFileSync(join(app, 'plugins', 'rules.mjs'), "export default { name: 'rules', apply() {} }\n")
+    const out = await bridle(['dev'], app)
+    expect(out.code).toBe(2)
+    expect(out.stderr).toBe(
+      `bridle: ${join(app, 'bridle.yaml')}: plugin "plugins/rules.mjs": the watched file plugins/rules.mjs is already the row ` +
+        '"./plugins/rules.mjs"; bridle dev loads a watched file once, so keep one row\n',
+    )
+  })
+
   it('names the rows that do not hot-reload and warns about a watch folder that does not exist', async () => {
     const app = makeApp(DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./lib/fixed.mjs\n'))
     mkdirSync(join(app, 'lib'))
@@ -164,7 +176,7 @@ describe('bridle dev with bridle.yaml rows', () => {
     await dev.waitFor(/one prompt per line/, 0)
     expect(dev.stderr).toContain('bridle dev: warning: the watch folder nope does not exist; nothing hot-reloads (create it and restart)')
     expect(dev.stderr).toContain(
-      'bridle dev: these bridle.yaml rows load once and do not hot-reload (outside nope/): ./lib/fixed.mjs; restart bridle dev after editing them',
+      'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in nope/ do): ./lib/fixed.mjs; restart bridle dev after editing them',
     )
     expect(await dev.end()).toBe(0)
   })

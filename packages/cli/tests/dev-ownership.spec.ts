@@ -26,8 +26,22 @@ describe('planOwnership', () => {
     expect(lines).toHaveLength(3)
     expect(lines[1]).toContain("plugins/tool.js is a bridle.yaml row inside the watched folder: the watcher loads it (with the row's config, none)")
     expect(lines[2]).toBe(
-      'bridle dev: these bridle.yaml rows load once and do not hot-reload (outside plugins/): ' +
+      'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in plugins/ do): ' +
         './plugins/nested/deep.mjs, ./plugins/types.ts, ../elsewhere.mjs; restart bridle dev after editing them',
     )
+  })
+
+  it('refuses two rows that name the same watched file, naming both', () => {
+    const app = parseAppConfig(
+      { plugins: [{ path: './plugins/rules.mjs', config: { a: 1 } }, { path: 'plugins/rules.mjs', config: { a: 2 } }] },
+      '/app/bridle.yaml',
+      '/app',
+    )
+    expect(() => planOwnership(app, '/app/plugins')).toThrow(
+      '/app/bridle.yaml: plugin "plugins/rules.mjs": the watched file plugins/rules.mjs is already the row "./plugins/rules.mjs"; ' +
+        'bridle dev loads a watched file once, so keep one row',
+    )
+    // outside the watched folder, boot loads each row as `run` does
+    expect(planOwnership(app, '/app/lib').fixed).toHaveLength(2)
   })
 })

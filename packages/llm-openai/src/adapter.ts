@@ -1,8 +1,8 @@
 /**
- * `OpenAICompatAdapter`: the `LlmAdapter` for one chat-completions route (spec §3, §4, §6).
- * Metadata comes from the config catalog without I/O; `stream()` runs one logical call: credential,
- * body, the request phase (SDK request, our bounded retries), then our own SSE reader and delta
- * translator. Every error leaving it is scrubbed of the key and the configured header values.
+ * `OpenAICompatAdapter`: the `LlmAdapter` for one chat-completions route
+ * (docs/model-calls.md#the-openai-compatible-adapter). Metadata comes from the config catalog without I/O; `stream()`
+ * runs one logical call: credential, body, the request phase (SDK request, our bounded retries), then our own SSE
+ * reader and delta translator. Every error leaving it is scrubbed of the key and the configured header values.
  */
 import {
   LlmError,

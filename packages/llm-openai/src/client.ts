@@ -1,5 +1,5 @@
 /**
- * The per-call `openai` SDK client (spec §1, §4.4). The SDK does one request attempt — URL joining,
+ * The per-call `openai` SDK client. The SDK does one request attempt — URL joining,
  * auth, the per-attempt timeout, typed errors — and is shielded from the ambient environment
  * (`OPENAI_*` variables, `OPENAI_LOG`). Retries are the adapter's (`retries.ts`).
  */

@@ -1,5 +1,5 @@
 /**
- * Our own Server-Sent Events reader (spec §1, §6.3). The SDK's iterator treats a body that ends
+ * Our own Server-Sent Events reader. The SDK's iterator treats a body that ends
  * without `[DONE]` as success and hides comment lines; this reader frames bytes itself with
  * `eventsource-parser` and bounds the body: an idle watchdog re-armed by any byte (comments included),
  * a deadline for the next data event that keep-alives do not re-arm, a cap on line and event size, and

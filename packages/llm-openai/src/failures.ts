@@ -1,5 +1,5 @@
 /**
- * The catch ladder (spec §7): whatever went wrong during one call becomes exactly one `LlmError`,
+ * The catch ladder: whatever went wrong during one call becomes exactly one `LlmError`,
  * first matching rung wins. Transport failures carry their cause (`connect ECONNREFUSED …`) in the
  * message, and every message is scrubbed of the call's secrets before it leaves the adapter.
  */

@@ -1,5 +1,5 @@
 /**
- * HTTP and in-stream error classification (spec §6.1, §6.3): a non-2xx answer or an error event
+ * HTTP and in-stream error classification: a non-2xx answer or an error event
  * becomes an `LlmError` with a code from `@bridle/llm`'s vocabulary and the facts a retry policy
  * needs (status, provider retry-after, request id).
  */
@@ -55,7 +55,7 @@ export function isContextError(details: ErrorDetails): boolean {
   )
 }
 
-/** The §6.1 table: first matching row wins. */
+/** Status → code, as the README's Failures table lists it: first matching row wins. */
 export function httpErrorCode(status: number, details: ErrorDetails): string {
   if (status === 401 || status === 403) return 'AUTH'
   if (status === 402 || isQuotaError(details)) return 'QUOTA'

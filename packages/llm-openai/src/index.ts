@@ -1,4 +1,4 @@
-// @bridle/llm-openai — OpenAI-compatible chat-completions streaming adapter (spec/llm-openai.md).
+// @bridle/llm-openai — OpenAI-compatible chat-completions streaming adapter (docs/model-calls.md).
 export { name, inject, reusable, Config, apply } from './plugin.js'
 export {
   ConfigSchema,

@@ -1,5 +1,5 @@
 /**
- * The functional cordis plugin (spec §2): `ctx.plugin(llmOpenai, config)` registers one route on
+ * The functional cordis plugin: `ctx.plugin(llmOpenai, config)` registers one route on
  * `ctx.llm`; disposing the plugin (or an HMR reload) removes it.
  */
 import type { Context } from 'cordis'

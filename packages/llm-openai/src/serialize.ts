@@ -1,5 +1,5 @@
 /**
- * Request serialization: neutral `GenerateOptions` → the chat-completions JSON body (spec §5.2–5.3).
+ * Request serialization: neutral `GenerateOptions` → the chat-completions JSON body.
  * Undefined fields are omitted, never sent as `null`. Everything here runs before any I/O, so a
  * request the route cannot carry fails without a byte leaving the process.
  */
@@ -66,7 +66,7 @@ export function buildRequestBody(options: GenerateOptions, config: OpenAICompatC
   return body
 }
 
-/** The system prompt first, then the history in order (spec §5.3). */
+/** The system prompt first, then the history in order. */
 export function serializeMessages(options: GenerateOptions, config: OpenAICompatConfig): WireMessage[] {
   const out: WireMessage[] = []
   if (options.system !== undefined && options.system !== '') out.push({ role: 'system', content: options.system })

@@ -1,4 +1,4 @@
-// `@bridle/llm-openai/testing`: the loopback mock server and canned wire payloads (spec §9).
+// `@bridle/llm-openai/testing`: the loopback mock server and canned wire payloads the tests use.
 export {
   startMockServer,
   encodeSseItem,

@@ -1,5 +1,5 @@
 /**
- * Delta translation (spec §6.4–6.5): one parsed `chat.completion.chunk` at a time → neutral
+ * Delta translation: one parsed `chat.completion.chunk` at a time → neutral
  * `StreamChunk`s, then finalization at `[DONE]`. Pure state machine; no I/O, no timers.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * Wire usage → neutral `TokenUsage` (spec §6.6). Input counts are made disjoint: cached prompt
+ * Wire usage → neutral `TokenUsage`. Input counts are made disjoint: cached prompt
  * tokens (DeepSeek `prompt_cache_hit_tokens`, OpenAI/vLLM `prompt_tokens_details.cached_tokens`)
  * become `cacheReadTokens` and are subtracted from `prompt_tokens`.
  */

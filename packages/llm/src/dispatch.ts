@@ -1,6 +1,7 @@
 /**
- * The terminal stage of `llm/stream` (spec §11.5): select the adapter, resolve the config when unprepared,
- * strip foreign `replayState`, call the adapter, and turn every failure into one terminal `finish` chunk.
+ * The terminal stage of `llm/stream` (docs/model-calls.md#the-llmstream-waterfall-and-its-terminal-stage): select the
+ * adapter, resolve the config when unprepared, strip foreign `replayState`, call the adapter, and turn every failure
+ * into one terminal `finish` chunk.
  */
 import type { LlmAdapter } from './adapter.js'
 import { createLlmFailure, LlmError, toLlmFailure } from './errors.js'

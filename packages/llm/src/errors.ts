@@ -27,7 +27,7 @@ export interface LlmErrorFacts {
 /** Failure codes match this pattern (`RATE_LIMIT`, `HTTP_418`, ...). */
 export const FAILURE_CODE_PATTERN = /^[A-Z][A-Z0-9_]*$/
 
-/** The codes the seam itself and the adapter contract use (see the spec's code table). */
+/** The codes the seam itself and the adapter contract use (the README lists them). */
 export const LLM_ERROR_CODES = Object.freeze([
   'NO_ADAPTER',
   'INVALID_ADAPTER',

@@ -1,6 +1,6 @@
 /**
- * Model metadata validation and call-config resolution (spec §11.2–11.3). Adapters report metadata; the
- * runtime never trusts it unchecked, because a bad context window or effort list would silently corrupt
+ * Model metadata validation and call-config resolution (docs/model-calls.md#routes-and-adapters). Adapters report
+ * metadata; the runtime never trusts it unchecked, because a bad context window or effort list would silently corrupt
  * every request built from it.
  */
 import type { LlmAdapter, LlmModelInfo } from './adapter.js'

@@ -44,8 +44,9 @@ interface PreparedEntry {
 }
 
 /**
- * The JSONL backend without the cordis wiring: binds live sessions to their files (persistence.md §4), answers the
- * store events, and implements the read/repair API (§9–§11). `SessionJsonl` wraps it as `ctx.sessionPersistence`.
+ * The JSONL backend without the cordis wiring: binds live sessions to their files, answers the store events, and
+ * implements the read/repair API (docs/persistence.md#binding-live-sessions, docs/persistence.md#the-committed-region).
+ * `SessionJsonl` wraps it as `ctx.sessionPersistence`.
  */
 export class JsonlBackend {
   readonly root: string
@@ -82,7 +83,7 @@ export class JsonlBackend {
     return Object.freeze({ kind: 'jsonl', path: this.pathOf(meta.id) })
   }
 
-  // ---- binding live sessions (§4) ----
+  // ---- binding live sessions (docs/persistence.md#binding-live-sessions) ----
 
   /** Binds every session already live in the store; a pre-existing log for an empty session is a sticky error. */
   bindExisting(): void {
@@ -153,7 +154,7 @@ export class JsonlBackend {
     return binding
   }
 
-  /** Cases 2–4 of §4: a new session, a refused create over an existing log, or an adoption. */
+  /** The other binding cases: a new session, a refused create over an existing log, or an adoption. */
   private bindFresh(session: Session, veto: boolean): void {
     const id = session.id
     const path = this.pathOf(id)
@@ -185,7 +186,7 @@ export class JsonlBackend {
   }
 
   /**
-   * Adoption (§4 case 4): the stored cwd must equal the live one and the live events must reproduce the stored
+   * Adoption: the stored cwd must equal the live one and the live events must reproduce the stored
    * prefix. A torn tail is truncated; an open turn is not closed, because the live session is the authority.
    */
   private async adopt(binding: LiveBinding, path: string): Promise<void> {
@@ -216,7 +217,7 @@ export class JsonlBackend {
     )
   }
 
-  // ---- reading (§9–§11) ----
+  // ---- reading ----
 
   /** Headers of every materialized session, sorted by `createdAt`, then id; unreadable headers are skipped. */
   async list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
@@ -353,14 +354,14 @@ export class JsonlBackend {
 
   /**
    * Waits until no writer of this process is still finishing `id`: its retirement here, or the teardown of an
-   * earlier instance of this plugin over the same root (§12).
+   * earlier instance of this plugin over the same root.
    */
   private async quiet(id: string): Promise<void> {
     await this.retiring.get(id)
     await teardownsSettled(this.root)
   }
 
-  // ---- teardown (§12) ----
+  // ---- teardown (docs/persistence.md#teardown) ----
 
   /**
    * Stops admitting events, flushes every live session and waits for every id chain. Rejects with

@@ -10,8 +10,9 @@ interface AgentLike {
 type Listen = (name: string, listener: (...args: any[]) => unknown, options: { prepend: true }) => () => void
 
 /**
- * Registers the durability checkpoints (persistence.md §8) on `ctx`: prepended, untagged waterfall listeners that
- * await `ctx.sessions.flush(session)` before they call `next()`, so the guarded action cannot start first.
+ * Registers the durability checkpoints (docs/persistence.md#checkpoints) on `ctx`: prepended, untagged waterfall
+ * listeners that await `ctx.sessions.flush(session)` before they call `next()`, so the guarded action cannot start
+ * first.
  *
  * - `llm/stream`: for a request whose `sessionId` names a live session, returns an iterable that flushes on the
  *   first pull and only then calls `next()`, so the adapter is never reached before the flush;

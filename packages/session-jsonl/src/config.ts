@@ -4,7 +4,7 @@ import { z } from 'zod'
 /** The plugin name used in config errors and warnings. */
 export const PLUGIN_NAME = 'session-jsonl'
 
-/** The zod 4 schema of the `session-jsonl` plugin config (persistence.md §1). */
+/** The zod 4 schema of the `session-jsonl` plugin config (README.md#config). */
 export const ConfigSchema = z
   .object({
     root: z.string().min(1).default('.bridle/sessions'),

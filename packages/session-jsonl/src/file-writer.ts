@@ -18,10 +18,10 @@ function rollbackFailure(writeError: unknown, rollbackError: unknown, path: stri
 }
 
 /**
- * Atomic first publication (persistence.md §7): create the root, write header + first batch to a fresh temp file,
- * fsync it, `link()` it to the final name (which fails instead of clobbering an existing log), fsync the root, and
- * remove the temp file (best-effort). Until the link succeeds the session file does not exist; if anything after
- * the link fails, the link is undone so a retry starts from the same state.
+ * Atomic first publication (docs/persistence.md#atomic-creation-and-rollback): create the root, write header + first
+ * batch to a fresh temp file, fsync it, `link()` it to the final name (which fails instead of clobbering an existing
+ * log), fsync the root, and remove the temp file (best-effort). Until the link succeeds the session file does not
+ * exist; if anything after the link fails, the link is undone so a retry starts from the same state.
  */
 export async function publishFile(layer: FsLayer, root: string, path: string, id: string, bytes: Uint8Array): Promise<void> {
   await ensureRoot(layer, root)
@@ -104,8 +104,9 @@ export async function appendFile(layer: FsLayer, path: string, bytes: Uint8Array
 }
 
 /**
- * Commits a crash repair (persistence.md §10): truncate to `committedBytes`, fsync, append the closer lines, fsync.
- * The two steps are not atomic; a crash between them is healed by the next load because closers are deterministic.
+ * Commits a crash repair (docs/persistence.md#repair-and-recovery-reports): truncate to `committedBytes`, fsync, append
+ * the closer lines, fsync. The two steps are not atomic; a crash between them is healed by the next load because
+ * closers are deterministic.
  */
 export async function repairFile(layer: FsLayer, path: string, committedBytes: number, closers: Uint8Array): Promise<void> {
   const handle = await layer.open(path, 'r+')

@@ -31,10 +31,10 @@ function parseJsonBytes(bytes: Uint8Array): { ok: true; value: unknown } | { ok:
 export const HEADER_CHECKSUM_MISMATCH = 'corrupt session log: checksum mismatch in the header line'
 
 /**
- * Parses line 1 of a log (persistence.md §9.2). Returns the stored header fields, the byte offset just past the
- * header's `\n`, and — for a sealed log (one whose lines carry checksums) — the header's seal, which the event
- * scan continues from. The checksum is checked first: a version number is only worth believing once the line is
- * known intact. A foreign `version` is refused before any structural check; the identity check is the caller's.
+ * Parses line 1 of a log (docs/persistence.md#the-file-format). Returns the stored header fields, the byte offset just
+ * past the header's `\n`, and — for a sealed log (one whose lines carry checksums) — the header's seal, which the event
+ * scan continues from. The checksum is checked first: a version number is only worth believing once the line is known
+ * intact. A foreign `version` is refused before any structural check; the identity check is the caller's.
  */
 export function parseHeader(bytes: Uint8Array): { meta: StoredMeta; headerEnd: number; seal?: Seal } {
   const newline = bytes.indexOf(0x0a)

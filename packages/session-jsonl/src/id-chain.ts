@@ -1,7 +1,7 @@
 /**
- * One promise chain per session id (persistence.md §4). Every storage operation of an id — publication, appends,
- * repair, reads-for-repair — runs on its chain, so no two of them interleave. A failed operation does not break the
- * chain for the next one.
+ * One promise chain per session id (docs/persistence.md#one-chain-per-session). Every storage operation of an id —
+ * publication, appends, repair, reads-for-repair — runs on its chain, so no two of them interleave. A failed operation
+ * does not break the chain for the next one.
  */
 export class IdChain {
   private readonly tails = new Map<string, Promise<unknown>>()

@@ -1,8 +1,8 @@
 /**
- * The JSONL line format (persistence.md §3): line 1 is the session header, every later line is one event, and every
- * record ends with `\n`. Serialization picks fields in a fixed order so a loaded event re-serializes to the same
- * bytes. `headerLine` and `eventLine` give a record's plain JSON; a log written now seals each line with a checksum
- * field (checksum.ts), and a log written before checksums keeps receiving plain lines.
+ * The JSONL line format (docs/persistence.md#the-file-format): line 1 is the session header, every later line is one
+ * event, and every record ends with `\n`. Serialization picks fields in a fixed order so a loaded event re-serializes
+ * to the same bytes. `headerLine` and `eventLine` give a record's plain JSON; a log written now seals each line with a
+ * checksum field (checksum.ts), and a log written before checksums keeps receiving plain lines.
  */
 import { stringifyRecord } from './json-text.js'
 

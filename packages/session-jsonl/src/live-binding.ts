@@ -25,9 +25,9 @@ export interface BindingStart {
 }
 
 /**
- * The persistence state of one live session (persistence.md §4–§7): its durable `cursor`, whether its file exists,
- * its write-behind queue, and the sticky initialization and poisoning errors. Every durable write runs on the id
- * chain. Events reach the queue in seq order through `admit`.
+ * The persistence state of one live session (docs/persistence.md#binding-live-sessions): its durable `cursor`, whether
+ * its file exists, its write-behind queue, and the sticky initialization and poisoning errors. Every durable write runs
+ * on the id chain. Events reach the queue in seq order through `admit`.
  */
 export class LiveBinding {
   readonly queue: WriteBehindQueue<SessionEvent>
@@ -125,7 +125,7 @@ export class LiveBinding {
     await this.queue.flush()
   }
 
-  /** Writes one batch durably on the id chain (persistence.md §7). */
+  /** Writes one batch durably on the id chain (docs/persistence.md#atomic-creation-and-rollback). */
   private writeBatch(batch: readonly SessionEvent[]): Promise<void> {
     return this.ctx.chain.run(this.session.id, async () => {
       await this.init

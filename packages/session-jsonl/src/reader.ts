@@ -63,8 +63,8 @@ function headerError(defect: HeaderDefect, path: string): Error {
 }
 
 /**
- * The read side of the backend (persistence.md §9): revision-stable reads, header and scan rules, identity, and the
- * post-scan validation. Reads never write.
+ * The read side of the backend (docs/persistence.md#the-committed-region): revision-stable reads, header and scan
+ * rules, identity, and the post-scan validation. Reads never write.
  */
 export class LogReader {
   constructor(
@@ -113,7 +113,7 @@ export class LogReader {
   }
 
   /**
-   * Validates a scanned log (persistence.md §9.4) and computes its closers: legacy vocabulary, then unknown
+   * Validates a scanned log and computes its closers: legacy vocabulary, then unknown
    * non-ignorable types (`SessionFormatUnsupportedError`, never wrapped), then a full `Session.fromRestore` of the
    * balanced events (through `build`; the view keeps the session it built). Failures of the first and last check are
    * wrapped as `stored session "<id>" failed validation: <err>`. The returned events are frozen in place.

@@ -15,12 +15,12 @@ export interface RepairedLog {
 }
 
 /**
- * Commits crash recovery for a stored session (persistence.md §10); call it on the id chain. Reads, scans and
- * validates the log; if it has a torn tail or an open turn, re-stats the file and — only if its revision is still
- * the scanned one (otherwise it reads again) — truncates to `committedBytes`, fsyncs, appends the closers (sealed
- * when the log is) and fsyncs. When bytes were discarded, `warn` gets a line naming the file, the lines and their
- * count, and the view carries the same `recovery` report. Returns the re-read, balanced, frozen view. Bytes before
- * `committedBytes` are never rewritten, and a log that is already balanced is not touched, so a second call
+ * Commits crash recovery for a stored session (docs/persistence.md#repair-and-recovery-reports); call it on the id
+ * chain. Reads, scans and validates the log; if it has a torn tail or an open turn, re-stats the file and — only if its
+ * revision is still the scanned one (otherwise it reads again) — truncates to `committedBytes`, fsyncs, appends the
+ * closers (sealed when the log is) and fsyncs. When bytes were discarded, `warn` gets a line naming the file, the lines
+ * and their count, and the view carries the same `recovery` report. Returns the re-read, balanced, frozen view. Bytes
+ * before `committedBytes` are never rewritten, and a log that is already balanced is not touched, so a second call
  * changes nothing.
  */
 export async function commitRepair(

@@ -3,7 +3,10 @@ import { CHECKSUM_KEY, crc32, runningAt, sealFollows, sealHolds, storedSeal, typ
 import { HEADER_CHECKSUM_MISMATCH } from './header.js'
 import type { StoredEvent } from './line-format.js'
 
-/** A defect inside the committed region (persistence.md §9.3); the reader wraps it as a corruption error. */
+/**
+ * A defect inside the committed region (docs/persistence.md#the-committed-region); the reader wraps it as a corruption
+ * error.
+ */
 export class CommittedDamage extends Error {
   constructor(
     message: string,

@@ -24,7 +24,7 @@ export interface SessionJsonlOptions {
 
 /**
  * The `session-jsonl` plugin: provides `ctx.sessionPersistence`, storing each session as one JSONL file under
- * `config.root` (persistence.md). Load it with `ctx.plugin(SessionJsonl, { root })` after `SessionStore`.
+ * `config.root` (docs/persistence.md). Load it with `ctx.plugin(SessionJsonl, { root })` after `SessionStore`.
  */
 export class SessionJsonl extends Service<SessionJsonlConfig> implements SessionPersistence {
   static readonly inject = ['sessions']

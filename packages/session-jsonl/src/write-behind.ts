@@ -9,7 +9,7 @@ export interface WriteBehindOptions<E> {
 }
 
 /**
- * The write-behind window of one live session (persistence.md §5–§6).
+ * The write-behind window of one live session (docs/persistence.md#write-behind).
  *
  * - The first event entering an idle queue (nothing pending, no timer) arms one timer of exactly `delayMs`; later
  *   events join that window and never reset or extend it.

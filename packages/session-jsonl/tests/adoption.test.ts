@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SessionStore } from '@bridle/session'
 import { Context } from 'cordis'
@@ -38,68 +38,6 @@ describe('binding sessions that are already live (plugin reload)', () => {
     expect(warnings).toEqual([`session-jsonl: session "s1": discarded line 12 of "${join(root, 's1.jsonl')}" (a 21-byte unterminated line)`])
   })
 
-  it('does not close an open turn while adopting: the live session is the authority', async () => {
-    const { ctx, root, load } = reloadableApp()
-    const first = load()
-    const s = ctx.sessions.create('s1')
-    replay(s, appends.slice(0, 4)) // turn 1 open
-    await ctx.sessions.flush(s)
-    first.dispose()
-    await vi.waitFor(() => expect(ctx.get('sessionPersistence')).toBeUndefined())
-    load()
-    s.append('step/end', { turn: 1, step: 1 })
-    await ctx.sessions.flush(s)
-    const types = fileText(root, 's1').trim().split('\n').slice(1).map((l) => JSON.parse(l).type)
-    expect(types).toEqual(s.events.map((e) => e.type))
-    expect(types).not.toContain('turn/end')
-  })
-
-  it('a log that the live events do not reproduce is an id collision (sticky)', async () => {
-    const { ctx, root, load } = reloadableApp()
-    const s = ctx.sessions.create('s1')
-    replay(s, appends.slice(0, 3))
-    mkdirSync(root, { recursive: true })
-    const other = [eventLine({ type: 'turn/start', seq: 0, time: 1, data: { turn: 7 } })]
-    writeFileSync(join(root, 's1.jsonl'), headerLine({ version: 0, id: 's1', createdAt: s.header.createdAt }) + other.join(''))
-    load()
-    const message = 'session "s1" already has a persisted log on disk that does not match this live session (id collision)'
-    await expect(ctx.sessions.flush(s)).rejects.toThrow(message)
-    s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
-    await expect(ctx.sessions.flush(s)).rejects.toThrow(message)
-    expect(fileText(root, 's1')).toContain('"turn":7')
-  })
-
-  it('a different stored cwd is an id collision', async () => {
-    const { ctx, root, load } = reloadableApp()
-    const s = ctx.sessions.create('s1', { meta: { cwd: '/live' } })
-    replay(s, appends.slice(0, 2))
-    mkdirSync(root, { recursive: true })
-    writeFileSync(join(root, 's1.jsonl'), headerLine({ version: 0, id: 's1', createdAt: 1, cwd: '/stored' }))
-    load()
-    await expect(ctx.sessions.flush(s)).rejects.toThrow(
-      'session "s1" is already persisted at a different cwd (persisted: /stored, live: /live) (id collision)',
-    )
-  })
-
-  it('an empty live session over an existing log becomes a sticky error instead of a veto', async () => {
-    const { ctx, root, load } = reloadableApp()
-    const s = ctx.sessions.create('s1')
-    mkdirSync(root, { recursive: true })
-    writeFileSync(join(root, 's1.jsonl'), headerLine({ version: 0, id: 's1', createdAt: 1 }))
-    load()
-    await expect(ctx.sessions.flush(s)).rejects.toThrow(
-      'session "s1" already has a persisted log on disk; load/resume it instead of creating',
-    )
-  })
-
-  it('a live session without a file is bound as new and written lazily', async () => {
-    const { ctx, root, load } = reloadableApp()
-    const s = ctx.sessions.create('s1')
-    replay(s, appends.slice(0, 2))
-    load()
-    await ctx.sessions.flush(s)
-    expect(fileText(root, 's1').trim().split('\n')).toHaveLength(3)
-  })
 })
 
 describe('restarting the plugin while its final flush is still writing', () => {

@@ -53,25 +53,6 @@ describe('fault injection', () => {
     expect(storedSeqs(path)).toEqual([0, 1, 2, 3, 4])
   })
 
-  it('a failed background batch warns once, keeps its events, and the next event resumes writing', async () => {
-    const warnings = captureWarnings()
-    const fs = new FaultyFs()
-    const { ctx, persistence } = makeApp({ writeBatchMaxDelayMs: 1 }, fs)
-    const s = ctx.sessions.create('s1')
-    replay(s, appends.slice(0, 2))
-    await ctx.sessions.flush(s)
-    const path = persistence.locate(s.header).path
-    fs.plan({ op: 'sync', path: /s1\.jsonl$/ })
-    replay(s, appends.slice(2, 4))
-    await expect.poll(() => warnings.length).toBe(1)
-    expect(warnings[0]).toBe(
-      `session-jsonl: background write for session "s1" failed (buffered events retained): Error: injected sync failure on ${path}`,
-    )
-    expect(storedSeqs(path)).toEqual([0, 1])
-    replay(s, appends.slice(4, 5))
-    await expect.poll(() => storedSeqs(path)).toEqual([0, 1, 2, 3, 4])
-  })
-
   it('a failed rollback poisons the session; a reload keeps the complete lines of the partial batch', async () => {
     const fs = new FaultyFs()
     const { ctx, persistence, root } = makeApp({ writeBatchMaxDelayMs: 1_000_000 }, fs)

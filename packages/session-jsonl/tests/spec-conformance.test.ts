@@ -1,7 +1,8 @@
 /**
- * Black-box conformance checks against persistence.md: plugin exports, file layout and line format, header and scan
- * diagnostics with their exact wording, the API of `ctx.sessionPersistence`, and retirement. Only the public entry
- * (and `@bridle/session`) is imported; files are written and read directly on disk.
+ * Black-box conformance checks of what is particular to JSONL: plugin exports, file layout and line format, header and
+ * scan diagnostics with their exact wording, and the bytes a repair leaves. Only the public entry (and
+ * `@bridle/session`) is imported; files are written and read directly on disk. The rules every backend shares run in
+ * contract.spec.ts (`@bridle/persistence-conformance`).
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,7 +18,7 @@ import {
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import DefaultExport, { Config, ConfigSchema, SessionJsonl } from '../src/index.js'
-import { captureWarnings, makeApp, tempRoot, unsealed } from './helpers.js'
+import { makeApp, tempRoot, unsealed } from './helpers.js'
 
 const userMessage = (id: string, text: string) => ({ id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } })
 
@@ -76,17 +77,6 @@ describe('§1 plugin exports and config', () => {
     expect(ctx.sessionPersistence?.locate({ version: 0, id: 'x', createdAt: 1 } as never).kind).toBe('jsonl')
   })
 
-  it('without the plugin ctx.sessions.flush resolves false; with it, true', async () => {
-    const bare = new Context()
-    bare.plugin(SessionStore)
-    const s = bare.sessions.create('m')
-    s.append('turn/start', { turn: 1 })
-    await expect(bare.sessions.flush(s)).resolves.toBe(false)
-    const { ctx } = makeApp()
-    const t = ctx.sessions.create('m')
-    t.append('turn/start', { turn: 1 })
-    await expect(ctx.sessions.flush(t)).resolves.toBe(true)
-  })
 })
 
 describe('§2 file layout and §3 line format', () => {
@@ -203,35 +193,6 @@ describe('§9 reading a log: exact diagnostics', () => {
   })
 })
 
-describe('§9.4 validation order', () => {
-  it('legacy vocabulary is reported before an unknown type that precedes it', async () => {
-    const { root, persistence } = makeApp()
-    const path = writeRaw(
-      root,
-      'o.jsonl',
-      header('o') + line({ type: 'future/x', seq: 0, time: 1, data: {} }) + line({ type: 'mode/set', seq: 1, time: 1, data: {} }),
-    )
-    const error = await rejection(persistence.inspect('o'))
-    expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
-    expect(error.message).toBe('stored session "o" failed validation: Error: session "o" contains unsupported legacy mode/set event at seq 1')
-    expect((error as SessionPersistenceCorruptionError).path).toBe(path)
-  })
-
-  it('an unknown type comes before the Session.fromRestore validation and is never wrapped', async () => {
-    const { root, persistence } = makeApp()
-    const path = writeRaw(
-      root,
-      'u.jsonl',
-      header('u') + line({ type: 'user/message', seq: 0, time: 1, data: { role: 'user' }, surfaceOp: 'append' }) + line({ type: 'future/x', seq: 1, time: 1, data: {} }),
-    )
-    const error = await rejection(persistence.load('u'))
-    expect(error).toBeInstanceOf(SessionFormatUnsupportedError)
-    expect(error.message).toBe(
-      `session "u" contains event type "future/x" (seq 1) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness (raw log: ${path})`,
-    )
-  })
-})
-
 describe('§10 recovery and §11 API', () => {
   it('inspect computes closers in memory only; load commits them; a second load changes nothing (P8)', async () => {
     const { root, persistence } = makeApp()
@@ -253,32 +214,6 @@ describe('§10 recovery and §11 API', () => {
     expect(readFileSync(path, 'utf8')).toBe(repaired)
   })
 
-  it('absent ids: load/inspect/prepare/resume reject with not found; readRaw resolves undefined', async () => {
-    const { persistence } = makeApp()
-    for (const op of [() => persistence.load('ghost'), () => persistence.inspect('ghost'), () => persistence.prepare('ghost'), () => persistence.resume('ghost')]) {
-      expect((await rejection(op())).message).toBe('session "ghost" not found')
-    }
-    expect(await persistence.readRaw('ghost')).toBeUndefined()
-  })
-
-  it('prepare returns an unpublished preparation ending in session/end-seed; live ids are refused', async () => {
-    const { ctx, root, persistence } = makeApp()
-    const events = sampleEvents().slice(0, 3)
-    writeRaw(root, 'p.jsonl', header('p') + events.map(line).join(''))
-    const preparation = await persistence.prepare('p')
-    expect(preparation.session.events.map((e) => e.type)).toEqual(['turn/start', 'user/message', 'turn/end', 'session/end-seed'])
-    expect(preparation.session.firstLiveSeq).toBe(3)
-    expect(ctx.sessions.get('p')).toBeUndefined()
-    expect((await rejection(persistence.prepare('p'))).message).toBe('cannot prepare session "p" while another preparation is outstanding')
-    preparation[Symbol.dispose]()
-    preparation[Symbol.dispose]()
-    const session = await persistence.resume('p')
-    expect(ctx.sessions.get('p')).toBe(session)
-    expect((await rejection(persistence.prepare('p'))).message).toBe('cannot prepare session "p" while it is live')
-    const live = await persistence.inspect('p')
-    expect(live.events).toBe(session.events)
-  })
-
   it('list/listSnapshots read headers only; revisions follow the documented shape', async () => {
     const { root, persistence } = makeApp()
     writeRaw(root, 'b.jsonl', header('b', 2) + '{torn')
@@ -293,15 +228,6 @@ describe('§10 recovery and §11 API', () => {
     expect(b.revision).toMatch(new RegExp(`^jsonl:${root.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+:${size}:\\d+:\\d+$`))
   })
 
-  it('a skipped foreign-version header warns with the exact wording', async () => {
-    const warnings = captureWarnings()
-    const { root, persistence } = makeApp()
-    const path = writeRaw(root, 'f.jsonl', '{"version":9,"id":"f"}\n')
-    expect(await persistence.list()).toEqual([])
-    expect(warnings).toEqual([
-      `session-jsonl: skipping "${path}": SessionFormatUnsupportedError: session "f" uses log format v9, but this harness reads only v0: the log was written by a newer harness — upgrade the harness to open it (raw log: ${path})`,
-    ])
-  })
 })
 
 describe('§13 testable properties', () => {
@@ -324,29 +250,5 @@ describe('§13 testable properties', () => {
     expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i))
     expect(stored.slice(loaded.events.length).map((e) => e.type)).toEqual(['session/end-seed', 'turn/start', 'turn/end'])
     expect(stored.filter((e) => e.type === 'session/end-seed')).toHaveLength(1)
-  })
-})
-
-describe('§12 retirement', () => {
-  it('session/disposed flushes in the background; a load that starts during retirement waits for it', async () => {
-    const { ctx, root, persistence } = makeApp({ writeBatchMaxDelayMs: 1_000_000 })
-    const fork = ctx.plugin({
-      inject: ['sessions'],
-      apply: (c: Context) => {
-        const s = c.sessions.create('r')
-        s.append('turn/start', { turn: 1 })
-        s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
-      },
-    })
-    await fork.dispose()
-    expect(ctx.sessions.get('r')).toBeUndefined()
-    // The retirement flush runs in the background (cordis disposal does not wait for it), but reads of the same
-    // id started now wait for it and see every event.
-    const raw = await persistence.readRaw('r')
-    expect(raw!.content.trim().split('\n')).toHaveLength(3)
-    expect((await persistence.inspect('r')).events).toHaveLength(2)
-    const loaded = await persistence.load('r')
-    expect(loaded.events.map((e) => e.type)).toEqual(['turn/start', 'turn/end'])
-    expect(readFileSync(join(root, 'r.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3)
   })
 })

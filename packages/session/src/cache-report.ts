@@ -1,7 +1,7 @@
 /**
- * `cachePrefixReport` (provability.md §4): for each digested request, how much of the previous request's prefix it
- * kept (system → tools → messages, the order providers serialize it) and why the rest broke, beside the cached
- * input tokens the provider reported.
+ * `cachePrefixReport` (docs/provability.md#the-cache-prefix-report): for each digested request, how much of the
+ * previous request's prefix it kept (system → tools → messages, the order providers serialize it) and why the rest
+ * broke, beside the cached input tokens the provider reported.
  */
 import type { Message, ToolSchema } from '@bridle/llm'
 import type { AnySessionEvent, RequestDigestRecord } from './events.js'

@@ -1,6 +1,6 @@
 /**
- * Canonical JSON and SHA-256 digests (provability.md §1). The loop that writes `request/digest` and the verifier
- * that checks it share this one implementation.
+ * Canonical JSON and SHA-256 digests (docs/provability.md#canonical-json). The loop that writes `request/digest` and
+ * the verifier that checks it share this one implementation.
  */
 import * as crypto from 'node:crypto'
 
@@ -36,7 +36,7 @@ function write(value: unknown, depth: number): string {
 
 /**
  * JSON text with object keys sorted by UTF-16 code unit at every level and no whitespace; numbers and strings as
- * `JSON.stringify` writes them. Only lossless JSON values (session.md §6) are expected. Values nested deeper than a few
+ * `JSON.stringify` writes them. Only lossless JSON values (see json.ts) are expected. Values nested deeper than a few
  * hundred levels are written iteratively, so they do not overflow the stack.
  */
 export function canonicalJson(value: unknown): string {

@@ -1,5 +1,5 @@
 /**
- * Projection of surface nodes into model messages (session.md §10).
+ * Projection of surface nodes into model messages (docs/surface-and-reconstruction.md#deriving-messages).
  */
 import { extendHistory, type Message } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'

@@ -1,6 +1,6 @@
 /**
- * Request digests (provability.md §1): the parts of one model request hashed so that the request the log says was
- * sent can be checked afterwards by anyone holding the log.
+ * Request digests (docs/provability.md#request-digests): the parts of one model request hashed so that the request the
+ * log says was sent can be checked afterwards by anyone holding the log.
  */
 import { CALL_CONFIG_KEYS, callConfigOf, historyBaseOf, type LlmCallConfig, type Message, type ToolSchema } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from './canonical.js'

@@ -1,5 +1,5 @@
 /**
- * The session event vocabulary (session.md §3–§4): the envelope, the merge-extensible payload map, the surface
+ * The session event vocabulary (docs/session-events.md): the envelope, the merge-extensible payload map, the surface
  * markers, and the guards that tell surface-eligible events from log-only ones.
  */
 import type {
@@ -42,7 +42,10 @@ export interface EpochHeaderAdapterDefaults {
   readonly maxTokens?: true
 }
 
-/** What was sent: the request header recorded by `request/header` (session.md §11). */
+/**
+ * What was sent: the request header recorded by `request/header`
+ * (docs/surface-and-reconstruction.md#request-header-and-context).
+ */
 export interface EpochHeader {
   readonly config: LlmCallConfig
   readonly adapterDefaults?: EpochHeaderAdapterDefaults
@@ -65,7 +68,7 @@ export interface TodoItem {
   readonly status: 'pending' | 'in_progress' | 'completed'
 }
 
-/** The payload of `request/digest` (provability.md §2). */
+/** The payload of `request/digest` (docs/provability.md#request-digests). */
 export interface RequestDigestRecord {
   readonly turn: number
   readonly step: number

@@ -1,6 +1,6 @@
 /**
- * Fork boundaries (session.md §14): which prefix of a live session a child inherits, and the coded errors of
- * `ctx.sessions.branch`.
+ * Fork boundaries (docs/surface-and-reconstruction.md#forks): which prefix of a live session a child inherits, and the
+ * coded errors of `ctx.sessions.branch`.
  */
 import type { AnySessionEvent } from './events.js'
 

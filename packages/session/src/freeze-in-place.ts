@@ -1,5 +1,5 @@
 /**
- * The restore-mode freezer (session.md §7: "an iterative in-place freezer in restore mode"). Restore mode adopts fresh
+ * The restore-mode freezer (docs/surface-and-reconstruction.md#snapshot-and-restore-modes). Restore mode adopts fresh
  * values persistence just parsed, without copying or JSON checks, so this only freezes. It differs from `deepFreeze`
  * of `@bridle/llm` in two costs that dominate a reload: it records nothing in the `deepFreeze` registry (one weak-set
  * insert per object), and it reads plain objects and arrays through their own enumerable keys rather than one
@@ -11,8 +11,8 @@ import { isDeepFrozen, isWalkable } from '@bridle/llm'
  * Freezes every object reachable from `root`, iteratively (any depth) and cycle-safely, and returns `root`. Plain
  * objects and arrays (the JSON vocabulary restore mode accepts) are descended through `Object.keys` / their indices;
  * any other object is walked like `deepFreeze` walks it (own data properties only, accessors neither invoked nor
- * descended). Abort signals and binary buffers are left alone. A root `deepFreeze` recorded is returned as is; below the
- * root the registry is not consulted (fresh data is never in it, and a recorded subtree is merely walked again).
+ * descended). Abort signals and binary buffers are left alone. A root `deepFreeze` recorded is returned as is; below
+ * the root the registry is not consulted (fresh data is never in it, and a recorded subtree is merely walked again).
  */
 export function freezeInPlace<T>(root: T): T {
   if (!isWalkable(root) || isDeepFrozen(root)) return root

@@ -1,6 +1,6 @@
 /**
- * The session header (session.md §2): lives outside the log and records identity, creation time, working
- * directory and fork lineage.
+ * The session header (docs/surface-and-reconstruction.md#the-session-header): lives outside the log and records
+ * identity, creation time, working directory and fork lineage.
  */
 import { isAbsolute } from 'node:path'
 import { deepFreeze, JSON_LIMITS, JsonLimitError, type SessionId } from '@bridle/llm'
@@ -28,7 +28,7 @@ const isNonNegativeSafeInteger = (value: unknown): value is number =>
 /**
  * Validates `input` as the header of session `id` and returns a detached deep-frozen header.
  * Snapshot mode first requires lossless JSON; restore mode first requires a `null`/`Object.prototype` prototype.
- * Throws `Error` with the exact messages of session.md §2. Unknown extra keys are kept.
+ * Throws `Error` naming the field that is wrong. Unknown extra keys are kept.
  */
 export function validateSessionHeader(input: unknown, id: string, mode: HeaderMode): SessionHeader {
   let header: unknown = input

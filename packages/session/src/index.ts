@@ -52,6 +52,7 @@ export {
   type SessionLocation,
   type SessionSnapshotInfo,
   type SessionRawLog,
+  type SessionFollowOptions,
   type SessionRecoveryReport,
   SessionPersistenceCorruptionError,
   SessionFormatUnsupportedError,

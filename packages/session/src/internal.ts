@@ -3,13 +3,13 @@
  */
 import type { AnySessionEvent } from './events.js'
 
-/** How an attached session publishes its appends (session.md §8 steps 7 and 9). */
+/** How an attached session publishes its appends (docs/session-events.md#how-an-append-is-published). */
 export interface SessionPublisher {
-  /** Step 7: resolve the `session/event` listeners and notify `internal/event`. A throw vetoes the append. */
+  /** Prepare: resolve the `session/event` listeners and notify `internal/event`. A throw vetoes the append. */
   prepare(event: AnySessionEvent): unknown
-  /** Step 9: call the resolved observers; every failure is contained and logged. */
+  /** Notify: call the resolved observers; every failure is contained and logged. */
   notify(prepared: unknown, event: AnySessionEvent): void
-  /** Called once the publication (steps 7–9) has unwound, successful or not. */
+  /** Called once the publication (prepare, commit, notify) has unwound, successful or not. */
   settled(): void
 }
 

@@ -1,5 +1,5 @@
 /**
- * Lossless JSON values (session.md §6).
+ * Lossless JSON values (docs/session-events.md#the-envelope).
  *
  * Everything that enters a session log must survive `JSON.stringify` → `JSON.parse` unchanged, because the log is
  * the only source the model's history is rebuilt from. `snapshotJsonValue` validates and detaches a value in one
@@ -243,7 +243,7 @@ export function isJsonValue(value: unknown): value is JsonValue {
 
 /**
  * Like {@link snapshotJsonValue}, but reports why and where a value was rejected. Used to attach a precise `cause` to
- * the spec's fixed error messages, so a caller learns which value at which path was wrong.
+ * the fixed error messages, so a caller learns which value at which path was wrong.
  */
 export function snapshotJsonValueOrViolation(value: unknown): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
   const result = walk(value, 'copy')
@@ -281,7 +281,7 @@ export function jsonValueViolation(value: unknown): JsonViolation | undefined {
   return result.ok ? undefined : (result as { violation: JsonViolation }).violation
 }
 
-/** An error whose message names the rejected value and its path; attached as `cause` to the spec's messages. */
+/** An error whose message names the rejected value and its path; attached as `cause` to the fixed messages. */
 export function jsonViolationError(violation: JsonViolation): TypeError {
   return new TypeError(`${violation.path}: ${violation.reason}`)
 }

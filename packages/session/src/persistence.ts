@@ -1,5 +1,5 @@
 /**
- * Types and error classes shared with durable backends (session.md §15, persistence.md §9–§11). A backend such as
+ * Types and error classes shared with durable backends (docs/persistence.md#the-backend-contract). A backend such as
  * `@bridle/session-jsonl` implements `SessionPersistence` and provides it as `ctx.sessionPersistence`.
  */
 import type { SessionEvent } from './events.js'
@@ -61,6 +61,16 @@ export interface SessionRawLog {
   readonly content: string
 }
 
+/** Options of `SessionPersistence.follow`. */
+export interface SessionFollowOptions {
+  /** The first seq to yield (default 0). */
+  readonly from?: number
+  /** Ends the iteration (quietly). */
+  readonly signal?: AbortSignal
+  /** How long a polling backend waits between checks when nothing new was written. */
+  readonly intervalMs?: number
+}
+
 /** The durable-backend contract (`ctx.sessionPersistence`). Every method takes ids; paths never cross it. */
 export interface SessionPersistence {
   locate(meta: SessionHeader): SessionLocation
@@ -71,6 +81,11 @@ export interface SessionPersistence {
   load(id: string): Promise<SessionInspection>
   prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation>
   resume(id: string, signal?: AbortSignal): Promise<Session>
+  /**
+   * Optional: the stored events of a session as they are written — by this process or any other — from `from` on,
+   * until the signal aborts. Backends that several processes write (such as session-postgres) provide it.
+   */
+  follow?(id: string, options?: SessionFollowOptions): AsyncIterable<SessionEvent>
 }
 
 /** A stored log is damaged: header, scan or identity failures, or a failed validation of its events. */

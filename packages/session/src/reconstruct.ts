@@ -1,5 +1,6 @@
 /**
- * `reconstructRequest` (session.md §12): rebuilds the request any past step was built from, using only a log prefix.
+ * `reconstructRequest` (docs/surface-and-reconstruction.md#reconstructing-a-request): rebuilds the request any past
+ * step was built from, using only a log prefix.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
 import type { AnySessionEvent, EpochHeader, RequestContext, RequestHeaderReason } from './events.js'

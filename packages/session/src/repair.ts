@@ -1,5 +1,6 @@
 /**
- * Crash repair (session.md §13): the synthetic events that close a turn left open by a crash.
+ * Crash repair (docs/surface-and-reconstruction.md#closing-an-interrupted-turn): the synthetic events that close a turn
+ * left open by a crash.
  */
 import type { AnySessionEvent, SessionEventEnvelope } from './events.js'
 

@@ -1,5 +1,6 @@
 /**
- * Request header and request context folds (session.md §11): what was sent, and the route's capacity.
+ * Request header and request context folds (docs/surface-and-reconstruction.md#request-header-and-context): what was
+ * sent, and the route's capacity.
  */
 import { deepFreeze, type LlmCallConfig, type ToolSchema } from '@bridle/llm'
 import type { AnySessionEvent, EpochHeader, EpochHeaderAdapterDefaults, RequestContext, RequestHeaderReason } from './events.js'

@@ -1,6 +1,6 @@
 /**
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
- * surface, the model messages and the request facts (session.md §7–§11).
+ * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
 import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
 import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
@@ -244,8 +244,8 @@ interface SeedPlan {
 }
 
 /**
- * Reads and checks every seed slot once (session.md §7), in order: JSON snapshot (snapshot mode), legacy type,
- * envelope, `request/header` and message shape, legacy reason, contiguity and the surface transition.
+ * Reads and checks every seed slot once (docs/session-events.md#seeds), in order: JSON snapshot (snapshot mode), legacy
+ * type, envelope, `request/header` and message shape, legacy reason, contiguity and the surface transition.
  */
 function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
   if (!Array.isArray(seed)) throw new TypeError('session seed must be an array of events')

@@ -1,6 +1,6 @@
 /**
  * Structural checks for events arriving from outside `append`: seeds, persistence loads and adopted events
- * (session.md §3, §5, §11). `append` itself does not validate message shapes.
+ * (docs/session-events.md#seeds). `append` itself does not validate message shapes.
  */
 import { deepFreeze } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'
@@ -27,8 +27,8 @@ export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent 
 }
 
 /**
- * The legacy-vocabulary message for an event, or `undefined` (session.md §8 step 2, §11). Messages are phrased as
- * `session event "<type>" uses …`; seeds and loads wrap them in their own prefixes.
+ * The legacy-vocabulary message for an event, or `undefined` (docs/session-events.md#legacy-vocabulary). Messages are
+ * phrased as `session event "<type>" uses …`; seeds and loads wrap them in their own prefixes.
  */
 export function legacyViolation(type: string, data: unknown): string | undefined {
   if (type === 'request/header-delta') return `session event "${type}" uses unsupported legacy request/header-delta format`
@@ -39,7 +39,7 @@ export function legacyViolation(type: string, data: unknown): string | undefined
 }
 
 /**
- * Validates the message carried by a surface-eligible event (session.md §5). `subject` is
+ * Validates the message carried by a surface-eligible event. `subject` is
  * `seed <type> at index <i>` or `session event at seq <n>`. Events of other types pass unchecked.
  */
 export function assertMessageEventShape(event: { readonly type: string; readonly data: unknown }, subject: string): void {
@@ -69,7 +69,7 @@ export function assertMessageEventShape(event: { readonly type: string; readonly
   }
 }
 
-/** The three extra checks of a seeded `request/header` (session.md §5); `index` names the seed slot. */
+/** The three extra checks of a seeded `request/header`; `index` names the seed slot. */
 export function assertSeedRequestHeader(data: unknown, index: number): void {
   const header = isRecord(data) ? data.header : undefined
   const config = isRecord(header) ? header.config : undefined

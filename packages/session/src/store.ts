@@ -1,6 +1,7 @@
 /**
- * `SessionStore` — the `ctx.sessions` service (session.md §15): prepares sessions, enters and announces them on the
- * caller's context, publishes their appends to scope-filtered listeners, flushes them, and forks them (`branch`).
+ * `SessionStore` — the `ctx.sessions` service (docs/session-events.md#live-events-of-the-session-store): prepares
+ * sessions, enters and announces them on the caller's context, publishes their appends to scope-filtered listeners,
+ * flushes them, and forks them (`branch`).
  */
 import { Context, Service } from 'cordis'
 import { lifecycleOf, ownedEffect, scopeOf, scopeTarget } from '@bridle/scope'
@@ -79,7 +80,7 @@ export class SessionStore extends Service {
 
   /**
    * Builds an unpublished session. Without an id, mints `session-<n>` skipping taken ids. The header is
-   * `{version: 0, id, createdAt (default now)}` plus the defined `meta` fields, validated per session.md §2.
+   * `{version: 0, id, createdAt (default now)}` plus the defined `meta` fields, validated by `validateSessionHeader`.
    */
   prepare(id?: string, opts: PrepareSessionOptions = {}): Session {
     if (id === undefined) {

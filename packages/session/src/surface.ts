@@ -1,5 +1,6 @@
 /**
- * Surface operations (session.md §9): the ordered list of seqs that make up the model-visible history.
+ * Surface operations (docs/surface-and-reconstruction.md#surface-rules): the ordered list of seqs that make up the
+ * model-visible history.
  *
  * One planner serves `append`, seeds, `foldSurface` and `SurfaceManager`. Planning never mutates: a rejected
  * candidate leaves the nodes and the replace generation unchanged, and applying an accepted plan is a separate step.
@@ -91,8 +92,8 @@ function jsonEqualExcept(a: unknown, b: unknown, skip: readonly (string | number
 const TOOL_RESULT_CONTENT_PATH = ['message', 'content', 0, 'content'] as const
 
 /**
- * Decides what `event` does to the surface described by `view`, or throws the first violated rule of
- * session.md §9 with its exact message. Pure: nothing is mutated.
+ * Decides what `event` does to the surface described by `view`, or throws the first violated surface rule
+ * (docs/surface-and-reconstruction.md#surface-rules) with its exact message. Pure: nothing is mutated.
  */
 export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfacePlan {
   const { type, seq } = event

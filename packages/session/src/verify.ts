@@ -1,6 +1,6 @@
 /**
- * `verifyDigests` (provability.md §3): recomputes every recorded `request/digest` from the log prefix before it,
- * from scratch, as an independent check of the live path.
+ * `verifyDigests` (docs/provability.md#verifying-a-log-afterwards): recomputes every recorded `request/digest` from the
+ * log prefix before it, from scratch, as an independent check of the live path.
  */
 import type { AnySessionEvent, RequestDigestRecord } from './events.js'
 import { requestDigestParts } from './digest.js'

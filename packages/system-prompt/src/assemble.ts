@@ -98,7 +98,7 @@ function resolveText(kind: 'section' | 'context', name: string, text: TextSource
 }
 
 /**
- * Builds one `PromptAssembly` for `context` (see the package spec, §5): abort check, chain snapshot, suppression,
+ * Builds one `PromptAssembly` for `context`, in this order: abort check, chain snapshot, suppression,
  * variables, named snapshots, tools, section sort, complete check, tool order, section texts, context texts, the
  * `system-prompt/assemble` waterfall, result guards and post-waterfall restoration. Every failure is a rejection.
  */

@@ -70,7 +70,7 @@ export const SystemPromptConfigSchema = ConfigSchema
  *
  * Parses `raw ?? {}` with `ConfigSchema`, throwing `ConfigError` (plugin `system-prompt`, every failing field named,
  * zod issues on `.issues`); then runs `validateToolOrder` when `toolOrder` is present (plain `Error`s with the
- * spec's messages). Returns the normalised config; idempotent on its own output.
+ * documented messages). Returns the normalised config; idempotent on its own output.
  */
 export function parseSystemPromptConfig(raw: unknown): SystemPromptConfig {
   const config = parseConfig('system-prompt', ConfigSchema, raw)

@@ -6,7 +6,7 @@ import type { CompiledTool } from './definition.js'
 /** The outcome of reading and validating one call's arguments. */
 export type ArgumentsOutcome = { ok: true; value: unknown } | { ok: false; error: Error }
 
-/** Message of the error result for a direct caller whose `arguments` are not lossless JSON (spec §6.1). */
+/** Message of the error result for a direct caller whose `arguments` are not lossless JSON. */
 export const NON_JSON_ARGUMENTS = 'tool execution arguments must be losslessly JSON-serializable'
 
 /**
@@ -38,7 +38,7 @@ export function snapshotDirectArguments(value: unknown): ArgumentsOutcome {
   try {
     copy = snapshotJsonValue(value)
   } catch (e) {
-    // Reading the value threw (a hostile getter): it cannot be snapshotted either, so the spec's message applies.
+    // Reading the value threw (a hostile getter): it cannot be snapshotted either, so the documented message applies.
     return { ok: false, error: new Error(NON_JSON_ARGUMENTS, { cause: e }) }
   }
   if (copy === undefined) return { ok: false, error: new Error(NON_JSON_ARGUMENTS) }

@@ -15,7 +15,7 @@ export interface CompiledTool {
   readonly zod: ZodType | undefined
 }
 
-/** True for values carrying zod 4's `_zod` internals (the spec's test for "a zod schema"). */
+/** True for values carrying zod 4's `_zod` internals (how a zod schema is recognised). */
 export function isZodSchema(value: unknown): value is ZodType {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
@@ -46,7 +46,7 @@ function toJsonSchema(name: string, parameters: unknown): { schema: Record<strin
     return { schema, zod: parameters }
   }
   // A value that is not an object at all (absent, null, a string, an array) cannot describe a JSON object: that is
-  // the spec's root message. An object that is not plain, lossless JSON gets the more specific message below.
+  // the documented root message. An object that is not plain, lossless JSON gets the more specific message below.
   if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
     throw new TypeError(`tool "${name}" parameters must describe a JSON object`)
   }
@@ -59,8 +59,8 @@ function toJsonSchema(name: string, parameters: unknown): { schema: Record<strin
 }
 
 /**
- * Validates a definition and computes its model-facing schema, synchronously and before anything is stored, so a
- * failed registration leaves nothing behind. Throws `TypeError` with the spec §3 wording. The returned record is
+ * Validates a definition and computes its model-facing schema, synchronously and before anything is stored, so a failed
+ * registration leaves nothing behind. Throws `TypeError` with the wording the README documents. The returned record is
  * frozen; later edits to the caller's object (or its raw schema) have no effect.
  */
 export function compileTool(input: ToolDefinition): CompiledTool {

@@ -29,7 +29,7 @@ export class ToolArgsError extends HarnessError {
 }
 
 /**
- * The message of any thrown value, as the spec's canonical error results need it: an `Error`'s message, an object's
+ * The message of any thrown value, as the canonical error results need it: an `Error`'s message, an object's
  * string `message`, else `String(e)`; `<unprintable thrown value>` when even reading it throws.
  */
 export function thrownMessage(e: unknown): string {

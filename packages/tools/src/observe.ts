@@ -10,7 +10,7 @@ function warn(ctx: Context, name: string, error: unknown): void {
 }
 
 /**
- * Dispatches an observe-only event (`L:` in the specs) so that one listener's failure never affects the others or
+ * Dispatches an observe-only event (`L:` in the pipeline diagram of the README) so that one listener's failure never affects the others or
  * the caller: each admitted listener runs in order, a synchronous throw or a rejected promise is reported as an
  * `internal/warning`, and the next listener still runs. Upstream `emit` would stop at the first throw and leave
  * rejections unhandled, which is why this reads the admitted hooks through the public `filterHooks`.

@@ -57,7 +57,7 @@ function checkInput(value: ToolExecutionInput): void {
 }
 
 /**
- * Reads the arguments of a call for `tool` (spec §6.1) without running any hook. Shared by `prepare` and by
+ * Reads the arguments of a call for `tool` (stage 3) without running any hook. Shared by `prepare` and by
  * `executionMode`, which must agree on what "valid" means.
  */
 export function readArguments(tool: CompiledTool, input: ToolExecutionInput) {
@@ -65,7 +65,7 @@ export function readArguments(tool: CompiledTool, input: ToolExecutionInput) {
   return read.ok ? validateArguments(tool, read.value) : read
 }
 
-/** One call moving through the pipeline; the staged form the scheduler drives (spec §6.5). */
+/** One call moving through the pipeline; the staged form the scheduler drives (docs/tool-calls.md#the-staged-form). */
 class ToolCall implements PreparedToolCall {
   stage: 'dispatch' | 'post' | 'final' = 'final'
   execution!: ToolExecution
@@ -161,7 +161,7 @@ class ToolCall implements PreparedToolCall {
     return result
   }
 
-  /** Stage 7: `tools/post-execute` may accept (optionally replacing content) or block (spec §6.4). */
+  /** Stage 7: `tools/post-execute` may accept (optionally replacing content) or block. */
   private async postExecute(outcome: Outcome): Promise<{ outcome: Outcome; contexts: UserMessage[] }> {
     const deferred = [...this.deferred]
     const interim = finalResult(outcome, deferred, this.concluded)
@@ -209,9 +209,9 @@ function isPreDecision(value: unknown): value is PreToolDecision {
 }
 
 /**
- * Runs stages 1–5 of one call (spec §6.2): abort check, tool resolution for the agent's scope, arguments,
- * `tools/pre-execute`, and the abort check after it. Tool errors become the call's outcome; only malformed input
- * (an internal failure) rejects.
+ * Runs stages 1–5 of one call (docs/tool-calls.md#the-per-call-pipeline): abort check, tool resolution for the agent's
+ * scope, arguments, `tools/pre-execute`, and the abort check after it. Tool errors become the call's outcome; only
+ * malformed input (an internal failure) rejects.
  */
 export async function prepareCall(host: PipelineHost, input: ToolExecutionInput): Promise<PreparedToolCall> {
   checkInput(input)

@@ -162,7 +162,10 @@ export class ToolRegistry extends Service {
     }
   }
 
-  /** Runs stages 1–5 of one call and returns its staged form (spec §6.5). Rejects only on malformed input. */
+  /**
+   * Runs stages 1–5 of one call and returns its staged form (docs/tool-calls.md#the-staged-form). Rejects only on
+   * malformed input.
+   */
   prepare(input: ToolExecutionInput): Promise<PreparedToolCall> {
     return prepareCall(this.host, input)
   }

@@ -23,7 +23,7 @@ export interface Outcome {
 /** Message of the error result for a body whose result content or `meta` is not lossless JSON. */
 export const NON_JSON_RESULT = 'tool result must be losslessly JSON-serializable'
 
-/** An error outcome with the canonical text `Error: <message>` (spec §6.2). */
+/** An error outcome with the canonical text `Error: <message>`. */
 export function errorOutcome(message: string, info?: { name: string; code: string }): Outcome {
   const outcome: Outcome = { content: [{ type: 'text', text: `Error: ${message}` }], isError: true, error: { message } }
   if (info !== undefined) outcome.error!.info = info
@@ -54,7 +54,7 @@ function isContentBlockArray(value: unknown): value is ContentBlock[] {
 
 /**
  * Snapshots a value as lossless JSON; `undefined` when it is not, including when reading it throws (a hostile
- * getter), so a tool's or listener's odd value becomes the spec's error result instead of escaping the pipeline.
+ * getter), so a tool's or listener's odd value becomes the documented error result instead of escaping the pipeline.
  */
 export function snapshotJson(value: unknown): JsonValue | undefined {
   try {
@@ -136,7 +136,10 @@ export function recordableOutcome(toolName: string, callId: string, outcome: Out
   })
 }
 
-/** Builds the final, deep-frozen result: `error` only on errors, contexts only when any, `concludesTurn` only on success. */
+/**
+ * Builds the final, deep-frozen result: `error` only on errors, contexts only when any, `concludesTurn` only on
+ * success.
+ */
 export function finalResult(outcome: Outcome, contexts: readonly UserMessage[], concludes: boolean): ToolExecutionResult {
   const result: {
     content: ContentBlock[]

@@ -18,7 +18,7 @@ export type JsonSchemaObject = { readonly [key: string]: unknown }
 /** What a tool body may return: text, content blocks, or blocks plus durable-only `meta`. */
 export type ToolReturn = string | ContentBlock[] | { content: ContentBlock[]; meta?: JsonValue }
 
-/** A tool as a plugin registers it (spec §2). */
+/** A tool as a plugin registers it. */
 export interface ToolDefinition<A = any> {
   /** Must match `/^[a-zA-Z0-9_-]{1,64}$/`. */
   name: string
@@ -44,9 +44,11 @@ export interface ToolExecution {
 
 /** What a tool body receives: the execution view plus two requests to the loop. */
 export interface ToolRunContext extends ToolExecution {
-  /** Queue an identified user message, delivered after this call's result (spec §6.4). */
+  /** Queue an identified user message, delivered after this call's result (at the next step). */
   deferContext(message: UserMessage): void
-  /** Ask the loop not to call the model again for this step's results (spec §7.6). */
+  /**
+   * Ask the loop not to call the model again for this step's results (docs/tool-calls.md#two-requests-a-body-can-make).
+   */
   concludeTurn(): void
 }
 
@@ -74,7 +76,7 @@ export type PostToolDecision =
 /** `'parallel'` only for a visible tool with valid arguments whose `concurrencySafe` is (or returns) exactly `true`. */
 export type ToolExecutionMode = 'parallel' | 'exclusive'
 
-/** The staged form of one call, used by the agent loop's scheduler (spec §6.5). */
+/** The staged form of one call, used by the agent loop's scheduler (docs/tool-calls.md#the-staged-form). */
 export interface PreparedToolCall {
   readonly execution: ToolExecution
   /** `final`: stages 1–3 or a pre-execute throw ended the call; `post`: deny or abort after pre-execute. */

@@ -95,6 +95,7 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
     const opened = agent
     agent = undefined
     await opened.dispose()
+    await booted.close()
     io.err(`bridle: session ${opened.id}\n`)
   }
   return code

@@ -1,12 +1,13 @@
 import type { Command } from 'commander'
 import { cachePrefixReport, requestSteps, type SessionEvent } from '@bridle/session'
-import { boot, persistenceOf } from '../boot.js'
+import { boot, persistenceOf, type BootedApp } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { EXIT } from '../errors.js'
 import { knownSections } from '../inspect/known-sections.js'
 import { renderEventList, renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
 import { lineSectionNamer } from '../inspect/cache-sections.js'
+import { followSession } from '../inspect/follow.js'
 import { renderRecovery } from '../inspect/recovery.js'
 import { toolNamesByCall, describeEvent } from '../inspect/describe.js'
 import { attributeSections } from '../inspect/sections.js'
@@ -24,6 +25,7 @@ export interface InspectOptions {
   cache?: boolean
   verify?: boolean
   events?: boolean
+  follow?: boolean
 }
 
 const positive = (text: string, flag: string) => {
@@ -47,12 +49,23 @@ export function pickStep(events: readonly SessionEvent[], stepText: string, turn
 }
 
 /**
- * `bridle inspect ID [--step N] [--events] [--json] [--cache] [--verify]`. Exits 1 when verification fails and
- * 3 when there was nothing to verify. Section names come from the log's section manifests; only a log written
- * before manifests falls back to matching the current app's sections.
+ * `bridle inspect ID [--step N] [--events] [--json] [--cache] [--verify] [--follow]`. Exits 1 when verification
+ * fails and 3 when there was nothing to verify; with `--follow` it then prints events as they are written until
+ * interrupted. Section names come from the log's section manifests; only a log written before manifests falls back
+ * to matching the current app's sections.
  */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
+  try {
+    const code = await inspectBooted(booted, id, options, io)
+    if (options.follow) await followSession(persistenceOf(booted.ctx), id, io, paint(io), options.json === true)
+    return code
+  } finally {
+    await booted.close()
+  }
+}
+
+async function inspectBooted(booted: BootedApp, id: string, options: InspectOptions, io: Io): Promise<number> {
   const p = paint(io)
   const { meta, events, recovery } = await persistenceOf(booted.ctx).inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
@@ -110,6 +123,7 @@ export function registerInspect(cli: Command, { io, exit, config }: CommandConte
     .option('--json', 'machine-readable output')
     .option('--verify', 'rebuild every request from the log and check it against request/digest')
     .option('--cache', 'per request, how much of the previous prefix held and why it broke')
+    .option('--follow', 'then print each new event as it is written, by any process, until Ctrl-C')
     .action(async (id: string, o: Omit<InspectOptions, 'config'>) => {
       exit.code = await inspect(id, { ...o, config: config() }, io)
     })

@@ -107,13 +107,17 @@ export async function run(prompt: string, options: RunOptions, io: Io): Promise<
   checkAppPaths(app)
   const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
   if (booted.model) io.err(`${booted.model.notice}\n`)
-  const agent = await openCheckedAgent(booted, options)
   try {
-    const code = await runPrompt(booted, agent, prompt, io)
-    io.err(`bridle: session ${agent.id}\n`)
-    return code
+    const agent = await openCheckedAgent(booted, options)
+    try {
+      const code = await runPrompt(booted, agent, prompt, io)
+      io.err(`bridle: session ${agent.id}\n`)
+      return code
+    } finally {
+      await agent.dispose()
+    }
   } finally {
-    await agent.dispose()
+    await booted.close()
   }
 }
 

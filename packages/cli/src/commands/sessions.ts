@@ -17,7 +17,14 @@ const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
 export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
-  const persistence = persistenceOf(booted.ctx)
+  try {
+    return await listSessions(persistenceOf(booted.ctx), options, io)
+  } finally {
+    await booted.close()
+  }
+}
+
+async function listSessions(persistence: ReturnType<typeof persistenceOf>, options: { json?: boolean }, io: Io): Promise<number> {
   const rows: SessionRow[] = []
   for (const header of await persistence.list()) {
     const { events } = await persistence.inspect(header.id)

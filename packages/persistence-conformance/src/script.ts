@@ -1,0 +1,118 @@
+/**
+ * A realistic agent session as a list of appends, covering every known event type: turns with steps, streamed
+ * chunks, assistant messages with tool calls, tool calls and results, todo writes, request header/context/digest,
+ * inbox splices and a seed marker. Used by the unit tests (through `buildLog`) and by the crash child (through
+ * real `Session.append`).
+ */
+export interface ScriptedAppend {
+  readonly type: string
+  readonly data: unknown
+  readonly opts?: { surfaceOp?: 'append'; sourceEventSeqs?: number[] }
+  /** True when the script would call `ctx.sessions.flush` right before this append's effect (a checkpoint). */
+  readonly checkpointBefore?: boolean
+}
+
+const provider = 'scripted'
+const model = 'scripted-1'
+
+function user(id: string, text: string) {
+  return { id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }
+}
+
+/** Builds the appends of `turns` turns; each turn has a tool round and a final answer. */
+export function scriptedAppends(turns: number): ScriptedAppend[] {
+  const out: ScriptedAppend[] = []
+  let seq = 0
+  const push = (a: ScriptedAppend): number => {
+    out.push(a)
+    return seq++
+  }
+  for (let turn = 1; turn <= turns; turn++) {
+    push({ type: 'turn/start', data: { turn } })
+    push({
+      type: 'agent/inbox/spliced',
+      data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] },
+    })
+    for (let step = 1; step <= 2; step++) {
+      push({ type: 'step/start', data: { turn, step }, checkpointBefore: true })
+      push({ type: 'user/message', data: user(`u-${turn}-${step}`, `prompt ${turn}.${step} — "quoted" ünïcödé 🚀`), opts: { surfaceOp: 'append' } })
+      if (step === 1) {
+        push({
+          type: 'request/header',
+          data: {
+            header: { config: { provider, model }, system: 'You are a test agent.', tools: [{ name: 'read_file', description: 'reads', parameters: { type: 'object' } }] },
+            reason: turn === 1 ? 'initial' : 'change',
+          },
+        })
+        push({ type: 'request/context', data: { provider, model, contextWindow: 8192 } })
+      }
+      push({
+        type: 'request/digest',
+        data: {
+          turn, step, attempt: 1, algorithm: 'sha256',
+          request: 'a'.repeat(64), config: 'b'.repeat(64), system: 'c'.repeat(64), tools: 'd'.repeat(64),
+          messages: { count: step, chain: 'e'.repeat(64) },
+        },
+      })
+      const chunkSeqs: number[] = []
+      const checkpoint = true
+      chunkSeqs.push(push({ type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', text: 'Hel' } }, checkpointBefore: checkpoint }))
+      chunkSeqs.push(push({ type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', text: 'lo' } } }))
+      if (step === 1) {
+        const callId = `call-${turn}`
+        const msgSeq = push({
+          type: 'assistant/message',
+          data: {
+            turn, step,
+            message: {
+              id: `a-${turn}-${step}`, role: 'assistant',
+              content: [{ type: 'text', text: 'Hello' }, { type: 'tool-call', id: callId, name: 'read_file', arguments: '{"path":"package.json"}' }],
+              source: { kind: 'model', provider, model },
+            },
+            usage: { inputTokens: 10, outputTokens: 5 },
+          },
+          opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+        })
+        void msgSeq
+        const callSeq = push({ type: 'tool/call', data: { turn, step, callId, name: 'read_file', arguments: '{"path":"package.json"}' } })
+        push({
+          type: 'tool/result',
+          data: {
+            turn, step,
+            message: {
+              id: `t-${turn}`, role: 'user',
+              content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: '{"name":"demo"}' }] }],
+              source: { kind: 'tool', callId },
+            },
+          },
+          opts: { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
+          checkpointBefore: true,
+        })
+        push({ type: 'todo/write', data: { todos: [{ content: 'read package.json', status: 'completed' }] } })
+      } else {
+        push({
+          type: 'assistant/message',
+          data: {
+            turn, step,
+            message: { id: `a-${turn}-${step}`, role: 'assistant', content: [{ type: 'text', text: 'Hello' }], source: { kind: 'model', provider, model } },
+          },
+          opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+        })
+      }
+      push({ type: 'step/end', data: { turn, step } })
+    }
+    push({ type: 'turn/end', data: { turn, reason: { kind: 'completed' } } })
+    push({ type: 'session/end-seed', data: {} })
+  }
+  return out
+}
+
+/** Materializes appends as stored events with seqs from 0 and a deterministic clock. */
+export function buildLog(appends: readonly ScriptedAppend[], startTime = 1_700_000_000_000) {
+  return appends.map((a, seq) => {
+    const event: Record<string, unknown> = { type: a.type, seq, time: startTime + seq, data: a.data }
+    if (a.opts?.surfaceOp !== undefined) event.surfaceOp = a.opts.surfaceOp
+    if (a.opts?.sourceEventSeqs !== undefined) event.sourceEventSeqs = a.opts.sourceEventSeqs
+    return event as { type: string; seq: number; time: number; data: unknown }
+  })
+}

@@ -1,0 +1,7 @@
+export { SessionPostgres, SessionPostgres as default, type LeaseWaitOptions } from './service.js'
+export { Config, ConfigSchema, type SessionPostgresConfig, type SessionPostgresConfigInput } from './config.js'
+export { SessionLeasedError, SessionLeaseLostError, SessionStoreUnavailableError, type LeaseHolder } from './errors.js'
+export { type PostResult, type PostTarget } from './messages.js'
+export { type FollowOptions } from './follow.js'
+export { type PoolLike } from './database.js'
+export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js'

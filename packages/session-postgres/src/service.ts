@@ -1,0 +1,249 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { UserMessage } from '@bridle/llm'
+import type {
+  Session,
+  SessionEvent,
+  SessionHeader,
+  SessionInspection,
+  SessionLocation,
+  SessionPersistence,
+  SessionPreparation,
+  SessionRawLog,
+  SessionSnapshotInfo,
+} from '@bridle/session'
+import { ownedEffect } from '@bridle/scope'
+import { registerCheckpoints } from '@bridle/session-jsonl'
+import { Context, Service } from 'cordis'
+import { PostgresBackend } from './backend.js'
+import { Catalog } from './catalog.js'
+import { Config, ConfigSchema, PLUGIN_NAME, type SessionPostgresConfig } from './config.js'
+import { createPool, describeDatabase, tablesOf, type PoolLike, type Tables } from './database.js'
+import { follow, type FollowOptions } from './follow.js'
+import { Leases } from './lease.js'
+import { assertPostable, postMessage, type AgentLike, type PostResult, type PostTarget } from './messages.js'
+import { migrate } from './migrations.js'
+import { channelOf } from './notifications.js'
+import { SessionReader } from './reader.js'
+
+/** Options of `prepare`/`resume` beyond the `SessionPersistence` contract. */
+export interface LeaseWaitOptions {
+  /** Wait up to this long for a lease another process holds (default: the `leaseWaitMs` config). */
+  readonly waitMs?: number
+}
+
+/**
+ * The `session-postgres` plugin: provides `ctx.sessionPersistence`, storing sessions in PostgreSQL with one fenced
+ * writer per session and messages that reach an agent from any process. Load it with
+ * `ctx.plugin(SessionPostgres, { connectionString })` after `SessionStore`.
+ */
+export class SessionPostgres extends Service<SessionPostgresConfig> implements SessionPersistence {
+  static readonly inject = ['sessions']
+  static readonly Config = Config
+  static readonly ConfigSchema = ConfigSchema
+
+  /** This writer's name in leases. */
+  readonly ownerId: string
+  /** Resolves once the schema exists at this build's version; rejects with the migration error. */
+  readonly ready: Promise<void>
+  protected readonly backend: PostgresBackend
+  protected readonly pool: PoolLike
+  protected readonly tables: Tables
+  private readonly catalog: Catalog
+  private readonly reader: SessionReader
+  private readonly channel: string
+  private readonly database: string
+  private readonly ownsPool: boolean
+  private readonly onPoolError: (error: Error) => void
+
+  constructor(ctx: Context, config?: SessionPostgresConfig) {
+    super(ctx, 'sessionPersistence', true)
+    const parsed = Config(config)
+    this.config = parsed
+    const logger = ctx.logger(PLUGIN_NAME)
+    const warn = (message: string) => logger.warn(message.replace(/%/g, '%%'))
+    this.ownsPool = parsed.pool === undefined
+    this.pool = parsed.pool ?? createPool(parsed.connectionString, parsed.poolSize + 1)
+    this.onPoolError = (error) => warn(`session-postgres: an idle database connection failed: ${String(error)}`)
+    this.pool.on?.('error', this.onPoolError)
+    this.tables = tablesOf(parsed.schema)
+    this.channel = channelOf(parsed.schema)
+    this.database = describeDatabase(this.pool, parsed.connectionString)
+    this.ownerId = parsed.ownerId ?? `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`
+    this.ready = migrate(this.pool, this.tables, parsed.schema)
+    this.ready.catch((error: unknown) => logger.error(`session-postgres: cannot prepare schema "${parsed.schema}": ${String(error)}`))
+    const locationOf = (id: string) => this.locationOf(id)
+    const extraTypes = new Set(parsed.extraEventTypes)
+    const reader = (this.reader = new SessionReader(this.pool, this.tables, locationOf, extraTypes))
+    this.catalog = new Catalog(this.pool, this.tables, reader, locationOf, warn)
+    this.backend = new PostgresBackend({
+      pool: this.pool,
+      tables: this.tables,
+      reader,
+      leases: new Leases(this.pool, this.tables, this.ownerId, parsed.leaseMs, this.channel),
+      channel: this.channel,
+      ready: this.ready,
+      teardownKey: `${this.database}?schema=${parsed.schema}`,
+      writeBatchMaxDelayMs: parsed.writeBatchMaxDelayMs,
+      leaseWaitMs: parsed.leaseWaitMs,
+      extraEventTypes: extraTypes,
+      sessions: ctx.sessions,
+      agentOf: (id) => (ctx.get('agentLoop') as { get(id: string): AgentLike | undefined } | undefined)?.get(id),
+      warn,
+    })
+    const backend = this.backend
+    ctx.on('session/created', (session) => backend.onCreated(session))
+    ctx.on('session/event', (session, event) => backend.onEvent(session, event))
+    ctx.on('session/flush', (session) => backend.onFlush(session))
+    ctx.on('session/disposed', (session) => backend.onDisposed(session))
+    // An agent is registered after its session is announced: deliver what waits for it once it exists.
+    const listen = ctx.on.bind(ctx) as unknown as (name: string, listener: (payload: { agent?: { id: string } }) => void) => () => void
+    listen('agent/session-start', (payload) => {
+      if (payload?.agent !== undefined) void backend.delivery.request(payload.agent.id)
+    })
+    if (parsed.checkpoints) registerCheckpoints(ctx)
+    backend.bindExisting()
+  }
+
+  /** Where a session lives, for messages: `postgres://<host>:<port>/<db>?schema=<s>#<id>` (no credentials). */
+  locationOf(id: string): string {
+    return `${this.database}?schema=${this.config.schema}#${encodeURIComponent(id)}`
+  }
+
+  /** `{kind: 'postgres', path}` for a header (see `locationOf`); reads and creates nothing. Not an authorization. */
+  locate(meta: SessionHeader): SessionLocation {
+    return Object.freeze({ kind: 'postgres', path: this.locationOf(meta.id) })
+  }
+
+  /** Headers of every stored session, sorted by `createdAt` then id; refused headers are skipped with a warning. */
+  async list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
+    return Object.freeze((await this.listSnapshots(signal)).map((snapshot) => snapshot.meta))
+  }
+
+  /** `{meta, revision}` for every stored session; a revision changes on every append or repair. */
+  async listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
+    await this.ready
+    return this.catalog.snapshots(signal)
+  }
+
+  /** The stored session as JSONL text (`{header, fileName, content}`); `undefined` when absent. */
+  async readRaw(id: string, signal?: AbortSignal): Promise<SessionRawLog | undefined> {
+    await this.backend.quiet(id)
+    return this.catalog.raw(id, signal)
+  }
+
+  /** A frozen `{meta, events}`: the live session, or the committed events plus closers (computed, never written). */
+  async inspect(id: string, signal?: AbortSignal): Promise<SessionInspection> {
+    const live = this.ctx.sessions.get(id)
+    if (live !== undefined) return Object.freeze({ meta: live.header, events: live.events })
+    await this.backend.quiet(id)
+    signal?.throwIfAborted()
+    const balanced = this.reader.validate(await this.reader.read(id))
+    return Object.freeze({ meta: balanced.meta, events: balanced.events })
+  }
+
+  /**
+   * Live: flush and return a snapshot, refusing an open turn. Stored: commit any repair under the lease (refused
+   * with `SessionLeasedError` while another process holds it) and return the balanced, frozen view.
+   */
+  async load(id: string): Promise<SessionInspection> {
+    const live = this.ctx.sessions.get(id)
+    if (live !== undefined) {
+      const events = live.events
+      if (hasOpenTurn(events)) {
+        throw new Error(`cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`)
+      }
+      await this.ctx.sessions.flush(live)
+      return Object.freeze({ meta: live.header, events })
+    }
+    await this.backend.quiet(id)
+    return this.backend.chain.run(id, () => this.backend.commitRepair(id))
+  }
+
+  /** Takes the lease, repairs, and prepares an unpublished session (`ctx.agentLoop.resume` uses this). */
+  prepare(id: string, signal?: AbortSignal, options: LeaseWaitOptions = {}): Promise<SessionPreparation> {
+    return this.backend.prepare(id, signal, options.waitMs)
+  }
+
+  /**
+   * Prepares `id`, then enters and announces it on the caller's context (as `ctx.sessions.create` does) and returns
+   * the live session; disposing the caller detaches it. If announcing throws, the preparation is disposed, its lease
+   * released, and nothing beyond the repair is written.
+   */
+  async resume(id: string, signal?: AbortSignal, options: LeaseWaitOptions = {}): Promise<Session> {
+    const caller = this.ctx
+    const preparation = await this.backend.prepare(id, signal, options.waitMs)
+    const session = preparation.session
+    try {
+      ownedEffect(caller, () => {
+        const detach = caller.sessions.enter(session)
+        try {
+          caller.sessions.announce(session)
+        } catch (error) {
+          detach()
+          throw error
+        }
+        return detach
+      })
+    } catch (error) {
+      preparation[Symbol.dispose]()
+      throw error
+    }
+    preparation[Symbol.dispose]()
+    return session
+  }
+
+  /**
+   * Posts a message to a stored session from any process: stored durably, then delivered (through LISTEN/NOTIFY) to
+   * the process that holds the session's lease, which splices it into the agent's inbox exactly once —
+   * `next-turn` as `agent.followup`, `next-step` as `agent.steer`. Messages wait while no process serves the
+   * session. Re-posting a message id is a no-op (`duplicate: true`).
+   */
+  async post(id: string, message: UserMessage, target: PostTarget = 'next-turn'): Promise<PostResult> {
+    assertPostable(id, message, target)
+    await this.ready
+    return postMessage(this.pool, this.tables, this.channel, id, message, target)
+  }
+
+  /**
+   * The committed events of a session as they are written, from `from` (default 0) on, until `signal` aborts. Polls
+   * every `intervalMs` (default 200) while nothing new arrived; works against any process writing the session.
+   */
+  follow(id: string, options: FollowOptions = {}): AsyncIterable<SessionEvent> {
+    return follow((from, limit) => this.ready.then(() => this.catalog.eventsFrom(id, from, limit)), options)
+  }
+
+  /**
+   * Resolves once the plugin has stopped: every live session flushed, every lease given back, the LISTEN connection
+   * and (when the plugin created it) the pool closed. Cordis does not wait for this when it disposes a plugin; a host
+   * that exits right after disposing should.
+   */
+  whenStopped(): Promise<void> {
+    return this.stopped
+  }
+
+  private markStopped!: () => void
+  private readonly stopped = new Promise<void>((resolve) => (this.markStopped = resolve))
+
+  protected override async stop(): Promise<void> {
+    try {
+      await this.backend.dispose()
+    } finally {
+      this.pool.off?.('error', this.onPoolError)
+      if (this.ownsPool) await this.pool.end?.().catch(() => undefined)
+      this.markStopped()
+    }
+  }
+}
+
+/** True when the last `turn/start` of `events` has no `turn/end` after it. */
+function hasOpenTurn(events: readonly SessionEvent[]): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const type = events[i]!.type as string
+    if (type === 'turn/end') return false
+    if (type === 'turn/start') return true
+  }
+  return false
+}
+
+export default SessionPostgres

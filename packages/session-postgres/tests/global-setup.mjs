@@ -1,0 +1,1 @@
+export { default } from '../testing/global-setup.mjs'

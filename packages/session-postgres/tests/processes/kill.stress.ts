@@ -1,0 +1,3 @@
+import { describeKills } from './kill-run.js'
+
+describeKills(1_000)
