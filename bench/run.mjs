@@ -1,5 +1,6 @@
-// `pnpm bench [--quick]`: runs every scenario, prints the tables and, for a full run, writes them into
-// BENCHMARKS.md. Results are ratios from one run on one machine; a bar that fails makes the exit code 1.
+// `pnpm bench [--quick] [--only <scenario>]`: runs every scenario (or the named ones), prints the tables and, for a
+// full run of all of them, writes them into BENCHMARKS.md. Results are ratios from one run on one machine; a bar that
+// fails makes the exit code 1.
 import { readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { quick } from './lib.mjs'
@@ -8,16 +9,21 @@ import { assembly } from './assembly.mjs'
 import { sessionAppend } from './session-append.mjs'
 import { jsonlReload } from './jsonl-reload.mjs'
 import { cacheStability } from './cache-stability.mjs'
+import { compactionCache } from './compaction-cache.mjs'
 import { firstStep } from './first-step.mjs'
 import { memory } from './memory.mjs'
 import { manyAgents } from './many-agents.mjs'
 import { postgresBeside } from './postgres.mjs'
 
-// `--only name,name` runs a subset (and only prints), for profiling one scenario.
-const all = [stepOverhead, firstStep, manyAgents, memory, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside]
-const onlyArg = process.argv.find((arg) => arg.startsWith('--only='))
-const only = onlyArg?.slice('--only='.length).split(',')
-const scenarios = only ? all.filter((s) => only.includes(s.name)) : all
+const all = [stepOverhead, firstStep, manyAgents, memory, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside, compactionCache]
+// `--only a,b` (or repeated) picks scenarios by function name; a partial run only prints.
+const only = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--only' ? arg.split(',') : []))
+const unknown = only.filter((name) => !all.some((s) => s.name === name))
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}\n`)
+  process.exit(2)
+}
+const scenarios = only.length > 0 ? all.filter((s) => only.includes(s.name)) : all
 const started = Date.now()
 const loadBefore = os.loadavg()[0]
 const sections = []
@@ -47,7 +53,7 @@ const body = [
   ...sections.flatMap((s) => [s, '']),
 ].join('\n')
 
-if (!quick && !only) {
+if (!quick && only.length === 0) {
   const file = new URL('../BENCHMARKS.md', import.meta.url)
   const text = readFileSync(file, 'utf8')
   const [head, rest] = text.split('<!-- results:start -->')

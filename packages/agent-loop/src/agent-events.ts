@@ -63,7 +63,7 @@ export function emitAgentEvent<K extends keyof Events>(
 }
 
 /** Runs an `agent/*` waterfall for `agent` with `{...payload, agent}` and `fallback` as the innermost stage. */
-export function agentWaterfall<K extends 'agent/pre-step' | 'agent/request' | 'agent/request-error'>(
+export function agentWaterfall<K extends 'agent/pre-step' | 'agent/request' | 'agent/request-error' | 'agent/compaction'>(
   ctx: Context,
   agent: Agent,
   name: K,

@@ -9,7 +9,7 @@ import { RuntimeContextProjection } from './runtime-context.js'
 import type { AgentRuntime, RunningPhase } from './runtime.js'
 import { runTurn } from './turn.js'
 import type { SessionObservers } from './session-observers.js'
-import type { AgentOptions, AgentStatus } from './types.js'
+import type { AgentOptions, AgentStatus, CompactionOutcome } from './types.js'
 
 /** What the AgentLoop hands an Agent it constructs. Not part of the public API. */
 export interface AgentInit {
@@ -87,6 +87,7 @@ export class Agent {
       inbox: this.inbox,
       projection,
       requests: { headerLogged: false, digester: new RequestDigester() },
+      compaction: { waiting: [], previous: undefined, settle: [] },
       phase: { kind: 'idle', lastTurn },
     }
     init.observers.observe(this.ctx, init.session, (event) => projection.observe(event))
@@ -113,8 +114,24 @@ export class Agent {
   }
 
   /**
+   * Compacts the history now, through the loaded compaction policy (`agent/compaction` with `manual: true`), in a
+   * turn of its own that claims nothing: right away when idle, after the current turn when running. Resolves with
+   * the outcome (`compacted`, `failed` with the history untouched, or `skipped` with the reason, e.g. no policy is
+   * loaded); it never rejects, except when the agent is disposed. `cancel()` resolves waiting calls as `skipped`.
+   */
+  compact(): Promise<CompactionOutcome> {
+    if (this.#disposeStarted) return Promise.reject(new Error(`agent "${this.id}" is disposed`))
+    return new Promise<CompactionOutcome>((resolve) => {
+      this.#rt.compaction.waiting.push({ resolve })
+      const phase = this.#rt.phase
+      if (phase.kind === 'idle') this.#start(phase.lastTurn)
+    })
+  }
+
+  /**
    * Cancels: unless `keepInbox`, clears the inbox durably first (even when idle) and drops a latched
-   * wake; then aborts the running turn with `cause`. The first cause wins.
+   * wake; then aborts the running turn with `cause`. The first cause wins. Waiting `compact()` calls
+   * resolve as `skipped`.
    */
   cancel(cause: AgentCancelCause, options: { keepInbox?: boolean } = {}): void {
     let clearError: unknown
@@ -130,6 +147,7 @@ export class Agent {
       if (phase.kind === 'running') phase.wakeRequested = false
     }
     if (phase.kind === 'running' && !phase.abort.signal.aborted) phase.abort.abort(cause)
+    for (const waiting of this.#rt.compaction.waiting.splice(0)) waiting.resolve({ kind: 'skipped', reason: 'cancelled' })
     if (clearFailed) throw clearError
   }
 
@@ -216,8 +234,10 @@ export class Agent {
     const phase = this.#rt.phase as RunningPhase
     this.#rt.phase = { kind: 'idle', lastTurn: phase.turn }
     this.#emitStatus('idle')
+    for (const settle of this.#rt.compaction.settle.splice(0)) settle()
     // An idle listener may already have woken a new driver; a latched wake only replays onto an idle agent.
-    if (phase.wakeRequested && this.#rt.phase.kind === 'idle' && this.inbox.hasPending && !this.#disposeStarted) {
+    const replay = (phase.wakeRequested && this.inbox.hasPending) || this.#rt.compaction.waiting.length > 0
+    if (replay && this.#rt.phase.kind === 'idle' && !this.#disposeStarted) {
       this.#start(phase.turn)
     }
   }

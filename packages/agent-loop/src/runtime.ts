@@ -5,6 +5,7 @@ import type { Context } from 'cordis'
 import type { Agent } from './agent.js'
 import type { AgentLoop } from './agent-loop.js'
 import type { RuntimeContextProjection } from './runtime-context.js'
+import type { CompactionOutcome } from './types.js'
 
 /** Driver phase `idle`: nothing runs; `lastTurn` is the number of the last opened turn. */
 export interface IdlePhase {
@@ -27,6 +28,23 @@ export interface RequestState {
   digester: RequestDigester
 }
 
+/** A pending `agent.compact()`: served by the next compaction turn. */
+export interface ManualCompaction {
+  resolve(outcome: CompactionOutcome): void
+}
+
+/** Compaction state between steps: manual requests waiting for a compaction turn, and the last step's outcome. */
+export interface CompactionState {
+  waiting: ManualCompaction[]
+  /** The outcome of the compaction step that just ended; read (and cleared) by the next step's compaction point. */
+  previous: CompactionOutcome | undefined
+  /**
+   * Resolutions of served `agent.compact()` calls held until the driver is idle: a caller that sends a prompt as soon
+   * as its compaction is done must find an idle agent to wake, not a driver about to stop.
+   */
+  settle: (() => void)[]
+}
+
 /**
  * The internals one agent's stations share. The `Agent` owns it; the station functions (proposal,
  * pre-step, step, request building, tool calls, turn) receive it instead of reaching into the class.
@@ -40,6 +58,7 @@ export interface AgentRuntime {
   readonly inbox: Inbox
   readonly projection: RuntimeContextProjection
   readonly requests: RequestState
+  readonly compaction: CompactionState
   phase: IdlePhase | RunningPhase
 }
 

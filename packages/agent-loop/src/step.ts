@@ -2,6 +2,7 @@ import { BlockAssembler, LlmError, type LlmFailure, type StreamChunk, type ToolC
 import { renderPromptSpans, type PromptAssembly, type RenderedPrompt } from '@bridle/system-prompt'
 import { agentWaterfall } from './agent-events.js'
 import { buildRequest } from './build-request.js'
+import { consultCompaction, runCompaction } from './compaction.js'
 import { verifyRequest } from './verify-request.js'
 import { runToolCalls } from './tool-calls.js'
 import { service, type AgentRuntime } from './runtime.js'
@@ -11,7 +12,9 @@ import type { RequestErrorDecision, StepEnding } from './types.js'
  * One opened step after its user messages are durable: the attempt loop of stations S8–S10, the
  * stream, the assistant message and the tool calls. Returns `completed` (no tool calls, or a tool
  * result concluded the turn), `max-tokens`, or `null` (tool results are owed a follow-up request).
- * A failed attempt goes to `agent/request-error`; `{kind:'retry'}` restarts it in the same step.
+ * A failed attempt goes to `agent/request-error`; `{kind:'retry'}` restarts it in the same step. When the
+ * `agent/compaction` policy plans a compaction at the first attempt, the step becomes a compaction step instead and
+ * returns `null` (the conversation request is owed, in the next step).
  */
 export async function runStep(
   rt: AgentRuntime,
@@ -38,6 +41,15 @@ export async function runStep(
       signal,
     })
     const { request, prepared } = built
+    if (attempt === 1) {
+      // The compaction point: a policy may make this a compaction step; the request then goes out in the next step.
+      const contextWindow = prepared?.context?.contextWindow
+      const plan = await consultCompaction(rt, { turn, step, request, contextWindow, manual: false, signal })
+      if (plan !== undefined) {
+        await runCompaction(rt, { turn, step, request, plan, reason: 'threshold', signal })
+        return null
+      }
+    }
     // Verification, digest and dispatch happen with no await in between.
     if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
     // A resumed or seeded session's log may already record the chain over most of this history (its first request).

@@ -1,4 +1,4 @@
-import type { LlmCallConfig, LlmFailure, LlmRetryPolicy, UserMessage } from '@bridle/llm'
+import type { GenerateOptions, LlmCallConfig, LlmFailure, LlmRetryPolicy, UserMessage } from '@bridle/llm'
 import type { AgentCancelCause, SessionEvent } from '@bridle/session'
 
 import type { Agent } from './agent.js'
@@ -65,6 +65,70 @@ export interface RequestErrorPayload {
 }
 export type RequestErrorDecision = { kind: 'retry' } | undefined
 
+/**
+ * What an `agent/compaction` policy decides: replace the first `count` messages of the step's request by a summary.
+ * The loop then makes this step a compaction step (one summary request, then one checkpoint that replaces those
+ * messages) and sends the conversation request in the next step.
+ */
+export interface CompactionPlan {
+  /** How many of the request's first messages the summary replaces: an integer from 1 to `messages.length`. */
+  count: number
+  /** The summary request's last message, after those messages: what to write and how. */
+  instruction: UserMessage
+  /** The summary request's route and sampling; default: the step's own request config. */
+  config?: LlmCallConfig
+  /** Builds the checkpoint message from the summary text (trimmed, never empty). */
+  checkpoint(summary: string): UserMessage
+  /** Cancels the summary request after this many milliseconds (the history stays as it was). */
+  timeoutMs?: number
+}
+
+/** The result of one compaction step, or why a manual compaction did not make one. */
+export type CompactionOutcome =
+  | {
+      kind: 'compacted'
+      turn: number
+      step: number
+      reason: 'threshold' | 'manual'
+      /** Seq of the checkpoint `user/message` (the surface replace). */
+      checkpointSeq: number
+      replacedMessages: number
+      /** The summary text the checkpoint was built from. */
+      summary: string
+    }
+  | {
+      /** The summary request failed, was cancelled or timed out, or returned no text (`EMPTY_SUMMARY`): history untouched. */
+      kind: 'failed'
+      turn: number
+      step: number
+      reason: 'threshold' | 'manual'
+      failure: LlmFailure
+    }
+  | {
+      /** Only for `agent.compact()`: no summary request was made. */
+      kind: 'skipped'
+      reason: string
+    }
+
+export interface CompactionPayload {
+  turn: number
+  step: number
+  /** The exact frozen request this step is about to send. */
+  request: GenerateOptions
+  /** The route's advertised context window (from the prepared call); `undefined` when it advertises none. */
+  contextWindow: number | undefined
+  /** True when `agent.compact()` asked for this compaction. */
+  manual: boolean
+  /**
+   * The outcome of the compaction step right before this step, in the same turn. The loop never runs two compaction
+   * steps in a row: a plan returned while this is set is ignored (with a warning), so a policy uses it to decide
+   * whether the request can go out as it is or must fail (for example with `CONTEXT_WINDOW_EXCEEDED`).
+   */
+  previous: CompactionOutcome | undefined
+  signal: AbortSignal
+  agent: Agent
+}
+
 declare module 'cordis' {
   interface Context {
     agentLoop: AgentLoop
@@ -90,6 +154,16 @@ declare module 'cordis' {
       next: () => Awaitable<RequestErrorDecision>,
     ): Awaitable<RequestErrorDecision>
     'agent/turn-stopping'(payload: { agent: Agent; turn: number; signal: AbortSignal }): Awaitable<unknown>
+    /**
+     * Waterfall at the compaction point: after a step's request is built (header and context logged), before it is
+     * verified, digested and sent. The default is `undefined` (send it); a plan makes this step a compaction step.
+     */
+    'agent/compaction'(
+      payload: CompactionPayload,
+      next: () => Awaitable<CompactionPlan | undefined>,
+    ): Awaitable<CompactionPlan | undefined>
+    /** After every compaction step, and for every `agent.compact()` that made none. */
+    'agent/compacted'(payload: { agent: Agent; outcome: CompactionOutcome }): void
     'agent-loop/config-start-failed'(payload: { sessionId: string; error: unknown }): void
   }
 }

@@ -17,7 +17,7 @@ function expected(session: Session, turn: number, step: number, attempt: number)
   const events = session.events
   if (attempt === 1) {
     const r = reconstructRequest(events, { turn, step })
-    return { header: r.header as EpochHeader, messages: r.messages as readonly Message[] }
+    return { header: r.header as EpochHeader, messages: r.messages as readonly Message[], purpose: r.purpose }
   }
   const header = foldRequestHeader(events)
   if (!header) throw new Error(`reconstructRequest: no request/header precedes turn ${turn} step ${step}`)
@@ -27,7 +27,7 @@ function expected(session: Session, turn: number, step: number, attempt: number)
     const m = deriveEventMessage(events[seq]!)
     if (m) messages.push(m)
   }
-  return { header, messages }
+  return { header, messages, purpose: undefined }
 }
 
 function sameStop(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -54,7 +54,14 @@ export function verifyRequest(
   if (!Object.isFrozen(request.messages)) throw invariant('a loop-built request must carry a frozen messages array')
   const e = expected(session, turn, step, attempt)
   const sent = JSON.stringify(request.messages)
-  if (sent !== JSON.stringify(session.deriveMessages()) || sent !== JSON.stringify(e.messages)) {
+  // A summary request carries the first messages of the history plus its instruction, as its request/compaction
+  // record says; a conversation request carries exactly the derived history.
+  const summary = request.purpose === 'compaction'
+  if (
+    summary !== (e.purpose === 'compaction') ||
+    (!summary && sent !== JSON.stringify(session.deriveMessages())) ||
+    sent !== JSON.stringify(e.messages)
+  ) {
     throw invariant(
       `llm request for session "${session.id}" diverges from the dispatch-time durable derivation (log-reconstruction desync)`,
     )

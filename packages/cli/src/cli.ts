@@ -4,6 +4,7 @@ import { registerDev } from './commands/dev.js'
 import { registerInspect } from './commands/inspect.js'
 import { registerRun } from './commands/run.js'
 import { registerSessions } from './commands/sessions.js'
+import { registerView } from './commands/view.js'
 import type { CommandContext } from './commands/command-context.js'
 import { routeCordisLog } from './cordis-log.js'
 import { errorText } from './error-text.js'
@@ -32,6 +33,7 @@ function program(io: Io, exit: { code: number }) {
   registerSessions(cli, context)
   registerInspect(cli, context)
   registerDev(cli, context)
+  registerView(cli, context)
   for (const command of [cli, ...cli.commands]) {
     const name = command === cli ? 'bridle' : `bridle ${command.name()}`
     command.configureOutput({

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import type { SessionEvent } from '@bridle/session'
-import type { StreamChunk, ToolResultMessage } from '@bridle/llm'
+import { textOf, type Message, type StreamChunk, type ToolResultMessage } from '@bridle/llm'
 import { describeToolResult } from './inspect/describe.js'
 import { StatusLine } from './status-line.js'
 import { oneLine, paint, type Io } from './terminal.js'
@@ -48,10 +48,25 @@ export function attachLiveView(ctx: Context, sessionId: string, io: Io, options:
       write(p.dim(chunk.text))
     } else if (chunk.type === 'tool-call-delta') waiting(`receiving a ${chunk.name ?? 'tool'} call`)
   }
+  // Steps whose request is a summary (compaction): their chunks are the summary, not the answer.
+  const summarySteps = new Set<string>()
   const off = ctx.on('session/event', (session: { id: string }, event: SessionEvent) => {
     if (session.id !== sessionId) return
     const data = event.data as Record<string, unknown>
     switch (event.type) {
+      case 'request/compaction':
+        breakLine()
+        summarySteps.add(`${data.turn}.${data.step}`)
+        status.clear()
+        io.err(`bridle: compacting the history: summarizing ${data.count} message${data.count === 1 ? '' : 's'}\n`)
+        waiting('waiting for the summary')
+        break
+      case 'user/message':
+        if (typeof event.surfaceOp === 'object') {
+          status.clear()
+          io.err(`bridle: history compacted: ${p.dim(oneLine(textOf((data as unknown as Message).content), 100))}\n`)
+        }
+        break
       case 'turn/start':
         turnStart = event.time
         break
@@ -60,10 +75,10 @@ export function attachLiveView(ctx: Context, sessionId: string, io: Io, options:
         waiting('preparing the request')
         break
       case 'request/digest':
-        waiting('waiting for the model')
+        if (!summarySteps.has(`${data.turn}.${data.step}`)) waiting('waiting for the model')
         break
       case 'assistant/chunk':
-        onChunk(data.chunk as StreamChunk)
+        if (!summarySteps.has(`${data.turn}.${data.step}`)) onChunk(data.chunk as StreamChunk)
         break
       case 'tool/call':
         breakLine()

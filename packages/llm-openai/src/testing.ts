@@ -3,6 +3,7 @@ export {
   startMockServer,
   encodeSseItem,
   type MockServer,
+  type MockServerOptions,
   type MockBehaviour,
   type RecordedRequest,
   type SseItem,

@@ -48,6 +48,25 @@ describe('mock server', () => {
     expect(server.unexpected).toBe(1)
   })
 
+  it('once the script is exhausted, `respond` answers each request from the request itself', async () => {
+    server = await startMockServer([{ kind: 'sse', events: ['scripted', DONE] }], {
+      respond: (request) => {
+        const n = (request.body as { n: number }).n
+        if (n < 0) throw new Error('negative')
+        return { kind: 'sse', events: [{ double: n * 2 }, DONE] }
+      },
+    })
+    const post = (body: string) => fetch(`${server!.url}/chat/completions`, { method: 'POST', body }).then((r) => r.text())
+    expect(await post('{"n":1}')).toBe('data: scripted\n\ndata: [DONE]\n\n')
+    expect(await post('{"n":2}')).toBe('data: {"double":4}\n\ndata: [DONE]\n\n')
+    expect(await post('{"n":3}')).toBe('data: {"double":6}\n\ndata: [DONE]\n\n')
+    const failed = await fetch(`${server.url}/chat/completions`, { method: 'POST', body: '{"n":-1}' })
+    expect(failed.status).toBe(500)
+    expect(await failed.json()).toEqual({ error: { message: 'mock responder threw: Error: negative', type: 'mock_error' } })
+    expect(server.unexpected).toBe(0)
+    expect(server.requests).toHaveLength(4)
+  })
+
   it('waitForRequests rejects with a clear message when requests do not arrive', async () => {
     server = await startMockServer()
     await expect(server.waitForRequests(1, 30)).rejects.toThrow('mock server: expected 1 request(s), got 0 within 30ms')

@@ -1,13 +1,13 @@
 /**
  * A realistic agent session as a list of appends, covering every known event type: turns with steps, streamed
  * chunks, assistant messages with tool calls, tool calls and results, todo writes, request header/context/digest,
- * inbox splices and a seed marker. Used by the unit tests (through `buildLog`) and by the crash child (through
- * real `Session.append`).
+ * inbox splices, a compaction step whose checkpoint replaces the turn's messages, and a seed marker. Used by the
+ * unit tests (through `buildLog`) and by the crash child (through real `Session.append`).
  */
 export interface ScriptedAppend {
   readonly type: string
   readonly data: unknown
-  readonly opts?: { surfaceOp?: 'append'; sourceEventSeqs?: number[] }
+  readonly opts?: { surfaceOp?: 'append' | { op: 'replace'; start: number; end: number }; sourceEventSeqs?: number[] }
   /** True when the script would call `ctx.sessions.flush` right before this append's effect (a checkpoint). */
   readonly checkpointBefore?: boolean
 }
@@ -29,13 +29,15 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
   }
   for (let turn = 1; turn <= turns; turn++) {
     push({ type: 'turn/start', data: { turn } })
+    // the seqs of this turn's surface messages, which its compaction step replaces
+    const surface: number[] = []
     push({
       type: 'agent/inbox/spliced',
       data: { target: 'next-turn', start: 0, removedCount: 1, inserted: [] },
     })
     for (let step = 1; step <= 2; step++) {
       push({ type: 'step/start', data: { turn, step }, checkpointBefore: true })
-      push({ type: 'user/message', data: user(`u-${turn}-${step}`, `prompt ${turn}.${step} — "quoted" ünïcödé 🚀`), opts: { surfaceOp: 'append' } })
+      surface.push(push({ type: 'user/message', data: user(`u-${turn}-${step}`, `prompt ${turn}.${step} — "quoted" ünïcödé 🚀`), opts: { surfaceOp: 'append' } }))
       if (step === 1) {
         push({
           type: 'request/header',
@@ -73,9 +75,9 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
           },
           opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
         })
-        void msgSeq
+        surface.push(msgSeq)
         const callSeq = push({ type: 'tool/call', data: { turn, step, callId, name: 'read_file', arguments: '{"path":"package.json"}' } })
-        push({
+        surface.push(push({
           type: 'tool/result',
           data: {
             turn, step,
@@ -87,20 +89,39 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
           },
           opts: { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
           checkpointBefore: true,
-        })
+        }))
         push({ type: 'todo/write', data: { todos: [{ content: 'read package.json', status: 'completed' }] } })
       } else {
-        push({
+        surface.push(push({
           type: 'assistant/message',
           data: {
             turn, step,
             message: { id: `a-${turn}-${step}`, role: 'assistant', content: [{ type: 'text', text: 'Hello' }], source: { kind: 'model', provider, model } },
           },
           opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
-        })
+        }))
       }
       push({ type: 'step/end', data: { turn, step } })
     }
+    // A compaction step: the summary request and its chunks, then one checkpoint that replaces the turn's messages.
+    push({ type: 'step/start', data: { turn, step: 3 }, checkpointBefore: true })
+    const instruction = { ...user(`i-${turn}`, 'Summarize the conversation above.'), source: { kind: 'plugin', plugin: 'test', form: 'instructions' } }
+    const record = push({ type: 'request/compaction', data: { turn, step: 3, reason: 'threshold', count: surface.length, config: { provider, model }, instruction } })
+    push({
+      type: 'request/digest',
+      data: {
+        turn, step: 3, attempt: 1, algorithm: 'sha256', purpose: 'compaction',
+        request: 'f'.repeat(64), config: 'b'.repeat(64), system: 'c'.repeat(64), tools: 'd'.repeat(64),
+        messages: { count: surface.length + 1, chain: '0'.repeat(64) },
+      },
+    })
+    const summaryChunk = push({ type: 'assistant/chunk', data: { turn, step: 3, chunk: { type: 'text-delta', text: 'Read package.json.' } }, checkpointBefore: true })
+    push({
+      type: 'user/message',
+      data: { ...user(`c-${turn}`, `Summary of turn ${turn}: read package.json.`), source: { kind: 'plugin', plugin: 'test', form: 'recall' } },
+      opts: { surfaceOp: { op: 'replace', start: surface[0]!, end: surface.at(-1)! }, sourceEventSeqs: [...surface, record, summaryChunk] },
+    })
+    push({ type: 'step/end', data: { turn, step: 3 } })
     push({ type: 'turn/end', data: { turn, reason: { kind: 'completed' } } })
     push({ type: 'session/end-seed', data: {} })
   }

@@ -67,7 +67,7 @@ export class PostgresBackend {
   constructor(options: PostgresBackendOptions) {
     this.o = options
     this.write = { pool: options.pool, tables: options.tables, owner: options.leases.owner, leaseMs: options.leases.leaseMs }
-    this.recovery = { reader: options.reader, leases: options.leases, write: this.write }
+    this.recovery = { reader: options.reader, leases: options.leases, write: this.write, warn: options.warn }
     this.keeper = new LeaseKeeper(
       options.leases,
       (id, token) =>

@@ -6,6 +6,7 @@ import {
   SessionPersistenceCorruptionError,
   type SessionEvent,
   type SessionHeader,
+  type SessionRecoveryReport,
 } from '@bridle/session'
 import type { StoredMeta } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
@@ -25,6 +26,8 @@ export interface StoredSession {
   readonly revision: string
   readonly lease: LeaseHolder | undefined
   readonly location: string
+  /** What a load discards past the accepted prefix (a damaged tail), or `undefined` when every row is accepted. */
+  readonly recovery: SessionRecoveryReport | undefined
 }
 
 /** A validated, balanced view: stored events plus the closers that end an interrupted turn. */
@@ -32,6 +35,7 @@ export interface BalancedSession {
   readonly meta: SessionHeader
   readonly events: readonly SessionEvent[]
   readonly closers: readonly SessionEvent[]
+  readonly recovery: SessionRecoveryReport | undefined
 }
 
 const UNPARSABLE: unique symbol = Symbol('unparsable event')
@@ -70,11 +74,13 @@ export class SessionReader {
     if (head === undefined || head.seq !== null) throw new Error(`session "${id}" not found`)
     const location = this.locationOf(id)
     const meta = this.metaOf({ ...head, id } as HeaderRow, location)
-    const events = scanRows(rows, 1, location)
+    const scan = scanRows(rows, 1, location)
+    const events = scan.events
     return {
       meta,
       events,
       rows: rows.length - 1,
+      recovery: recoveryOf(scan, rows.length - 1, location),
       eventCount: Number(head.event_count),
       revision: revisionString(t.schema, id, head.revision),
       lease: leaseOf(head),
@@ -123,7 +129,7 @@ export class SessionReader {
     } catch (error) {
       throw wrap(error)
     }
-    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers }
+    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers, recovery: stored.recovery }
   }
 }
 
@@ -142,6 +148,15 @@ export function formatUnsupported(message: string, location: string): SessionFor
   return new SessionFormatUnsupportedError(`${message} (raw log: ${location})`, { kind: 'postgres', path: location })
 }
 
+/** The accepted prefix of a session's event rows, and the first defect that ended it (if any). */
+export interface RowScan {
+  readonly events: SessionEvent[]
+  /** The first rejected row: its seq and why; absent when every row was accepted. */
+  readonly defect?: { readonly seq: number; readonly reason: string }
+  /** Rows after the accepted prefix that still decode as an event object (lost only because of their place). */
+  readonly intactDropped: number
+}
+
 /**
  * The committed-region rule over event rows `rows[from..]` (each `{seq, body}` in seq order): the first defect — a
  * body that is not JSON, or a row whose seq (or whose event's seq) is not the next one — ends the accepted prefix;
@@ -149,9 +164,10 @@ export function formatUnsupported(message: string, location: string): SessionFor
  * `SessionPersistenceCorruptionError`; otherwise the defect and everything after it is discarded (closers end the
  * interrupted turn). Only JSON syntax and seq order are checked here.
  */
-export function scanRows(rows: readonly { seq: number; body: string }[], from: number, location: string): SessionEvent[] {
+export function scanRows(rows: readonly { seq: number; body: string }[], from: number, location: string): RowScan {
   const events: SessionEvent[] = []
-  let defect: string | undefined
+  let defect: { seq: number; reason: string; message: string } | undefined
+  let intactDropped = 0
   for (let i = from; i < rows.length; i++) {
     const { seq, body } = rows[i]!
     let value: unknown = UNPARSABLE
@@ -162,23 +178,61 @@ export function scanRows(rows: readonly { seq: number; body: string }[], from: n
     }
     if (defect === undefined) {
       if (value === UNPARSABLE) {
-        defect = `corrupt session log: unparsable committed event at seq ${seq}`
+        defect = { seq, reason: `unparsable row at seq ${seq}`, message: `corrupt session log: unparsable committed event at seq ${seq}` }
         continue
       }
       const expected = events.length
       const eventSeq = isObject(value) ? value.seq : undefined
       if (seq !== expected || eventSeq !== expected) {
         const got = seq !== expected ? seq : eventSeq
-        defect = `corrupt session log: seq gap in committed region at seq ${seq} (expected ${expected}, got ${String(got)})`
-        if (isTurnEnd(value)) throw new SessionPersistenceCorruptionError(defect, { path: location })
+        const reason = `seq gap at seq ${seq} (expected ${expected}, got ${String(got)})`
+        defect = { seq, reason, message: `corrupt session log: seq gap in committed region at seq ${seq} (expected ${expected}, got ${String(got)})` }
+        if (isTurnEnd(value)) throw new SessionPersistenceCorruptionError(defect.message, { path: location })
+        if (isObject(value)) intactDropped++
         continue
       }
       events.push(value as unknown as SessionEvent)
     } else if (value !== UNPARSABLE && isTurnEnd(value)) {
-      throw new SessionPersistenceCorruptionError(defect, { path: location })
+      throw new SessionPersistenceCorruptionError(defect.message, { path: location })
+    } else if (isObject(value)) {
+      intactDropped++
     }
   }
-  return events
+  return defect === undefined ? { events, intactDropped } : { events, defect: { seq: defect.seq, reason: defect.reason }, intactDropped }
+}
+
+/**
+ * The recovery report of a scan that rejected rows, numbered as the lines of the session's JSONL rendering
+ * (`readRaw`): line 1 is the header row, the event row at position k (from 0) is line k + 2. A database row is never
+ * torn, so `fragmentBytes` is 0.
+ */
+function recoveryOf(scan: RowScan, rowCount: number, location: string): SessionRecoveryReport | undefined {
+  if (scan.defect === undefined) return undefined
+  const firstLine = scan.events.length + 2
+  const report: SessionRecoveryReport = {
+    location: Object.freeze({ kind: 'postgres', path: location }),
+    firstLine,
+    lastLine: rowCount + 1,
+    droppedLines: rowCount - scan.events.length,
+    droppedEvents: scan.intactDropped,
+    fragmentBytes: 0,
+    defect: Object.freeze({ line: firstLine, reason: scan.defect.reason }),
+  }
+  return Object.freeze(report)
+}
+
+/**
+ * The warning a committed repair logs when it deleted rows, e.g. `session-postgres: session "s1": discarded 3 rows
+ * of "<location>" past the committed region, starting at a damaged row (unparsable row at seq 12); 1 of them was an
+ * intact event`.
+ */
+export function recoveryWarning(id: string, report: SessionRecoveryReport): string {
+  const rows = `${report.droppedLines} row${report.droppedLines === 1 ? '' : 's'}`
+  const intact = report.droppedEvents === 1 ? '1 of them was an intact event' : `${report.droppedEvents} of them were intact events`
+  return (
+    `session-postgres: session "${id}": discarded ${rows} of "${report.location.path}" past the committed region, ` +
+    `starting at a damaged row (${report.defect!.reason}); ${intact}`
+  )
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,6 @@
 import type { Session, SessionEvent, SessionInspection } from '@bridle/session'
 import type { Leases } from './lease.js'
-import type { SessionReader } from './reader.js'
+import { recoveryWarning, type SessionReader } from './reader.js'
 import { repair, type WriteContext } from './writer.js'
 
 /** What recovery reads and writes through. */
@@ -8,6 +8,7 @@ export interface RecoveryContext {
   readonly reader: SessionReader
   readonly leases: Leases
   readonly write: WriteContext
+  readonly warn: (message: string) => void
 }
 
 /**
@@ -15,7 +16,8 @@ export interface RecoveryContext {
  * needs no repair is returned without taking the lease. With `token`, the caller already holds the lease; otherwise
  * it is taken (bumping the fencing token, which fences a stale writer) and given back here — refused with
  * `SessionLeasedError` while another process holds it, since that process may be in the middle of the very turn a
- * repair would close. Run it on the id chain.
+ * repair would close. When rows were deleted, `warn` gets a line saying how many and why, and the view carries the
+ * same `recovery` report. Run it on the id chain.
  */
 export async function commitRepair(r: RecoveryContext, id: string, token?: number): Promise<SessionInspection> {
   const stored = await r.reader.read(id)
@@ -23,19 +25,22 @@ export async function commitRepair(r: RecoveryContext, id: string, token?: numbe
   if (stored.rows === stored.events.length && balanced.closers.length === 0) {
     return Object.freeze({ meta: balanced.meta, events: balanced.events })
   }
+  let recovery = stored.recovery
   const held = token ?? (await r.leases.acquire(id))
   try {
     // Read again under the lease: the previous holder may have written more before it lost the lease.
     const current = token === undefined ? await r.reader.read(id) : stored
     const closing = r.reader.validate(current)
+    recovery = current.recovery
     if (current.rows !== current.events.length || closing.closers.length > 0) {
       await repair(r.write, id, held, current.events.length, closing.closers)
+      if (recovery !== undefined) r.warn(recoveryWarning(id, recovery))
     }
   } finally {
     if (token === undefined) await r.leases.release(id, held).catch(() => undefined)
   }
   const repaired = r.reader.validate(await r.reader.read(id))
-  return Object.freeze({ meta: repaired.meta, events: repaired.events })
+  return Object.freeze({ meta: repaired.meta, events: repaired.events, ...(recovery === undefined ? {} : { recovery }) })
 }
 
 /**

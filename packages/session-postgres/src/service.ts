@@ -132,14 +132,17 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
     return this.catalog.raw(id, signal)
   }
 
-  /** A frozen `{meta, events}`: the live session, or the committed events plus closers (computed, never written). */
+  /**
+   * A frozen `{meta, events}`: the live session, or the committed events plus closers (computed, never written),
+   * with `recovery` saying which damaged rows a load would delete.
+   */
   async inspect(id: string, signal?: AbortSignal): Promise<SessionInspection> {
     const live = this.ctx.sessions.get(id)
     if (live !== undefined) return Object.freeze({ meta: live.header, events: live.events })
     await this.backend.quiet(id)
     signal?.throwIfAborted()
-    const balanced = this.reader.validate(await this.reader.read(id))
-    return Object.freeze({ meta: balanced.meta, events: balanced.events })
+    const { meta, events, recovery } = this.reader.validate(await this.reader.read(id))
+    return Object.freeze(recovery === undefined ? { meta, events } : { meta, events, recovery })
   }
 
   /**

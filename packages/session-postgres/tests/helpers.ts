@@ -62,19 +62,28 @@ export function makeApp(config: SessionPostgresConfigInput = {}, schema = config
   return app
 }
 
-/** Captures `session-postgres` warnings for the current test. */
+/**
+ * Captures `session-postgres` warnings for the current test. The logger's level for the package is lowered so the
+ * captured lines do not also print; the target records them at its own level.
+ */
 export function captureWarnings(): string[] {
   const seen: string[] = []
   const target = {
+    levels: { base: 2 },
     record(record: { name: string; type: string; content: string }) {
       if (record.name === 'session-postgres' && record.type === 'warn') seen.push(record.content)
     },
   }
   ;(Logger.targets as unknown[]).push(target)
+  const levels = Logger.levels as Record<string, unknown>
+  const previous = levels['session-postgres']
+  levels['session-postgres'] = 1
   afterEach(() => {
     const targets = Logger.targets as unknown[]
     const index = targets.indexOf(target)
     if (index >= 0) targets.splice(index, 1)
+    if (previous === undefined) delete levels['session-postgres']
+    else levels['session-postgres'] = previous
   })
   return seen
 }

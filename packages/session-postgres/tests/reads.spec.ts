@@ -1,7 +1,7 @@
 import { scriptedLog } from '@bridle/persistence-conformance'
 import { SessionPersistenceCorruptionError, type SessionEvent } from '@bridle/session'
 import { describe, expect, it } from 'vitest'
-import { admin, makeApp, storedSeqs } from './helpers.js'
+import { admin, captureWarnings, makeApp, storedSeqs } from './helpers.js'
 import { insertStored, prepareSchema } from './stored.js'
 
 const log = scriptedLog(2)
@@ -38,18 +38,67 @@ describe('rows that are damaged (a hand edit, a restore gone wrong)', () => {
     await expect(persistence.load('s1')).rejects.toThrow('corrupt session log: seq gap in committed region at seq 4 (expected 3, got 4)')
   })
 
-  it('damage after the last turn/end is a discarded tail: load deletes it and closes the turn', async () => {
+  it('damage after the last turn/end is a discarded tail: load deletes it, closes the turn, and reports what it dropped', async () => {
+    const warnings = captureWarnings()
     const kept = bodies.slice(0, firstTurnEnd + 4)
     const app = await stored([...kept, '{"torn', bodies[firstTurnEnd + 5]!])
     const inspected = await app.persistence.inspect('s1')
     expect(inspected.events.slice(0, kept.length)).toEqual(log.slice(0, kept.length))
     expect(inspected.events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 2, reason: { kind: 'interrupted' } } })
     expect(await storedSeqs(app.schema, 's1')).toHaveLength(kept.length + 2) // inspect never writes
+    const path = app.persistence.locate({ version: 0, id: 's1', createdAt: 1000 } as never).path
+    // numbered as the lines of readRaw's rendering: the header row is line 1, the row at seq n is line n + 2
+    const report = {
+      location: { kind: 'postgres', path },
+      firstLine: kept.length + 2,
+      lastLine: kept.length + 3,
+      droppedLines: 2,
+      droppedEvents: 1,
+      fragmentBytes: 0,
+      defect: { line: kept.length + 2, reason: `unparsable row at seq ${kept.length}` },
+    }
+    expect(inspected.recovery).toEqual(report)
+    expect(warnings).toEqual([])
     const loaded = await app.persistence.load('s1')
     expect(loaded.events).toEqual(inspected.events)
+    expect(loaded.recovery).toEqual(report)
+    expect(warnings).toEqual([
+      `session-postgres: session "s1": discarded 2 rows of "${path}" past the committed region, starting at a damaged row (unparsable row at seq ${kept.length}); 1 of them was an intact event`,
+    ])
+    const again = await app.persistence.load('s1')
+    expect(again.recovery).toBeUndefined()
+    expect(warnings).toHaveLength(1)
     expect(await storedSeqs(app.schema, 's1')).toEqual(loaded.events.map((e) => e.seq))
     const { rows } = await admin.query(`SELECT body FROM "${app.schema}".events WHERE session_id = 's1' ORDER BY seq`)
     expect(rows.map((r: { body: string }) => JSON.parse(r.body))).toEqual(JSON.parse(JSON.stringify(loaded.events)))
+  })
+
+  it('a missing row in the open last turn is a discarded tail too, reported as a seq gap', async () => {
+    const warnings = captureWarnings()
+    const kept = bodies.slice(0, firstTurnEnd + 3)
+    const seqs = [...kept.map((_, i) => i), kept.length + 1, kept.length + 2]
+    const app = await stored([...kept, bodies[kept.length + 1]!, bodies[kept.length + 2]!], seqs)
+    const { recovery } = await app.persistence.inspect('s1')
+    expect(recovery).toMatchObject({
+      firstLine: kept.length + 2,
+      lastLine: kept.length + 3,
+      droppedLines: 2,
+      droppedEvents: 2,
+      fragmentBytes: 0,
+      defect: { line: kept.length + 2, reason: `seq gap at seq ${kept.length + 1} (expected ${kept.length}, got ${kept.length + 1})` },
+    })
+    const loaded = await app.persistence.load('s1')
+    expect(loaded.recovery).toEqual(recovery)
+    expect(loaded.events.slice(0, kept.length)).toEqual(log.slice(0, kept.length))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('discarded 2 rows')
+    expect(warnings[0]).toContain('2 of them were intact events')
+  })
+
+  it('an intact log, even with an open turn to close, has no recovery report', async () => {
+    const app = await stored(bodies.slice(0, firstTurnEnd + 3))
+    expect((await app.persistence.inspect('s1')).recovery).toBeUndefined()
+    expect((await app.persistence.load('s1')).recovery).toBeUndefined()
   })
 
   it('a stored header with an invalid field is corruption', async () => {

@@ -79,6 +79,26 @@ export interface RequestDigestRecord {
   readonly system: string
   readonly tools: string
   readonly messages: { readonly count: number; readonly chain: string }
+  /** `'compaction'` on the digest of a summary request (see {@link CompactionRequestRecord}); absent otherwise. */
+  readonly purpose?: 'compaction'
+}
+
+/**
+ * The payload of `request/compaction`: the summary request a compaction step made. That request is the last
+ * `request/header`'s system and tools sent with `config`, carrying the first `count` messages of the surface as it
+ * stood when this record was appended, followed by `instruction`. Its `request/digest` (`purpose: 'compaction'`) and
+ * its `assistant/chunk`s follow in the same step; when the summary succeeded, one `user/message` checkpoint then
+ * replaces those messages (a surface replace citing them). Log-only.
+ */
+export interface CompactionRequestRecord {
+  readonly turn: number
+  readonly step: number
+  /** `manual` when `agent.compact()` asked for it; `threshold` when a policy decided before a step. */
+  readonly reason: 'threshold' | 'manual'
+  readonly count: number
+  readonly config: LlmCallConfig
+  readonly adapterDefaults?: EpochHeaderAdapterDefaults
+  readonly instruction: UserMessage
 }
 
 /**
@@ -121,6 +141,7 @@ export interface SessionEventMap {
   }
   'request/context': RequestContext
   'request/digest': RequestDigestRecord
+  'request/compaction': CompactionRequestRecord
   'session/end-seed': Readonly<Record<string, never>>
 }
 
@@ -175,7 +196,7 @@ function readonlySet(values: readonly string[]): ReadonlySet<string> {
   return Object.freeze(set)
 }
 
-/** The 15 event types this harness knows. Only the persistence read path refuses types outside it. */
+/** The 16 event types this harness knows. Only the persistence read path refuses types outside it. */
 export const KNOWN_SESSION_EVENT_TYPES: ReadonlySet<string> = readonlySet([
   'turn/start',
   'turn/end',
@@ -190,6 +211,7 @@ export const KNOWN_SESSION_EVENT_TYPES: ReadonlySet<string> = readonlySet([
   'request/header',
   'request/context',
   'request/digest',
+  'request/compaction',
   'session/end-seed',
   'agent/inbox/spliced',
 ])

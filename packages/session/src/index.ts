@@ -9,6 +9,7 @@ export {
   type RequestHeaderReason,
   type TodoItem,
   type RequestDigestRecord,
+  type CompactionRequestRecord,
   type SessionEventMap,
   type SessionEventType,
   type ReplaceSurfaceOp,
@@ -73,7 +74,7 @@ export {
   RequestDigester,
 } from './digest.js'
 export { verifyDigests, undigestedSteps, type DigestPart, type DigestVerification, type UndigestedStep } from './verify.js'
-export { cachePrefixReport, type CachePrefixRow, type MessageBreakCause } from './cache-report.js'
+export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'
 export {
   sectionManifest,
   readSectionManifest,

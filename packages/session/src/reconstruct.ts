@@ -3,7 +3,7 @@
  * step was built from, using only a log prefix.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
-import type { AnySessionEvent, EpochHeader, RequestContext, RequestHeaderReason } from './events.js'
+import type { AnySessionEvent, CompactionRequestRecord, EpochHeader, RequestContext, RequestHeaderReason } from './events.js'
 import { deriveEventMessage } from './derive.js'
 import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
@@ -32,6 +32,10 @@ export interface ReconstructedRequest {
   readonly context: RequestContext | undefined
   readonly messages: readonly Message[]
   readonly request: ReconstructedModelRequest
+  /** `'compaction'` when the step's request was a summary request (a `request/compaction` record); else absent. */
+  readonly purpose?: 'compaction'
+  /** The step's `request/compaction` record and its seq, for a summary request. */
+  readonly compaction?: { readonly seq: number; readonly record: CompactionRequestRecord }
 }
 
 /** One `step/start` of a log. */
@@ -114,14 +118,26 @@ export function reconstructRequest(
   const prefix = events.slice(0, cutSeq)
 
   const surface = foldSurface(prefix)
-  const messages: Message[] = []
+  let messages: Message[] = []
   for (const seq of surface.nodes) {
     const message = deriveEventMessage(prefix[seq]!)
     if (message !== null) messages.push(message)
   }
   const record = lastRequestHeaderRecord(prefix)
   if (record === undefined) throw new Error(`reconstructRequest: no request/header precedes turn ${turn} step ${step}`)
-  const header = canonicalHeader(record.header)
+  let header = canonicalHeader(record.header)
+  const compaction = compactionRecordOf(prefix, stepStart, turn, step)
+  if (compaction !== undefined) {
+    const { count, config, adapterDefaults, instruction } = compaction.record
+    if (!Number.isSafeInteger(count) || count < 1 || count > messages.length) {
+      throw new Error(
+        `reconstructRequest: the compaction request of turn ${turn} step ${step} carries ${String(count)} messages but the surface holds ${messages.length}`,
+      )
+    }
+    // A summary request: the conversation's system and tools, its own route, the summarized messages, the instruction.
+    header = canonicalHeader({ ...header, config, adapterDefaults })
+    messages = [...messages.slice(0, count), instruction]
+  }
   const request: Record<string, unknown> = { ...header.config }
   if (header.system !== undefined) request.system = header.system
   if (header.tools !== undefined) request.tools = header.tools
@@ -139,5 +155,22 @@ export function reconstructRequest(
     context: foldRequestContext(prefix),
     messages,
     request: request as unknown as ReconstructedModelRequest,
+    ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
   })
+}
+
+/** The `request/compaction` record of step `{turn, step}` inside `prefix` (after its `step/start`), if any. */
+function compactionRecordOf(
+  prefix: readonly AnySessionEvent[],
+  stepStart: number,
+  turn: number,
+  step: number,
+): { readonly seq: number; readonly record: CompactionRequestRecord } | undefined {
+  for (let i = stepStart + 1; i < prefix.length; i++) {
+    const event = prefix[i]!
+    if (event.type !== 'request/compaction') continue
+    const data = dataOf(event)
+    if (data.turn === turn && data.step === step) return { seq: event.seq, record: event.data as CompactionRequestRecord }
+  }
+  return undefined
 }

@@ -16,6 +16,8 @@ export interface DigestVerification {
   readonly attempt: number
   /** Seq of the `request/digest` event. */
   readonly seq: number
+  /** `'compaction'` for a summary request; absent for a conversation request. */
+  readonly purpose?: 'compaction'
   readonly ok: boolean
   readonly mismatched: readonly DigestPart[]
   /** Why the request could not be rebuilt at all (then every part is mismatched). */
@@ -45,12 +47,26 @@ export function verifyDigests(events: readonly AnySessionEvent[]): DigestVerific
   for (const event of events) {
     if (event.type !== 'request/digest') continue
     const record = event.data as RequestDigestRecord
-    const base = { turn: record.turn, step: record.step, attempt: record.attempt, seq: event.seq }
+    const base = {
+      turn: record.turn,
+      step: record.step,
+      attempt: record.attempt,
+      seq: event.seq,
+      ...(record.purpose === 'compaction' ? { purpose: 'compaction' as const } : {}),
+    }
     let rebuilt: ReconstructedRequest
     try {
       rebuilt = requestForDigest(events, event.seq, record)
     } catch (error) {
       results.push({ ...base, ok: false, mismatched: ALL_PARTS, error: error instanceof Error ? error.message : String(error) })
+      continue
+    }
+    if ((rebuilt.purpose === 'compaction') !== (record.purpose === 'compaction')) {
+      // A digest that claims to be (or not to be) a summary request while the log says otherwise proves nothing.
+      const error = record.purpose === 'compaction'
+        ? `the digest is marked as a compaction request but turn ${record.turn} step ${record.step} has no request/compaction record`
+        : `turn ${record.turn} step ${record.step} made a compaction request but its digest is not marked as one`
+      results.push({ ...base, ok: false, mismatched: ALL_PARTS, error })
       continue
     }
     const parts = requestDigestParts(rebuilt.request)

@@ -9,12 +9,12 @@ import {
 import { user } from './helpers.js'
 
 describe('KNOWN_SESSION_EVENT_TYPES (§4)', () => {
-  it('holds exactly the 15 known types, including agent/inbox/spliced and request/digest, and is read-only', () => {
+  it('holds exactly the 16 known types, including agent/inbox/spliced, request/digest and request/compaction, and is read-only', () => {
     expect([...KNOWN_SESSION_EVENT_TYPES].sort()).toEqual(
       [
         'turn/start', 'turn/end', 'step/start', 'step/end', 'user/message', 'assistant/chunk', 'assistant/message',
         'tool/call', 'tool/result', 'todo/write', 'request/header', 'request/context', 'request/digest',
-        'session/end-seed', 'agent/inbox/spliced',
+        'request/compaction', 'session/end-seed', 'agent/inbox/spliced',
       ].sort(),
     )
     expect(() => (KNOWN_SESSION_EVENT_TYPES as Set<string>).add('x')).toThrow(TypeError)

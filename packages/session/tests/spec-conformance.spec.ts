@@ -146,7 +146,7 @@ describe('§3 envelope check on seeds', () => {
 })
 
 describe('§4 event vocabulary', () => {
-  it('KNOWN_SESSION_EVENT_TYPES holds exactly the 15 names; append accepts any type string', () => {
+  it('KNOWN_SESSION_EVENT_TYPES holds exactly the 16 names (request/compaction added for compaction steps); append accepts any type string', () => {
     expect([...KNOWN_SESSION_EVENT_TYPES].sort()).toEqual(
       [
         'turn/start',
@@ -162,6 +162,7 @@ describe('§4 event vocabulary', () => {
         'request/header',
         'request/context',
         'request/digest',
+        'request/compaction',
         'session/end-seed',
         'agent/inbox/spliced',
       ].sort(),

@@ -6,6 +6,19 @@ export interface ScriptedAdapterOptions {
   turns: readonly ScriptedTurn[]
   /** Pause between streamed pieces, so a terminal shows the answer arriving. 0 = no pause. */
   delayMs?: number
+  /** Answer to summary requests (`purpose: 'compaction'`); default: {@link scriptedSummary}. */
+  summary?: string
+  /** Advertised context window, if any. */
+  contextWindow?: number
+}
+
+/**
+ * The default answer to a summary request: the user's prompts in the summarized messages, listed. Deterministic,
+ * and plainly not a model's summary.
+ */
+export function scriptedSummary(messages: readonly Message[]): string {
+  const prompts = messages.filter(isHumanMessage).map((m) => `- ${textOf(m.content)}`)
+  return `Summary (scripted): the user asked:\n${prompts.length > 0 ? prompts.join('\n') : '- nothing yet'}`
 }
 
 /** Where in the script a request stands: which turn, which step of it, and what the tools last returned. */
@@ -108,8 +121,14 @@ export function createScriptedAdapter(options: ScriptedAdapterOptions): LlmAdapt
       id: model,
       name: `${model} (scripted)`,
       description: 'Deterministic responses from a script. Not a language model.',
+      ...(options.contextWindow !== undefined ? { context: { contextWindow: options.contextWindow } } : {}),
     }),
     async *stream(request: GenerateOptions): AsyncIterable<StreamChunk> {
+      if (request.purpose === 'compaction') {
+        const text = options.summary ?? scriptedSummary(request.messages.slice(0, -1))
+        yield* chunksFor({ text }, { turn: options.turns[0]!, turnOrdinal: 0, step: 0, lastToolResult: undefined })
+        return
+      }
       const pos = locate(options.turns, request.messages)
       const response = pos.turn.steps[pos.step]
       if (response === undefined) {

@@ -1,5 +1,5 @@
 export { ScriptedModel, ConfigSchema, Config, type ScriptedModelConfig } from './plugin.js'
-export { createScriptedAdapter, locate, type ScriptedAdapterOptions, type ScriptPosition } from './adapter.js'
+export { createScriptedAdapter, locate, scriptedSummary, type ScriptedAdapterOptions, type ScriptPosition } from './adapter.js'
 export {
   ScriptedTurnSchema,
   ScriptedResponseSchema,

@@ -12,6 +12,10 @@ export const ConfigSchema = z
     model: z.string().min(1).default('scripted-demo'),
     turns: z.array(ScriptedTurnSchema).min(1),
     delayMs: z.number().int().min(0).max(1000).default(0),
+    /** Answer to summary requests (`purpose: 'compaction'`); default: the user's prompts, listed. */
+    summary: z.string().min(1).optional(),
+    /** The context window advertised for the model (lets a compaction policy judge requests offline). */
+    contextWindow: z.number().int().positive().optional(),
   })
   .strict()
 

@@ -11,6 +11,7 @@ import { HotReloader, type ReloadReport } from '../hot-reload.js'
 import { paint, type Io } from '../terminal.js'
 import { checkAppPaths, dryAssemble } from '../validate.js'
 import type { CommandContext } from './command-context.js'
+import { compactNow, COMPACT_LINE } from './dev-compact.js'
 import { openCheckedAgent, runPrompt } from './run.js'
 
 export interface DevOptions {
@@ -70,7 +71,7 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   try {
     await reloader.start()
     await reloader.serialize(check)
-    io.err(`bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line, end with Ctrl-D\n`)
+    io.err(`bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line, end with Ctrl-D (${COMPACT_LINE} compacts the history)\n`)
     prompts.onInterrupt(() => {
       if (running) agent?.cancel({ kind: 'user' })
       else prompts.close()
@@ -84,7 +85,8 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
       }
       prompts.busy()
       running = true
-      code = await reloader.serialize(() => runPrompt(booted, agent!, prompt, io))
+      const opened = agent
+      code = await reloader.serialize(() => (prompt === COMPACT_LINE ? compactNow(booted, opened, io) : runPrompt(booted, opened, prompt, io)))
       running = false
       prompts.ready()
     }

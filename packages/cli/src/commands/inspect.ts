@@ -16,6 +16,7 @@ import { renderVerify, verifySession } from '../inspect/verify.js'
 import { UsageError } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
 import type { CommandContext } from './command-context.js'
+import { inspectHtml } from './view.js'
 
 export interface InspectOptions {
   config?: string
@@ -124,7 +125,12 @@ export function registerInspect(cli: Command, { io, exit, config }: CommandConte
     .option('--verify', 'rebuild every request from the log and check it against request/digest')
     .option('--cache', 'per request, how much of the previous prefix held and why it broke')
     .option('--follow', 'then print each new event as it is written, by any process, until Ctrl-C')
-    .action(async (id: string, o: Omit<InspectOptions, 'config'>) => {
-      exit.code = await inspect(id, { ...o, config: config() }, io)
+    .option('--html <file>', 'write the session as one self-contained HTML page (the viewer, no server needed)')
+    .action(async (id: string, o: Omit<InspectOptions, 'config'> & { html?: string }) => {
+      const { html, ...rest } = o
+      if (html === undefined) return void (exit.code = await inspect(id, { ...rest, config: config() }, io))
+      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow'] as const).find((k) => rest[k] !== undefined)
+      if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
+      exit.code = await inspectHtml(id, html, { config: config() }, io)
     })
 }

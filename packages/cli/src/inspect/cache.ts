@@ -1,14 +1,26 @@
-import type { CachePrefixRow } from '@bridle/session'
+import type { CachePrefixRow, CompactionBreak } from '@bridle/session'
 import { oneLine, type Paint } from '../terminal.js'
 
 /** Names the section a line of a step's system string falls in, when it can. */
 export type SectionOfLine = (row: CachePrefixRow, line: number) => string | undefined
 
+const count = (n: number) => n.toLocaleString('en-US')
+
+/** What a compaction did, in one clause: the messages it replaced and the input tokens it saved. */
+export function describeCompaction(c: CompactionBreak): string {
+  const what = `history compacted in turn ${c.turn} step ${c.step} (${c.reason}): ${c.replacedMessages} message${c.replacedMessages === 1 ? '' : 's'} → 1 summary`
+  if (c.inputTokensBefore === undefined || c.inputTokensAfter === undefined) return what
+  return `${what}; input ${count(c.inputTokensBefore)} → ${count(c.inputTokensAfter)} tokens (${count(c.tokensSaved ?? 0)} saved)`
+}
+
 function describeMessagesBreak(m: Extract<NonNullable<CachePrefixRow['messages']>, { kept: false }>): string {
   const at = `at message ${m.firstDifferingPosition + 1}`
   switch (m.cause.kind) {
     case 'replace':
-      return `${at}: history rewritten by a surface replace (compaction) at seq ${m.cause.seq}`
+      if (m.cause.compaction) return `${at}: ${describeCompaction(m.cause.compaction)}, checkpoint at seq ${m.cause.seq}`
+      return `${at}: history rewritten by a surface replace at seq ${m.cause.seq}`
+    case 'compaction-request':
+      return `${at}: the summary instruction follows the first ${m.firstDifferingPosition} messages (expected)`
     case 'context-snapshot':
       return `${at}: runtime-context snapshot inserted before the tail at seq ${m.cause.seq}`
     default:
@@ -38,8 +50,9 @@ function describeSystemBreak(row: CachePrefixRow, system: SystemBreak, sectionOf
 export function renderCacheReport(rows: readonly CachePrefixRow[], p: Paint, sectionOfLine: SectionOfLine = () => undefined): string {
   const lines = [`${p.bold('cache')} (per request: what of the previous request's prefix held; system → tools → messages)`]
   for (const row of rows) {
-    const head = `  turn ${row.turn} step ${row.step}${row.attempt > 1 ? ` attempt ${row.attempt}` : ''}`
-    const cached = row.cachedInputTokens !== undefined ? ` · provider cached ${row.cachedInputTokens} input tokens` : ''
+    const head = `  turn ${row.turn} step ${row.step}${row.attempt > 1 ? ` attempt ${row.attempt}` : ''}${row.purpose === 'compaction' ? ' (summary request)' : ''}`
+    const input = row.inputTokens !== undefined ? ` · input ${count(row.inputTokens)} tokens` : ''
+    const cached = `${input}${row.cachedInputTokens !== undefined ? ` · provider cached ${row.cachedInputTokens} input tokens` : ''}`
     if (row.error) {
       lines.push(`${head}: ${p.red(`cannot rebuild: ${row.error}`)}`)
       continue

@@ -15,7 +15,9 @@ export function renderOverview(id: string, header: { createdAt: number; cwd?: st
   for (const turn of turns) {
     lines.push(`${p.bold(`turn ${turn.turn}`)} ${p.dim(`(seq ${turn.startSeq})`)} ${reasonText(turn.end?.reason)}`)
     for (const step of turn.steps) {
-      const did = step.toolCalls.length > 0 ? `tool calls: ${step.toolCalls.join(', ')}` : step.answer ? `answer: ${oneLine(step.answer, 80)}` : step.requested ? 'no output' : 'no request'
+      const did = step.compaction
+        ? `compaction: ${step.compaction.count} messages ${step.compaction.replaced ? '→ 1 summary' : 'kept (the summary request failed)'}`
+        : step.toolCalls.length > 0 ? `tool calls: ${step.toolCalls.join(', ')}` : step.answer ? `answer: ${oneLine(step.answer, 80)}` : step.requested ? 'no output' : 'no request'
       lines.push(`  step ${step.step} ${p.dim(`(seq ${step.stepStartSeq})`)} ${did}`)
     }
   }

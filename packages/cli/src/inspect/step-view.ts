@@ -11,6 +11,8 @@ export interface StepSummary {
   requested: boolean
   toolCalls: string[]
   answer: string | undefined
+  /** For a compaction step: how many messages its summary request carried, and whether its checkpoint replaced them. */
+  compaction?: { count: number; replaced: boolean }
 }
 
 export type TurnEndView = { kind: string; [key: string]: unknown }
@@ -62,6 +64,8 @@ export function summarizeTurns(events: readonly SessionEvent[]): TurnSummary[] {
     else if (event.type === 'step/start' && current)
       current.steps.push({ turn: data.turn as number, step: data.step as number, stepStartSeq: event.seq, requested: false, toolCalls: [], answer: undefined })
     else if (event.type === 'request/digest' && step) step.requested = true
+    else if (event.type === 'request/compaction' && step) step.compaction = { count: data.count as number, replaced: false }
+    else if (event.type === 'user/message' && typeof event.surfaceOp === 'object' && step?.compaction) step.compaction.replaced = true
     else if (event.type === 'tool/call' && step) step.toolCalls.push(String(data.name))
     else if (event.type === 'assistant/message' && step) {
       const text = textOf((data.message as Message).content)

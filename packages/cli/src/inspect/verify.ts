@@ -3,7 +3,16 @@ import type { Paint } from '../terminal.js'
 
 /** What `inspect --verify` found, for the text and JSON reports and the exit code. */
 export interface VerifyReport {
-  steps: { turn: number; step: number; attempt: number; ok: boolean; mismatched: readonly string[]; error?: string }[]
+  steps: {
+    turn: number
+    step: number
+    attempt: number
+    /** `'compaction'` for a summary request. */
+    purpose?: 'compaction'
+    ok: boolean
+    mismatched: readonly string[]
+    error?: string
+  }[]
   /** Steps that recorded no `request/digest` (old logs, or a stop before dispatch): not failures, not proof. */
   noDigest: { turn: number; step: number }[]
   /** `passed`: every digest matched; `failed`: one did not; `nothing`: the log has no digest to check. */
@@ -12,10 +21,11 @@ export interface VerifyReport {
 
 /** Rebuilds every request of the log and checks it against its `request/digest`. */
 export function verifySession(events: readonly SessionEvent[]): VerifyReport {
-  const steps = verifyDigests(events).map(({ turn, step, attempt, ok, mismatched, error }) => ({
+  const steps = verifyDigests(events).map(({ turn, step, attempt, purpose, ok, mismatched, error }) => ({
     turn,
     step,
     attempt,
+    ...(purpose !== undefined ? { purpose } : {}),
     ok,
     mismatched,
     ...(error !== undefined ? { error } : {}),
@@ -34,7 +44,7 @@ const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`
 export function renderVerify(report: VerifyReport, p: Paint): string {
   let text = `${p.bold('verify')} (each request rebuilt from the log and checked against request/digest)\n`
   for (const r of report.steps) {
-    const head = `turn ${r.turn} step ${r.step} attempt ${r.attempt}`
+    const head = `turn ${r.turn} step ${r.step} attempt ${r.attempt}${r.purpose === 'compaction' ? ' (summary request)' : ''}`
     text += r.ok
       ? `  ${p.green('✓')} ${head}\n`
       : `  ${p.red('✗')} ${head}: ${r.mismatched.join(', ')}${r.error ? ` (${r.error})` : ''}\n`

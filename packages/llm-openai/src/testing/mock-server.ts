@@ -75,12 +75,22 @@ function isRaw(item: object): item is { raw: string } {
   return keys.length === 1 && keys[0] === 'raw' && typeof (item as { raw: unknown }).raw === 'string'
 }
 
+/** Options of {@link startMockServer}. */
+export interface MockServerOptions {
+  /**
+   * Answers every request that arrives once the script is exhausted, from the request itself (a server that
+   * reports usage for what it received, or answers by content, for as long a run as a test needs). Without it, an
+   * exhausted script answers 500.
+   */
+  respond?: (request: RecordedRequest) => MockBehaviour
+}
+
 /**
  * Starts a server on 127.0.0.1 port 0 with the given script. Each request is read completely,
- * recorded, then consumes exactly one behaviour; an exhausted script answers 500 and counts
- * the request in `unexpected`.
+ * recorded, then consumes exactly one behaviour; an exhausted script uses `options.respond`, else
+ * answers 500 and counts the request in `unexpected`.
  */
-export async function startMockServer(script: MockBehaviour[] = []): Promise<MockServer> {
+export async function startMockServer(script: MockBehaviour[] = [], options: MockServerOptions = {}): Promise<MockServer> {
   const queue = [...script]
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()
@@ -116,17 +126,26 @@ export async function startMockServer(script: MockBehaviour[] = []): Promise<Moc
         if (!res.writableEnded) resolve()
       })
     })
-    requests.push({
+    const recorded: RecordedRequest = {
       method: req.method ?? '',
       path: req.url ?? '',
       headers: lowerHeaders(req),
       rawBody,
       body: parseBody(rawBody),
       disconnected,
-    })
+    }
+    requests.push(recorded)
     for (const wake of [...waiters]) wake()
 
-    const behaviour = queue.shift()
+    let behaviour = queue.shift()
+    if (behaviour === undefined && options.respond !== undefined) {
+      try {
+        behaviour = options.respond(recorded)
+      } catch (error) {
+        sendJson(res, 500, { error: { message: `mock responder threw: ${String(error)}`, type: 'mock_error' } })
+        return
+      }
+    }
     if (behaviour === undefined) {
       unexpected += 1
       sendJson(res, 500, { error: { message: 'mock script exhausted', type: 'mock_error' } })

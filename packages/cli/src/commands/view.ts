@@ -1,0 +1,110 @@
+import { isIP } from 'node:net'
+import type { Command } from 'commander'
+import { redactSecrets } from '@bridle/llm'
+import { boot, persistenceOf } from '../boot.js'
+import { resolveApp } from '../default-app.js'
+import { UsageError } from '../errors.js'
+import type { Io } from '../terminal.js'
+import { loadAssets } from '../view/assets.js'
+import { writeSessionHtml } from '../view/export.js'
+import { startViewServer } from '../view/server.js'
+import { ViewSource } from '../view/source.js'
+import type { CommandContext } from './command-context.js'
+
+export interface ViewOptions {
+  config?: string
+  port?: string
+  host?: string
+  /** Allows a host that is not a loopback address. */
+  expose?: boolean
+}
+
+/** True for names and addresses that only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  if (bare === 'localhost') return true
+  if (isIP(bare) === 4) return bare.startsWith('127.')
+  return bare === '::1'
+}
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 0
+  const port = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(port) || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`)
+  }
+  return port
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}
+
+/**
+ * `bridle view [ID]`: serves the session viewer on loopback (a free port unless `--port`) until interrupted, and
+ * prints its URL (the session's page when ID is given). It only reads the app's session backend.
+ */
+export async function view(id: string | undefined, options: ViewOptions, io: Io, stop: Promise<void> = untilSignal()): Promise<number> {
+  const host = options.host ?? '127.0.0.1'
+  const port = parsePort(options.port)
+  const loopback = isLoopback(host)
+  if (!loopback && !options.expose) {
+    throw new UsageError(
+      `--host ${host} is not a loopback address; anyone who can reach it could read every session ` +
+        '(prompts, tool results, file contents). Add --expose to serve it there anyway',
+    )
+  }
+  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
+  const source = new ViewSource(persistenceOf(booted.ctx))
+  if (id !== undefined) await source.session(id)
+  const server = await startViewServer({
+    source,
+    assets: await loadAssets(),
+    host,
+    port,
+    anyHost: !loopback,
+    redact: (text) => redactSecrets(text, io.secrets ?? new Set()),
+    onError: (error) => io.err(`bridle view: ${error instanceof Error ? error.message : String(error)}\n`),
+  })
+  if (!loopback) {
+    io.err(`bridle view: WARNING: serving on ${host}, which other machines may reach; there is no authentication, ` +
+      'so every stored session is readable by anyone who can connect\n')
+  }
+  io.out(`${server.url}${id === undefined ? '' : `#/session/${encodeURIComponent(id)}`}\n`)
+  io.err('bridle view: serving sessions read-only; press Ctrl-C to stop\n')
+  await stop
+  await server.close()
+  return 0
+}
+
+/** `bridle inspect ID --html FILE`: the viewer of one session as one self-contained HTML file. */
+export async function inspectHtml(id: string, file: string, options: { config?: string }, io: Io): Promise<number> {
+  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
+  const source = new ViewSource(persistenceOf(booted.ctx))
+  const { bytes, requests } = await writeSessionHtml(source, id, file, (text) => redactSecrets(text, io.secrets ?? new Set()))
+  io.err(`bridle: wrote ${file} (session ${id}, ${requests} request${requests === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB)\n`)
+  return 0
+}
+
+/** Registers `bridle view` on the program. */
+export function registerView(cli: Command, { io, exit, config }: CommandContext): void {
+  cli
+    .command('view')
+    .description('serve a read-only web viewer of the stored sessions on loopback; prints its URL')
+    .argument('[id]', 'open this session')
+    .option('-p, --port <port>', 'port to listen on (default: a free one)')
+    .option('--host <address>', 'address to bind (default: 127.0.0.1)')
+    .option('--expose', 'allow a --host that is not loopback (no authentication: anyone who reaches it reads every session)')
+    .action(async (id: string | undefined, o: { port?: string; host?: string; expose?: boolean }) => {
+      exit.code = await view(id, { ...o, config: config() }, io)
+    })
+}

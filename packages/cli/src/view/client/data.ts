@@ -1,0 +1,51 @@
+import type { EmbeddedData, RequestView, SessionSummary, SessionView } from '../types.js'
+
+/** A change the server reports: `ready` (read now and miss nothing), the list, or one session. */
+export type Change = { kind: 'ready' } | { kind: 'sessions' } | { kind: 'session'; id: string }
+
+/** Where the page's data comes from: the `bridle view` server, or the data an `--html` file carries. */
+export interface DataSource {
+  readonly mode: 'server' | 'file'
+  sessions(): Promise<SessionSummary[]>
+  session(id: string): Promise<SessionView>
+  request(id: string, seq: number): Promise<RequestView>
+  /** Calls `listener` on each change (a file never changes); returns the function that stops listening. */
+  subscribe(listener: (change: Change) => void, session?: string): () => void
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: { accept: 'application/json' } })
+  const body = (await response.json()) as T & { error?: string }
+  if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`)
+  return body
+}
+
+export function serverSource(): DataSource {
+  return {
+    mode: 'server',
+    sessions: () => getJson('/api/sessions'),
+    session: (id) => getJson(`/api/sessions/${encodeURIComponent(id)}`),
+    request: (id, seq) => getJson(`/api/sessions/${encodeURIComponent(id)}/requests/${seq}`),
+    subscribe(listener, session) {
+      const events = new EventSource(`/api/events${session === undefined ? '' : `?session=${encodeURIComponent(session)}`}`)
+      for (const kind of ['ready', 'sessions', 'session'] as const) {
+        events.addEventListener(kind, (event) => listener(JSON.parse((event as MessageEvent<string>).data) as Change))
+      }
+      return () => events.close()
+    },
+  }
+}
+
+export function embeddedSource(data: EmbeddedData): DataSource {
+  const missing = (what: string) => Promise.reject(new Error(`${what} is not in this file; it holds session ${data.session.summary.id} only`))
+  return {
+    mode: 'file',
+    sessions: () => Promise.resolve([data.session.summary]),
+    session: (id) => (id === data.session.summary.id ? Promise.resolve(data.session) : missing(`session "${id}"`)),
+    request: (id, seq) => {
+      const view = id === data.session.summary.id ? data.requests[seq] : undefined
+      return view ? Promise.resolve(view) : missing(`request ${seq} of session "${id}"`)
+    },
+    subscribe: () => () => {},
+  }
+}

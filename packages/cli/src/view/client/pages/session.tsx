@@ -1,0 +1,193 @@
+import type { ReplacementRow, RequestRow, SessionView, StepRow, TurnRow } from '../../types.js'
+import { PrefixChart, TokensChart } from '../charts.js'
+import { Failure, Loading, Section, SessionVerified, Text, Verified } from '../components.js'
+import type { DataSource } from '../data.js'
+import { count, duration, percent, plural, requestLabel, stamp } from '../format.js'
+import { useLive } from '../live.js'
+import { requestHref } from '../router.js'
+
+function Usage({ row }: { row: RequestRow }) {
+  if (!row.usage) return <span class="muted">no usage reported</span>
+  const u = row.usage
+  return (
+    <span class="usage" title="tokens as the provider reported them">
+      in {count(u.input)} · cached {count(u.cached)} · out {count(u.output)}
+    </span>
+  )
+}
+
+function RequestLine({ sessionId, row }: { sessionId: string; row: RequestRow }) {
+  return (
+    <tr class="request" data-seq={row.seq}>
+      <td>
+        <a href={requestHref(sessionId, row.seq)}>request {requestLabel(row)}</a>
+        {row.purpose ? <span class="tag">{row.purpose}</span> : null}
+      </td>
+      <td>
+        {row.provider}/{row.model}
+      </td>
+      <td class="verify">
+        <Verified verify={row.verify} />
+      </td>
+      <td>
+        <Usage row={row} />
+      </td>
+      <td title="from the request's digest to the model's whole answer (first output in parentheses)">
+        {duration(row.latencyMs)}
+        {row.firstTokenMs !== undefined ? <span class="muted"> ({duration(row.firstTokenMs)})</span> : null}
+      </td>
+      <td class="stop">{row.stopReason ?? <span class="muted">no finish</span>}</td>
+      <td class="prefix">
+        {row.prefixShare === undefined ? <span class="muted">first</span> : `${percent(row.prefixShare)} kept`}
+        {row.breakCause ? <div class="cause">{row.breakCause}</div> : null}
+      </td>
+    </tr>
+  )
+}
+
+function Step({ sessionId, step }: { sessionId: string; step: StepRow }) {
+  return (
+    <li class="step" data-step={`${step.turn}.${step.step}`}>
+      <h3>
+        Step {step.step} <span class="muted">seq {step.startSeq} · {stamp(step.startTime)}</span>
+      </h3>
+      {step.entered.map((m) => (
+        <div class="entered" key={m.seq}>
+          <span class="who">{m.source}</span>
+          <Text text={m.text} />
+        </div>
+      ))}
+      {step.requests.length > 0 ? (
+        <table class="requests">
+          <tbody>
+            {step.requests.map((row) => (
+              <RequestLine key={row.seq} sessionId={sessionId} row={row} />
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p class="muted">No request was sent in this step.</p>
+      )}
+      {step.reasoning ? (
+        <details class="reasoning">
+          <summary>reasoning</summary>
+          <Text text={step.reasoning} />
+        </details>
+      ) : null}
+      {step.toolCalls.map((call) => (
+        <div class="tool-call" key={call.callId} data-tool={call.name}>
+          <div>
+            <span class="tool-name">{call.name}</span> <code>{call.arguments}</code> <span class="muted">{call.callId}</span>
+          </div>
+          {call.result ? (
+            <div class={call.result.isError ? 'tool-result error' : 'tool-result'}>
+              <span class="who">{call.result.isError ? `error${call.result.code ? ` ${call.result.code}` : ''}` : 'result'}</span>
+              <Text text={call.result.text} />
+            </div>
+          ) : (
+            <p class="muted">no result recorded</p>
+          )}
+        </div>
+      ))}
+      {step.answer ? (
+        <div class="answer">
+          <span class="who">answer</span>
+          <Text text={step.answer} open />
+        </div>
+      ) : null}
+    </li>
+  )
+}
+
+function Replacement({ row }: { row: ReplacementRow }) {
+  return (
+    <li class="replacement" data-seq={row.seq}>
+      <h3>
+        History replaced <span class="muted">seq {row.seq} · shadows seqs {row.replaced.join(', ')}</span>
+      </h3>
+      <Text text={row.text} />
+    </li>
+  )
+}
+
+function Turn({ sessionId, turn, replacements }: { sessionId: string; turn: TurnRow; replacements: ReplacementRow[] }) {
+  const items = [
+    ...turn.steps.map((s) => ({ seq: s.startSeq, node: <Step key={`s${s.startSeq}`} sessionId={sessionId} step={s} /> })),
+    ...replacements.map((r) => ({ seq: r.seq, node: <Replacement key={`r${r.seq}`} row={r} /> })),
+  ].sort((a, b) => a.seq - b.seq)
+  return (
+    <section class="turn card" data-turn={turn.turn}>
+      <h2>
+        Turn {turn.turn}{' '}
+        <span class={turn.end === 'completed' ? 'ok end' : turn.end === undefined ? 'muted end' : 'bad end'}>
+          {turn.end ?? 'open'}
+          {turn.interrupted ? ' (no turn/end stored: the writer stopped, or is still writing)' : ''}
+        </span>
+        <span class="muted"> seq {turn.startSeq} · {stamp(turn.startTime)}</span>
+      </h2>
+      <ol class="steps">{items.map((i) => i.node)}</ol>
+    </section>
+  )
+}
+
+/** Replacements grouped under the turn whose span holds them. */
+function replacementsByTurn(view: SessionView): Map<number, ReplacementRow[]> {
+  const out = new Map<number, ReplacementRow[]>()
+  const starts = view.turns.map((t) => t.startSeq)
+  for (const r of view.replacements) {
+    let i = starts.length - 1
+    while (i > 0 && starts[i]! > r.seq) i--
+    const turn = view.turns[i]?.turn ?? 0
+    out.set(turn, [...(out.get(turn) ?? []), r])
+  }
+  return out
+}
+
+/** One session: summary, charts, and the timeline of turns and steps. */
+export function SessionPage({ data, id }: { data: DataSource; id: string }) {
+  const loaded = useLive(data, `session:${id}`, () => data.session(id), (c) => c.kind === 'session' && c.id === id, id)
+  if (loaded.state === 'loading') return <Loading />
+  if (loaded.state === 'error') return <Failure title={`Cannot show session ${id}`} error={loaded.error} />
+  const view = loaded.value
+  const requests = view.turns.flatMap((t) => t.steps.flatMap((s) => s.requests))
+  const byTurn = replacementsByTurn(view)
+  const s = view.summary
+  return (
+    <main data-version={loaded.version}>
+      <h1>
+        Session <span class="id">{s.id}</span>
+      </h1>
+      <p class="facts">
+        created {stamp(s.createdAt)} · last activity {stamp(s.lastActivity)} · {plural(s.turns, 'turn')} · {plural(s.requests, 'request')} ·{' '}
+        {plural(view.events, 'event')} · <SessionVerified state={s.verify} />
+        {view.cwd ? (
+          <>
+            {' '}
+            · cwd <code>{view.cwd}</code>
+          </>
+        ) : null}
+      </p>
+      {requests.length > 0 ? (
+        <div class="charts">
+          <Section title="Tokens per request" id="tokens-chart">
+            <TokensChart requests={requests} />
+          </Section>
+          <Section title="Prompt kept from the previous request" id="prefix-chart">
+            <PrefixChart requests={requests} />
+          </Section>
+        </div>
+      ) : null}
+      {view.undigested.length > 0 ? (
+        <p class="muted">
+          Steps without a request digest (not checked): {view.undigested.map((u) => `${u.turn}.${u.step}`).join(', ')}
+        </p>
+      ) : null}
+      <div class="timeline">
+        {view.turns.length === 0 ? <p class="muted">No turns yet.</p> : null}
+        {view.turns.map((turn) => (
+          <Turn key={turn.startSeq} sessionId={s.id} turn={turn} replacements={byTurn.get(turn.turn) ?? []} />
+        ))}
+      </div>
+    </main>
+  )
+}

@@ -1,0 +1,35 @@
+import { rename, rm, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { loadAssets } from './assets.js'
+import { filePage } from './page.js'
+import type { ViewSource } from './source.js'
+import type { EmbeddedData } from './types.js'
+
+/** The data an `--html` file carries for session `id`: its session view and every request view. */
+export async function embeddedData(source: ViewSource, id: string): Promise<EmbeddedData> {
+  const session = await source.session(id)
+  return { session, requests: await source.allRequests(id), generatedAt: Date.now() }
+}
+
+/**
+ * Writes the viewer of one session as one self-contained HTML file. The file appears whole or not at all: it is
+ * written beside its destination under a temporary name and renamed into place.
+ */
+export async function writeSessionHtml(
+  source: ViewSource,
+  id: string,
+  file: string,
+  redact?: (text: string) => string,
+): Promise<{ bytes: number; requests: number }> {
+  const data = await embeddedData(source, id)
+  const html = filePage(await loadAssets(), data, redact)
+  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
+  try {
+    await writeFile(temporary, html)
+    await rename(temporary, file)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+  return { bytes: Buffer.byteLength(html), requests: Object.keys(data.requests).length }
+}

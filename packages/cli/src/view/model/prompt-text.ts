@@ -1,0 +1,53 @@
+import { canonicalJson, reconstructRequest, type AnySessionEvent, type ReconstructedRequest, type RequestDigestRecord } from '@bridle/session'
+
+/**
+ * A request as the prompt cache sees it: the system string, then the tools as canonical JSON, then each message as
+ * canonical JSON — the order providers serialize a prompt, and the measure `cachePrefixReport` counts in.
+ */
+export interface PromptText {
+  system: string
+  tools: string
+  messages: string[]
+  /** Total length in UTF-16 code units. */
+  chars: number
+}
+
+/** Canonical JSON of log objects, kept per object: a message is the same frozen object in every request. */
+const jsonMemo = new WeakMap<object, string>()
+
+function json(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return canonicalJson(value)
+  let text = jsonMemo.get(value)
+  if (text === undefined) jsonMemo.set(value, (text = canonicalJson(value)))
+  return text
+}
+
+export function promptText(rebuilt: ReconstructedRequest): PromptText {
+  const system = rebuilt.header.system ?? ''
+  const tools = json(rebuilt.header.tools ?? [])
+  const messages = rebuilt.messages.map(json)
+  let chars = system.length + tools.length
+  for (const m of messages) chars += m.length
+  return { system, tools, messages, chars }
+}
+
+/**
+ * The request a `request/digest` at `seq` describes, rebuilt from the log before it: the step's own request, or
+ * for a retry (`attempt > 1`) the request at the end of the prefix — the same rule `verifyDigests` follows.
+ */
+export function rebuildDigested(events: readonly AnySessionEvent[], seq: number): ReconstructedRequest {
+  const record = events[seq]!.data as RequestDigestRecord
+  const prefix = events.slice(0, seq)
+  return record.attempt > 1 ? reconstructRequest(prefix) : reconstructRequest(prefix, { turn: record.turn, step: record.step })
+}
+
+/** Length of the common prefix of two strings, in UTF-16 code units. */
+export function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  let i = 0
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/** UTF-8 byte length of `text` (the unit providers and the issue speak in). */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8')

@@ -1,0 +1,119 @@
+/// <reference lib="dom" />
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import chromium from '@sparticuz/chromium'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bridle } from './helpers.js'
+import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './view-fixture.js'
+import { startView, type RunningView } from './view-server.js'
+
+// Real headless Chromium from the npm registry (@sparticuz/chromium ships the binary inside the package), driven by
+// puppeteer-core. Flags keep it off the network: this machine's closed network refuses background connections.
+const QUIET = ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']
+
+let fixture: ViewFixture
+let browser: Browser
+let page: Page
+let server: RunningView | undefined
+
+/**
+ * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter @bridle/cli screenshots`), each page this test checks is also
+ * saved as DIR/NAME.png: the README's pictures are the pages the assertions just passed on.
+ */
+async function screenshot(name: string): Promise<void> {
+  const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
+  if (dir) await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png`, fullPage: false })
+}
+
+beforeAll(async () => {
+  fixture = await makeViewFixture()
+  browser = await puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    args: [...chromium.args, '--no-sandbox', ...QUIET],
+    headless: true,
+  })
+  page = await browser.newPage()
+  await page.setViewport({ width: 1100, height: 900 })
+})
+
+afterAll(async () => {
+  await server?.stop()
+  // close, and make sure no Chromium outlives the tests even if close hangs on a wedged browser
+  const process = browser?.process()
+  await Promise.race([browser?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))])
+  if (process && process.exitCode === null && process.signalCode === null) process.kill('SIGKILL')
+})
+
+/** The visible text of the page once `selector` is there. */
+async function textOnce(selector: string): Promise<string> {
+  await page.waitForSelector(selector)
+  return page.evaluate(() => document.body.innerText)
+}
+
+/** What the session page shows of the two-turn fixture, on the served page and in the --html file alike. */
+async function expectSessionPage(): Promise<void> {
+  const text = await textOnce('[data-turn="2"]')
+  expect(text).toContain(`Session ${fixture.id}`)
+  expect(text).toContain('✓ all verify')
+  expect(await page.$$eval('[data-turn]', (turns) => turns.map((t) => t.getAttribute('data-turn')))).toEqual(['1', '2'])
+  expect(await page.$$eval('[data-step]', (steps) => steps.map((s) => s.getAttribute('data-step')))).toEqual(['1.1', '1.2', '2.1'])
+  expect(text).toContain('read_file')
+  expect(text).toContain('tool-calls')
+  // the model-visible prompt is shown as text, never run as markup
+  expect(text).toContain(SCRIPT_PROMPT)
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+  expect(await page.$$eval('script', (s) => s.filter((e) => e.textContent?.trim() === 'window.__pwned = 1').length)).toBe(0)
+  // the prefix chart: one point per request that has a previous one (3 requests → 2 points), the break in red
+  await page.waitForSelector('[aria-label^="share of the prompt kept"] svg')
+  expect(await page.$$eval('[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle', (c) => c.length)).toBe(2)
+}
+
+/** Opens request 2.1 from the session page and checks the diff names the persona section as the cache break. */
+async function expectPersonaBreak(): Promise<void> {
+  await page.click('[data-step="2.1"] a[href*="/request/"]')
+  const text = await textOnce('.prefix-break')
+  expect(text).toMatch(/The cache prefix broke at byte [\d,]+, in the system \(line \d+\): system: section \S*persona\S* changed/)
+  expect(await page.$$eval('.line-diff li.added', (lines) => lines.map((l) => l.textContent).join('\n'))).toContain('briefly')
+  expect(await page.$$eval('[data-section]', (s) => s.map((e) => e.getAttribute('data-section')))).toContainEqual(expect.stringContaining('persona'))
+}
+
+describe('the viewer in headless Chromium', () => {
+  it('the --html file opens from disk with no server and shows the session, its chart and the cache break', async () => {
+    const file = join(fixture.app, 'session.html')
+    const out = await bridle(['inspect', fixture.id, '--html', file], fixture.app)
+    expect(out.code, out.stderr).toBe(0)
+    const requests: string[] = []
+    page.on('request', (r) => requests.push(r.url()))
+    await page.goto(pathToFileURL(file).href)
+    await expectSessionPage()
+    await screenshot('session')
+    await expectPersonaBreak()
+    await screenshot('request')
+    page.removeAllListeners('request')
+    expect(requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:'))).toEqual([])
+  })
+
+  it('bridle view lists sessions newest first with ✗ on the tampered one, and opens a session', async () => {
+    server = await startView([], fixture.app)
+    await page.goto(server.url)
+    await page.waitForSelector('tr[data-session]')
+    const rows = await page.$$eval('tr[data-session]', (trs) => trs.map((tr) => [tr.getAttribute('data-session'), (tr as HTMLElement).innerText]))
+    expect(rows.map(([id]) => id)).toEqual([fixture.tampered, fixture.id])
+    expect(rows[0]![1]).toContain('✗ verification failed')
+    expect(rows[1]![1]).toContain('✓ all verify')
+    await screenshot('sessions')
+    await page.click(`tr[data-session="${fixture.id}"] a`)
+    await expectSessionPage()
+    await expectPersonaBreak()
+  })
+
+  it('updates the open session page while another process appends a turn', async () => {
+    await page.goto(`${server!.url}#/session/${fixture.id}`)
+    await page.waitForSelector('[data-turn="2"]')
+    const appended = await bridle(['run', '-s', fixture.id, 'Anything else?'], fixture.app)
+    expect(appended.code, appended.stderr).toBe(0)
+    await page.waitForSelector('[data-turn="3"]', { timeout: 60_000 })
+    expect(await page.$$eval('[data-turn]', (turns) => turns.length)).toBe(3)
+  })
+})

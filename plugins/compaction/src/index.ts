@@ -1,0 +1,8 @@
+export { Compaction } from './plugin.js'
+export { Compaction as default } from './plugin.js'
+export { Config, ConfigSchema, DEFAULT_INSTRUCTIONS, type CompactionConfig } from './config.js'
+export { CompactionPolicy, type ProjectionRecord } from './policy.js'
+export { TokenEstimator } from './estimate.js'
+export { projectInput, reportedInput, type Projection } from './projection.js'
+export { summarizedCount, type SpanInput } from './span.js'
+export { COMPACTION_PLUGIN, checkpointMessage, checkpointPreamble, instructionMessage } from './messages.js'
