@@ -1,4 +1,5 @@
 import type { AnySessionEvent, CachePrefixRow, MessageBreakCause, ReconstructedRequest } from '@bridle/session'
+import { describeCompaction } from '../../inspect/cache.js'
 import { commonPrefix } from './prompt-text.js'
 import { sectionAt, systemSpans } from './sections.js'
 
@@ -20,7 +21,10 @@ export function describeMessageCause(cause: MessageBreakCause, position: number)
   const at = `message ${position + 1}`
   switch (cause.kind) {
     case 'replace':
-      return `history rewritten at ${at} by a surface replace (compaction checkpoint, seq ${cause.seq})`
+      if (cause.compaction) return `${describeCompaction(cause.compaction)} (checkpoint at seq ${cause.seq}, breaks the prefix at ${at})`
+      return `history rewritten at ${at} by a surface replace (seq ${cause.seq})`
+    case 'compaction-request':
+      return `summary request: the instruction follows the first ${position} messages (expected)`
     case 'context-snapshot':
       return `runtime-context snapshot (seq ${cause.seq}) inserted before the tail at ${at}`
     default:
