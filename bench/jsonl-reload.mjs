@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
-import { bootCore, llm, quick, tick } from './lib.mjs'
+import { bootCore, llm, middle, quick, RUNS, spread, tick } from './lib.mjs'
 
 async function writeLog(root, count) {
   const writer = bootCore({ persistence: { root } })
@@ -33,40 +33,52 @@ export async function jsonlReload() {
     worker.once('error', reject)
     worker.once('exit', (code) => reject(new Error(`jsonl writer exited with ${code} before reporting`)))
   })
-  const reader = bootCore({ persistence: { root } })
-  await tick()
   const plainRead = async () => {
     const text = await readFile(file, 'utf8')
     const lines = text.split('\n')
     for (const line of lines) if (line) JSON.parse(line)
   }
-  const inspect = () => reader.sessionPersistence.inspect(id)
-  // Alternate the two readers so both see the same machine and heap state; medians of the timed pairs.
-  const [warm, pairs] = quick ? [2, 7] : [2, 11]
-  const plainTimes = []
-  const inspectTimes = []
-  for (let i = 0; i < warm + pairs; i++) {
-    let t = performance.now()
-    await plainRead()
-    const p = performance.now() - t
-    t = performance.now()
-    await inspect()
-    const q = performance.now() - t
-    if (i >= warm) plainTimes.push(p), inspectTimes.push(q)
+  // Each run boots a fresh reader app and alternates the two readers, so both see the same machine and heap state;
+  // a run's speed is the ratio of the medians of its timed pairs.
+  const speeds = []
+  const resumes = []
+  for (let run = 0; run < RUNS; run++) {
+    const reader = bootCore({ persistence: { root } })
+    await tick()
+    const inspect = () => reader.sessionPersistence.inspect(id)
+    // A resume's preparation: repair check, validation and the unpublished session, released again.
+    const prepare = async () => (await reader.sessionPersistence.prepare(id))[Symbol.dispose]()
+    const [warm, pairs] = quick ? [2, 7] : [2, 11]
+    const plainTimes = []
+    const inspectTimes = []
+    const prepareTimes = []
+    for (let i = 0; i < warm + pairs; i++) {
+      let t = performance.now()
+      await plainRead()
+      const p = performance.now() - t
+      t = performance.now()
+      await inspect()
+      const q = performance.now() - t
+      t = performance.now()
+      await prepare()
+      const r = performance.now() - t
+      if (i >= warm) plainTimes.push(p), inspectTimes.push(q), prepareTimes.push(r)
+    }
+    await reader.scope.dispose()
+    speeds.push(middle(plainTimes) / middle(inspectTimes))
+    resumes.push(middle(plainTimes) / middle(prepareTimes))
   }
-  const middle = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
-  const plain = middle(plainTimes)
-  const inspected = middle(inspectTimes)
   rmSync(root, { recursive: true, force: true })
-  const speed = plain / inspected
+  const speed = spread(speeds)
   return {
-    title: 'Reloading a large JSONL log',
+    title: `Reloading a large JSONL log, ${RUNS} run${RUNS > 1 ? 's' : ''}: min / median / max`,
     columns: ['reader', 'events', 'speed relative to plain readFile + split + JSON.parse'],
     rows: [
       ['readFile + split + JSON.parse', String(count + 2), '1.00'],
-      ['sessionPersistence.inspect (validated, frozen events)', String(count + 2), speed.toFixed(2)],
+      ['sessionPersistence.inspect (validated, frozen events)', String(count + 2), speed.text],
+      ['sessionPersistence.prepare (what a resume reads: validated once, plus the unpublished session; no bar)', String(count + 2), spread(resumes).text],
     ],
-    bars: [{ name: 'reload ≥ 0.5 × plain parse speed', value: speed, limit: 0.5, ok: speed >= 0.5 }],
+    bars: [{ name: 'reload ≥ 0.6 × plain parse speed in every run (slowest run)', value: speed.min, ok: speed.min >= 0.6 }],
   }
 }
 

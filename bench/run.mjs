@@ -10,9 +10,12 @@ import { sessionAppend } from './session-append.mjs'
 import { jsonlReload } from './jsonl-reload.mjs'
 import { cacheStability } from './cache-stability.mjs'
 import { compactionCache } from './compaction-cache.mjs'
+import { firstStep } from './first-step.mjs'
+import { memory } from './memory.mjs'
+import { manyAgents } from './many-agents.mjs'
 import { postgresBeside } from './postgres.mjs'
 
-const all = [stepOverhead, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside, compactionCache]
+const all = [stepOverhead, firstStep, manyAgents, memory, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside, compactionCache]
 // `--only a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--only' ? arg.split(',') : []))
 const unknown = only.filter((name) => !all.some((s) => s.name === name))
@@ -22,6 +25,7 @@ if (unknown.length > 0) {
 }
 const scenarios = only.length > 0 ? all.filter((s) => only.includes(s.name)) : all
 const started = Date.now()
+const loadBefore = os.loadavg()[0]
 const sections = []
 let failed = 0
 for (const scenario of scenarios) {
@@ -43,7 +47,8 @@ for (const scenario of scenarios) {
 
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`
 const body = [
-  `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}.`,
+  `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}; ` +
+    `1-minute load average ${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (other processes share the cores).`,
   '',
   ...sections.flatMap((s) => [s, '']),
 ].join('\n')

@@ -7,9 +7,16 @@ import type { Awaitable } from './types.js'
 type Payload<K extends keyof Events> = Events[K] extends (payload: infer P, ...rest: never[]) => unknown ? P : never
 type Without<P> = Omit<P, 'agent'>
 
-/** The dispatch carrier of one agent: admits untagged listeners and those on the agent's scope chain. */
+const carriers = new WeakMap<Agent, Scoped<Agent>>()
+
+/**
+ * The dispatch carrier of one agent: admits untagged listeners and those on the agent's scope chain. Built once per
+ * agent (a carrier reads the chain live, so it never goes stale); a new one per event cost a weak-map insert each.
+ */
 export function agentCarrier(agent: Agent): Scoped<Agent> {
-  return scopeTarget(agent, agent)
+  let carrier = carriers.get(agent)
+  if (carrier === undefined) carriers.set(agent, (carrier = scopeTarget(agent, agent)))
+  return carrier
 }
 
 /** Logs a contained listener failure without throwing. */

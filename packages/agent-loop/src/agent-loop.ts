@@ -5,6 +5,7 @@ import { emitAgentEvent } from './agent-events.js'
 import { BAD_CAP_MESSAGE, Config, type AgentLoopConfigInput, type ResolvedAgentLoopConfig } from './config.js'
 import { startConfiguredAgents } from './configured-agents.js'
 import { registerLoopVariables } from './variables.js'
+import { SessionObservers } from './session-observers.js'
 import type { AgentOptions, CreateAgentOptions, ResumeAgentOptions } from './types.js'
 
 interface Entry {
@@ -39,12 +40,14 @@ export class AgentLoop extends Service {
   private readonly inFlight = new Set<Promise<unknown>>()
   private readonly unloadWaiters = new Set<() => void>()
   private readonly state = { active: true }
+  private readonly observers: SessionObservers
 
   constructor(ctx: Context, config?: AgentLoopConfigInput | null) {
     const resolved = Config(config)
     super(ctx, 'agentLoop', true)
     ;(this as { config: ResolvedAgentLoopConfig }).config = resolved
     this.own = ctx
+    this.observers = new SessionObservers(ctx)
     registerLoopVariables(ctx)
     startConfiguredAgents(this, ctx, resolved.agents)
   }
@@ -144,7 +147,7 @@ export class AgentLoop extends Service {
     let agent: Agent | undefined
     const entry: Partial<Entry> & { released: boolean } = { released: false }
     try {
-      agent = new Agent({ loop: this, loopCtx: this.own, session, options, release: (a) => this.release(a) })
+      agent = new Agent({ loop: this, loopCtx: this.own, session, options, release: (a) => this.release(a), observers: this.observers })
       entry.agent = agent
       setup?.(agent)
       entry.detach = agent.ctx.sessions.enter(session)

@@ -8,6 +8,7 @@ import type { AgentLoop } from './agent-loop.js'
 import { RuntimeContextProjection } from './runtime-context.js'
 import type { AgentRuntime, RunningPhase } from './runtime.js'
 import { runTurn } from './turn.js'
+import type { SessionObservers } from './session-observers.js'
 import type { AgentOptions, AgentStatus, CompactionOutcome } from './types.js'
 
 /** What the AgentLoop hands an Agent it constructs. Not part of the public API. */
@@ -19,6 +20,8 @@ export interface AgentInit {
   options: AgentOptions
   /** Called once at the end of `dispose()`: leave the registry, detach the session, drop the owner effect. */
   release(agent: Agent): void
+  /** The loop's `session/event` router. */
+  observers: SessionObservers
 }
 
 const ABORT_SETUP = Symbol('bridle.agent.abortSetup')
@@ -87,9 +90,7 @@ export class Agent {
       compaction: { waiting: [], previous: undefined, settle: [] },
       phase: { kind: 'idle', lastTurn },
     }
-    this.ctx.on('session/event', (session, event) => {
-      if (session === this.session) projection.observe(event)
-    })
+    init.observers.observe(this.ctx, init.session, (event) => projection.observe(event))
   }
 
   /** `running` while a driver runs turns, else `idle`. */

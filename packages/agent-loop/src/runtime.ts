@@ -1,5 +1,6 @@
 import type { Inbox } from '@bridle/inbox'
 import type { RequestDigester, Session } from '@bridle/session'
+import { rawService } from '@bridle/scope'
 import type { Context } from 'cordis'
 import type { Agent } from './agent.js'
 import type { AgentLoop } from './agent-loop.js'
@@ -68,10 +69,12 @@ export function running(rt: AgentRuntime): RunningPhase {
 }
 
 /**
- * One of the loop's injected services, read with `ctx.get`: the same service `ctx[name]` returns, without the
- * undeclared-inject diagnostic cordis runs on every property read (an `Error` with a stack plus an
- * `internal/inject` bail, tens of microseconds). `AgentLoop.inject` declares these, so that diagnostic never fires.
+ * One of the loop's injected services, as the object itself (`rawService`): the same service `ctx[name]` returns,
+ * without upstream's proxies. Reading it through the context built an `Error` and ran the undeclared-inject diagnostic
+ * (tens of microseconds); `ctx.get` still went through two proxy layers; and each method called through the proxy forked
+ * a shadow context for every property it read. The loop only calls methods that do not register anything on the
+ * caller's context (`assemble`, `prepareCall`, `stream`, `retryPolicy`, the tool pipeline), so the raw object serves.
  */
 export function service<K extends 'llm' | 'systemPrompt' | 'tools'>(rt: AgentRuntime, name: K): Context[K] {
-  return rt.ctx.get(name) as Context[K]
+  return rawService(rt.ctx, name) as Context[K]
 }

@@ -52,7 +52,8 @@ export async function runStep(
     }
     // Verification, digest and dispatch happen with no await in between.
     if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
-    const digest = rt.requests.digester.digest(request)
+    // A resumed or seeded session's log may already record the chain over most of this history (its first request).
+    const digest = rt.requests.digester.digest(request, rt.session.digestedPrefix(request.messages))
     rt.session.append('request/digest', { turn, step, attempt, algorithm: 'sha256', ...digest })
     const stream = prepared ? prepared.stream(request) : service(rt, 'llm').stream(request)
     signal.throwIfAborted()

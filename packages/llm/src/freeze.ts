@@ -2,8 +2,14 @@
  * `deepFreeze` and the loop-request marker.
  *
  * Messages are frozen by their constructors, so when the agent loop freezes a request whose history holds
- * thousands of messages it must not walk them again. A process-wide registry remembers every object whose
- * whole subtree a previous call froze; a later walk stops at such objects in O(1).
+ * thousands of messages it must not walk them again. A process-wide registry remembers the root of every successful
+ * call (whose whole subtree that call froze); a later walk stops at such objects in O(1).
+ *
+ * Only roots are recorded, not every object below them: values are handed around by their roots (a message, an
+ * event, a header), and an entry per object made the registry the largest per-message cost in memory (several entries
+ * per message, a few MB for a 10,000-message session) and, once a large session died, made the next insert stall
+ * while the weak table shrank (tens of milliseconds). An interior object passed to a later call is walked again,
+ * which is correct (it is frozen already) and costs only its own size.
  */
 
 const DEEP_FROZEN_KEY = Symbol.for('bridle.llm.deepFrozen')
@@ -45,9 +51,9 @@ export function isWalkable(value: unknown): value is object {
  * returns `root`. Iterative and cycle-safe. Accessors are neither invoked nor descended; functions,
  * `AbortSignal`s and binary buffers/views are left alone; Map/Set entries are not walked.
  *
- * Objects recorded by an earlier successful call are skipped without being visited, so freezing a new
- * request around pre-frozen messages costs O(new data). Objects are recorded only when the whole walk
- * succeeded; if `Object.freeze` throws (an exotic proxy), nothing is recorded and the error propagates.
+ * Roots of earlier successful calls are skipped without being visited, so freezing a new request around
+ * pre-frozen messages costs O(new data). The root is recorded only when the whole walk succeeded; if
+ * `Object.freeze` throws (an exotic proxy), nothing is recorded and the error propagates.
  */
 export function deepFreeze<T>(root: T): T {
   if (!isWalkable(root) || deepFrozen.has(root)) return root
@@ -65,11 +71,11 @@ export function deepFreeze<T>(root: T): T {
       stack.push(child)
     }
   }
-  for (const object of visited) deepFrozen.add(object)
+  deepFrozen.add(root)
   return root
 }
 
-/** True when `value` is an object a previous `deepFreeze` call froze to the leaves. */
+/** True when `value` is the root of a previous successful `deepFreeze` call (so frozen to the leaves). */
 export function isDeepFrozen(value: unknown): boolean {
   return typeof value === 'object' && value !== null && deepFrozen.has(value)
 }

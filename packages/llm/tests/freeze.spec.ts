@@ -35,6 +35,22 @@ describe('deepFreeze: the already-frozen fast path (§10.2)', () => {
     expect(probes.map((p) => p.visits())).toEqual(before)
   })
 
+  it('records only the root of each call: an interior object is walked again, which changes nothing', () => {
+    const { proxy, visits } = countingProxy({ text: 'inner' })
+    const root = deepFreeze({ outer: { inner: proxy } })
+    expect(isDeepFrozen(root)).toBe(true)
+    expect(isDeepFrozen(root.outer)).toBe(false)
+    expect(isDeepFrozen(proxy)).toBe(false)
+    const once = visits()
+    // The interior object is frozen to the leaves already: a later call walks it again and records that root.
+    expect(deepFreeze(root.outer)).toBe(root.outer)
+    const twice = visits()
+    expect(twice).toBeGreaterThan(once)
+    expect(isDeepFrozen(root.outer)).toBe(true)
+    deepFreeze({ again: root.outer })
+    expect(visits()).toBe(twice)
+  })
+
   it('(b) walks an object that was only shallowly frozen elsewhere, then records it', () => {
     const child = { mutable: [1, 2] }
     const parent = Object.freeze({ child })

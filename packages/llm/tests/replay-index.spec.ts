@@ -74,22 +74,41 @@ describe('extendHistory / historyBaseOf', () => {
     expect(next).toHaveLength(2)
   })
 
-  it('does not keep a base alive: a chain of extensions retains only what callers still hold', async () => {
+  it('keeps only the direct base alive: extending a history drops its own record', async () => {
     // Without this, every history would pin the one before it, and a session of H steps would retain O(H²) slots.
     setFlagsFromString('--expose-gc')
     const gc = runInNewContext('gc') as () => void
     const message = createUserMessage('a')
-    let base: readonly Message[] | undefined = Object.freeze([message])
-    const baseRef = new WeakRef(base)
-    const next = extendHistory(base, [assistant('p')])
-    expect(historyBaseOf(next)).toBe(base)
-    base = undefined
-    // WeakRef targets created in this job stay alive until it ends.
+    let first: readonly Message[] | undefined = Object.freeze([message])
+    const firstRef = new WeakRef(first)
+    let second: readonly Message[] | undefined = extendHistory(first, [assistant('p')])
+    expect(historyBaseOf(second)).toBe(first)
+    const third = extendHistory(second, [createUserMessage('b')])
+    expect(historyBaseOf(third)).toBe(second)
+    expect(historyBaseOf(second)).toBeUndefined()
+    first = undefined
+    second = undefined
+    // The WeakRef used to observe the collection keeps its target alive until this job ends.
     await new Promise((resolve) => setTimeout(resolve, 0))
     gc()
-    expect(baseRef.deref()).toBeUndefined()
-    expect(historyBaseOf(next)).toBeUndefined()
-    expect(next).toHaveLength(2)
+    expect(firstRef.deref()).toBeUndefined()
+    expect(historyBaseOf(third)).toHaveLength(2)
+  })
+
+  it('never holds a history through a WeakRef: one extended per turn in a single job retains no earlier arrays', () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const history: Message[] = Array.from({ length: 2000 }, (_, i) => createUserMessage(`m${i}`))
+    let current: readonly Message[] = Object.freeze(history)
+    gc()
+    const before = process.memoryUsage().heapUsed
+    // No macrotask in between, as turns run back to back: each earlier array must become garbage at once.
+    for (let i = 0; i < 200; i++) current = extendHistory(current, [assistant(`t${i}`)])
+    gc()
+    const grown = process.memoryUsage().heapUsed - before
+    // 200 arrays of ~2,000 slots would be over 3 MB; what remains is the last two arrays and the new messages.
+    expect(grown).toBeLessThan(1_000_000)
+    expect(current).toHaveLength(2200)
   })
 
   it('refuses a mutable base', () => {

@@ -357,7 +357,8 @@ describe('§10 deepFreeze registry and loop marker', () => {
     const registry = (globalThis as Record<symbol, unknown>)[Symbol.for('bridle.llm.deepFrozen')]
     expect(registry).toBeInstanceOf(WeakSet)
     expect((registry as WeakSet<object>).has(frozen)).toBe(true)
-    expect((registry as WeakSet<object>).has(frozen.a)).toBe(true)
+    // Bridle decision (llm README, "deepFreeze records roots"): only the root of each call is recorded.
+    expect((registry as WeakSet<object>).has(frozen.a)).toBe(false)
     const request = markLoopRequest({ provider: 'p' })
     const loops = (globalThis as Record<symbol, unknown>)[Symbol.for('bridle.llm.loopRequests')]
     expect((loops as WeakSet<object>).has(request)).toBe(true)

@@ -118,6 +118,55 @@ describe('scopeTarget admission', () => {
     root.emit(scopeTarget(svc, undefined), 'x/ping')
     expect(heard).toEqual(['isolated'])
   })
+
+  it("reads a stock Service filter's name and context once per carrier, with the same verdicts", () => {
+    const { root } = makeRoot()
+    class Svc extends Service {
+      constructor(ctx: Context) {
+        super(ctx, 'svc', true)
+      }
+    }
+    const isolated = root.isolate('svc')
+    isolated.plugin(Svc)
+    const svc = isolated.get('svc') as Svc
+    let reads = 0
+    const counted = new Proxy(svc, {
+      get(target, prop, receiver) {
+        if (prop === 'name' || prop === 'ctx') reads++
+        return Reflect.get(target, prop, receiver)
+      },
+    })
+    const heard: string[] = []
+    for (let i = 0; i < 5; i++) root.on('x/ping', () => void heard.push('plain'))
+    for (let i = 0; i < 5; i++) isolated.on('x/ping', () => void heard.push('isolated'))
+    const carrier = scopeTarget(counted, undefined)
+    root.emit(carrier, 'x/ping')
+    root.emit(carrier, 'x/ping')
+    expect(heard).toEqual(Array(10).fill('isolated'))
+    expect(reads).toBe(2)
+  })
+
+  it('calls an overridden Service filter with the base as this, on every listener', () => {
+    const { root } = makeRoot()
+    const seen: unknown[] = []
+    class Picky extends Service {
+      constructor(ctx: Context) {
+        super(ctx, 'picky', true)
+      }
+      override [Context.filter](ctx: Context): boolean {
+        seen.push(this)
+        return (ctx as unknown as { admitted?: boolean }).admitted === true
+      }
+    }
+    root.plugin(Picky)
+    const picky = root.get('picky') as Picky
+    const heard: string[] = []
+    root.on('x/ping', () => void heard.push('plain'))
+    root.extend({ admitted: true }).on('x/ping', () => void heard.push('admitted'))
+    root.emit(scopeTarget(picky, undefined), 'x/ping')
+    expect(heard).toEqual(['admitted'])
+    expect(seen).toEqual([picky, picky])
+  })
 })
 
 describe('carrier shape and dispatch', () => {

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import {
   createSessionPreparation,
   KNOWN_SESSION_EVENT_TYPES,
-  type Session,
+  Session,
   type SessionEvent,
   type SessionHeader,
   type SessionInspection,
@@ -17,7 +17,7 @@ import { isNotFound, type FsLayer } from './fs-layer.js'
 import { IdChain } from './id-chain.js'
 import { eventLine, type StoredMeta } from './line-format.js'
 import { LiveBinding } from './live-binding.js'
-import { LogReader } from './reader.js'
+import { LogReader, type SessionBuilder } from './reader.js'
 import { recoveryOf, recoveryWarning } from './recovery.js'
 import { commitRepair, type RepairedLog } from './repair.js'
 import { teardownsSettled, trackTeardown } from './teardowns.js'
@@ -287,7 +287,7 @@ export class JsonlBackend {
   }
 
   /** `load`, plus the running CRC at the end of the stored file (for the binding that will append to it). */
-  private async loadRepaired(id: string): Promise<RepairedLog> {
+  private async loadRepaired(id: string, build?: SessionBuilder): Promise<RepairedLog> {
     const live = this.sessions.get(id)
     if (live !== undefined) {
       const events = live.events
@@ -298,7 +298,7 @@ export class JsonlBackend {
       return { view: Object.freeze({ meta: live.header, events }), running: undefined }
     }
     await this.quiet(id)
-    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id), this.warn))
+    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id), this.warn, build))
   }
 
   /**
@@ -313,14 +313,27 @@ export class JsonlBackend {
     let entry: PreparedEntry
     try {
       signal?.throwIfAborted()
-      const { view, running } = await this.loadRepaired(id)
+      // The store's session is built while the log is validated, so the log is checked once. If a session with this
+      // id went live meanwhile, the validation builds a detached one and the store refuses below, as before.
+      const prepareFrom = (events: readonly SessionEvent[], header: SessionHeader): Session => {
+        const meta = storedMetaOf(header)
+        return this.sessions.prepare(id, {
+          seed: events,
+          meta: { createdAt: meta.createdAt, cwd: meta.cwd, parentSession: meta.parentSession, seedLength: meta.seedLength },
+          seedSource: 'persistence',
+        })
+      }
+      let built: Session | undefined
+      const build: SessionBuilder = (events, header) => {
+        if (this.sessions.get(id) !== undefined) return Session.fromRestore(id, events, { ...header })
+        built = prepareFrom(events, header)
+        return built
+      }
+      const repaired = await this.loadRepaired(id, build)
+      const { view, running } = repaired
       signal?.throwIfAborted()
       const meta = storedMetaOf(view.meta)
-      const session = this.sessions.prepare(id, {
-        seed: view.events,
-        meta: { createdAt: meta.createdAt, cwd: meta.cwd, parentSession: meta.parentSession, seedLength: meta.seedLength },
-        seedSource: 'persistence',
-      })
+      const session = built !== undefined && repaired.session === built ? built : prepareFrom(view.events, view.meta)
       entry = { session, meta, cursor: view.events.length, running }
     } catch (error) {
       if (this.prepared.get(id) === 'pending') this.prepared.delete(id)

@@ -39,7 +39,18 @@ export interface BalancedLog {
   readonly closers: readonly SessionEvent[]
   /** What the view leaves out past the committed prefix; `undefined` when the file ends there. */
   readonly recovery: SessionRecoveryReport | undefined
+  /** The session built from `events` while validating them: building it in restore mode is the validation. */
+  readonly session: Session
 }
+
+/**
+ * Builds the session a validation checks `events` with: by default a detached `Session.fromRestore`. A resume passes
+ * the store's `prepare` instead, so the session it hands out is the one that was validated and the log is checked
+ * once, not once here and again when the store builds its session.
+ */
+export type SessionBuilder = (events: readonly SessionEvent[], meta: SessionHeader) => Session
+
+const restoreDetached: SessionBuilder = (events, meta) => Session.fromRestore(meta.id, events, { ...meta })
 
 /** Builds a `SessionFormatUnsupportedError` for a jsonl file. */
 export function formatUnsupported(message: string, path: string): SessionFormatUnsupportedError {
@@ -104,10 +115,10 @@ export class LogReader {
   /**
    * Validates a scanned log and computes its closers: legacy vocabulary, then unknown
    * non-ignorable types (`SessionFormatUnsupportedError`, never wrapped), then a full `Session.fromRestore` of the
-   * balanced events. Failures of the first and last check are wrapped as
-   * `stored session "<id>" failed validation: <err>`. The returned events are frozen in place.
+   * balanced events (through `build`; the view keeps the session it built). Failures of the first and last check are
+   * wrapped as `stored session "<id>" failed validation: <err>`. The returned events are frozen in place.
    */
-  validate(stored: StoredLog): BalancedLog {
+  validate(stored: StoredLog, build: SessionBuilder = restoreDetached): BalancedLog {
     const { meta, path } = stored
     const id = meta.id
     const events = stored.events as unknown as SessionEvent[]
@@ -127,12 +138,13 @@ export class LogReader {
     }
     const closers = interruptedTurnClosers(events) as unknown as SessionEvent[]
     const balanced = closers.length === 0 ? events : events.concat(closers)
+    let session: Session
     try {
-      Session.fromRestore(id, balanced, { ...meta })
+      session = build(balanced, meta as SessionHeader)
     } catch (error) {
       throw wrap(error)
     }
-    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers, recovery: recoveryOf(stored) }
+    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers, recovery: recoveryOf(stored), session }
   }
 
   /**

@@ -46,6 +46,8 @@ export class MessageProjection {
   private appended: Message[] | undefined
   /** How many events have been projected in this projection's life (each at most once). */
   projections = 0
+  /** How many messages the history holds now (non-null entries), kept as entries change. */
+  count = 0
 
   /** Mirrors an applied surface plan for `event`. */
   apply(plan: SurfacePlan, event: AnySessionEvent): void {
@@ -55,16 +57,24 @@ export class MessageProjection {
     if (plan.kind === 'append') {
       this.entries.push(projected)
       if (projected !== null) {
+        this.count++
         this.dirty = true
         this.appended?.push(projected)
       }
       return
     }
     const removed = this.entries.splice(plan.startIndex, plan.endIndex - plan.startIndex + 1, projected)
+    for (const entry of removed) if (entry !== null) this.count--
+    if (projected !== null) this.count++
     if (projected !== null || removed.some((entry) => entry !== null)) {
       this.dirty = true
       this.appended = undefined
     }
+  }
+
+  /** The array the last `messages()` call returned, without building a newer one. */
+  get built(): readonly Message[] {
+    return this.cached
   }
 
   /**

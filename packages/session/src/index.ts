@@ -36,6 +36,7 @@ export {
 export { deriveEventMessage } from './derive.js'
 export { canonicalHeader, headerEquals, foldRequestHeader } from './request-header.js'
 export { Session, type SessionSurface } from './session.js'
+export type { DigestedPrefix } from './digest-anchor.js'
 export {
   reconstructRequest,
   requestSteps,

@@ -16,6 +16,7 @@ import {
   type JsonLimitViolation,
   type JsonValue,
 } from '@bridle/llm'
+import { isRealmArrayPrototype, isRealmObjectPrototype } from './realm-prototypes.js'
 
 /** Why a value is not lossless JSON, and where (`$` is the root, then `.key` / `[index]` segments). */
 export interface JsonViolation {
@@ -23,65 +24,20 @@ export interface JsonViolation {
   readonly reason: string
 }
 
-const verifiedObjectPrototypes = new WeakSet<object>([Object.prototype])
-const verifiedArrayPrototypes = new WeakSet<object>([Array.prototype])
-const nativeSource = (name: string) => new RegExp(`^function ${name}\\(\\) \\{\\s*\\[native code\\]\\s*\\}$`)
-const NATIVE_OBJECT = nativeSource('Object')
-const NATIVE_ARRAY = nativeSource('Array')
-const functionToString = Function.prototype.toString
+const INDEX = /^(?:0|[1-9][0-9]*)$/
 
 /**
- * True when `proto` is some realm's intrinsic prototype for the constructor named by `pattern`: its own
- * `constructor` data property is that realm's native constructor, whose own non-writable `prototype` is `proto`.
- * Never invokes getters; anything exotic (revoked proxies, accessors) simply fails the check.
+ * What a walk does with the value: only check it, build a detached copy, or build a detached copy frozen as it is built
+ * (`snapshotForLog`).
  */
-function isIntrinsicPrototype(proto: object, pattern: RegExp): boolean {
-  try {
-    const ctorDesc = Reflect.getOwnPropertyDescriptor(proto, 'constructor')
-    if (!ctorDesc || !('value' in ctorDesc) || typeof ctorDesc.value !== 'function') return false
-    const ctor = ctorDesc.value as object
-    if (!pattern.test(functionToString.call(ctor))) return false
-    const protoDesc = Reflect.getOwnPropertyDescriptor(ctor, 'prototype')
-    return !!protoDesc && protoDesc.value === proto && protoDesc.writable === false && protoDesc.configurable === false
-  } catch {
-    return false
-  }
-}
-
-function isRealmObjectPrototype(proto: object): boolean {
-  if (verifiedObjectPrototypes.has(proto)) return true
-  try {
-    if (Reflect.getPrototypeOf(proto) !== null || Array.isArray(proto)) return false
-  } catch {
-    return false
-  }
-  if (!isIntrinsicPrototype(proto, NATIVE_OBJECT)) return false
-  verifiedObjectPrototypes.add(proto)
-  return true
-}
-
-function isRealmArrayPrototype(proto: object): boolean {
-  if (verifiedArrayPrototypes.has(proto)) return true
-  try {
-    // The intrinsic Array.prototype is itself an Array exotic object; look-alikes made with Object.create are not.
-    if (!Array.isArray(proto)) return false
-    const parent = Reflect.getPrototypeOf(proto)
-    if (parent === null || !isRealmObjectPrototype(parent)) return false
-  } catch {
-    return false
-  }
-  if (!isIntrinsicPrototype(proto, NATIVE_ARRAY)) return false
-  verifiedArrayPrototypes.add(proto)
-  return true
-}
-
-const INDEX = /^(?:0|[1-9][0-9]*)$/
+type Mode = 'check' | 'copy' | 'log'
 
 interface Frame {
   readonly source: object
   readonly target: Record<string, unknown> | unknown[] | undefined
-  readonly keys: readonly string[]
-  readonly isArray: boolean
+  /** Own keys of a record, in order; `undefined` for an array (its indices are walked). */
+  readonly keys: readonly string[] | undefined
+  readonly length: number
   next: number
 }
 
@@ -107,19 +63,25 @@ function describe(value: unknown): string {
   }
 }
 
+/** The key of the property a frame is reading (the last one it advanced to), or `undefined` before the first. */
+function currentKey(frame: Frame): string | undefined {
+  if (frame.next === 0) return undefined
+  return frame.keys === undefined ? String(frame.next - 1) : frame.keys[frame.next - 1]
+}
+
 function pathOf(stack: readonly Frame[], leafKey?: string): string {
   let path = '$'
   for (const frame of stack) {
-    const key = frame.keys[frame.next - 1]
+    const key = currentKey(frame)
     if (key === undefined) continue
-    path += frame.isArray ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+    path += frame.keys === undefined ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
   }
   if (leafKey !== undefined) path += leafKey
   return path
 }
 
-/** Classifies a container: its own keys (in order) and kind, or the reason it is not lossless JSON. */
-function inspectContainer(value: object): { keys: string[]; isArray: boolean } | { reason: string } {
+/** Classifies a container: its own string keys in order (`undefined` for an array) and length, or why it is not JSON. */
+function inspectContainer(value: object): { keys: string[] | undefined; length: number } | { reason: string } {
   if (Array.isArray(value)) {
     const proto = Reflect.getPrototypeOf(value)
     if (proto === null || !isRealmArrayPrototype(proto)) return { reason: 'an Array subclass or an array with a foreign prototype' }
@@ -133,30 +95,24 @@ function inspectContainer(value: object): { keys: string[]; isArray: boolean } |
       if (key === 'length') continue
       if (!INDEX.test(key) || Number(key) >= length) return { reason: `an array with extra own property ${JSON.stringify(key)}` }
     }
-    const keys = new Array<string>(length)
-    for (let i = 0; i < length; i++) keys[i] = String(i)
-    return { keys, isArray: true }
+    return { keys: undefined, length }
   }
   const proto = Reflect.getPrototypeOf(value)
   if (proto !== null && !isRealmObjectPrototype(proto)) {
     return { reason: 'an object that is not a plain record (class instance, Map, Set, Date or foreign prototype)' }
   }
-  const keys: string[] = []
-  for (const key of Reflect.ownKeys(value)) {
-    if (typeof key !== 'string') return { reason: 'an object with a symbol-keyed property' }
-    const desc = Reflect.getOwnPropertyDescriptor(value, key)
-    if (desc && !desc.enumerable) return { reason: `an object with non-enumerable property ${JSON.stringify(key)}` }
-    keys.push(key)
+  // `Object.keys` lists the own enumerable string keys. When it is as long as the full own-key list there is no symbol
+  // key and no non-enumerable property, and no property descriptor has to be read to know it.
+  const keys = Object.keys(value)
+  const own = Reflect.ownKeys(value)
+  if (own.length !== keys.length) {
+    for (const key of own) {
+      if (typeof key !== 'string') return { reason: 'an object with a symbol-keyed property' }
+      const desc = Reflect.getOwnPropertyDescriptor(value, key)
+      if (desc && !desc.enumerable) return { reason: `an object with non-enumerable property ${JSON.stringify(key)}` }
+    }
   }
-  return { keys, isArray: false }
-}
-
-/** Reads one own property exactly once (a getter runs once; its throw propagates). */
-function readOwn(source: object, key: string): unknown {
-  const desc = Reflect.getOwnPropertyDescriptor(source, key)
-  if (desc === undefined) return undefined
-  if ('value' in desc) return desc.value
-  return desc.get === undefined ? undefined : desc.get.call(source)
+  return { keys, length: keys.length }
 }
 
 function leafViolation(value: unknown): string | undefined {
@@ -174,10 +130,9 @@ function leafViolation(value: unknown): string | undefined {
   }
 }
 
-function define(target: Record<string, unknown> | unknown[], key: string, value: unknown, isArray: boolean): void {
-  if (isArray) (target as unknown[])[Number(key)] = value
-  else if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
-  else (target as Record<string, unknown>)[key] = value
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  else target[key] = value
 }
 
 /** Upper bound of a scalar's JSON size: strings by {@link jsonStringBytesBound}; numbers are at most 24 bytes. */
@@ -190,7 +145,7 @@ function scalarBound(value: unknown): number {
  * so a 100,000-deep value costs only the first levels) and adds up an upper bound of the JSON size; only a value
  * whose bound passes `limits.maxBytes` is measured exactly, once the copy is made.
  */
-function walk(root: unknown, copy: boolean, limits?: JsonLimits): WalkResult {
+function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
   const rootReason = leafViolation(root)
   if (rootReason !== undefined) return { ok: false, violation: { path: '$', reason: rootReason } }
   if (root === null || typeof root !== 'object') {
@@ -205,9 +160,9 @@ function walk(root: unknown, copy: boolean, limits?: JsonLimits): WalkResult {
     if (onPath.has(source)) return { path: pathOf(stack), reason: 'a cycle' }
     const info = inspectContainer(source)
     if ('reason' in info) return { path: pathOf(stack), reason: info.reason }
-    const target = copy ? (info.isArray ? new Array<unknown>(info.keys.length) : {}) : undefined
+    const target = mode === 'check' ? undefined : info.keys === undefined ? new Array<unknown>(info.length) : {}
     onPath.add(source)
-    stack.push({ source, target, keys: info.keys, isArray: info.isArray, next: 0 })
+    stack.push({ source, target, keys: info.keys, length: info.length, next: 0 })
     return { target }
   }
 
@@ -217,32 +172,40 @@ function walk(root: unknown, copy: boolean, limits?: JsonLimits): WalkResult {
 
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!
-    if (frame.next >= frame.keys.length) {
+    if (frame.next >= frame.length) {
       stack.pop()
       onPath.delete(frame.source)
+      if (mode === 'log') Object.freeze(frame.target)
       continue
     }
-    const key = frame.keys[frame.next++]!
-    const value = readOwn(frame.source, key)
+    const index = frame.next++
+    const keys = frame.keys
+    const key = keys === undefined ? undefined : keys[index]!
+    // One read per property: a data property's value, or one call of its getter.
+    const value: unknown = key === undefined ? (frame.source as unknown[])[index] : (frame.source as Record<string, unknown>)[key]
     const reason = leafViolation(value)
     if (reason !== undefined) return { ok: false, violation: { path: pathOf(stack), reason } }
-    if (limits !== undefined) bound += 1 + (frame.isArray ? 0 : jsonStringBytesBound(key) + 1)
+    if (limits !== undefined) bound += 1 + (key === undefined ? 0 : jsonStringBytesBound(key) + 1)
+    let copy: unknown = value
     if (value === null || typeof value !== 'object') {
       if (limits !== undefined) bound += scalarBound(value)
-      if (frame.target) define(frame.target, key, value, frame.isArray)
-      continue
-    }
-    if (limits !== undefined) {
-      if (stack.length >= limits.maxDepth) {
-        return { ok: false, limit: { kind: 'depth', path: limitPath(stack), limit: limits.maxDepth } }
+    } else {
+      if (limits !== undefined) {
+        if (stack.length >= limits.maxDepth) {
+          return { ok: false, limit: { kind: 'depth', path: limitPath(stack), limit: limits.maxDepth } }
+        }
+        bound += 2
       }
-      bound += 2
+      const child = open(value)
+      if ('reason' in child) return { ok: false, violation: child }
+      copy = child.target
     }
-    const child = open(value)
-    if ('reason' in child) return { ok: false, violation: child }
-    if (frame.target) define(frame.target, key, child.target, frame.isArray)
+    const target = frame.target
+    if (target === undefined) continue
+    if (key === undefined) (target as unknown[])[index] = copy
+    else define(target as Record<string, unknown>, key, copy)
   }
-  const value = copy ? rootTarget : root
+  const value = mode === 'check' ? root : rootTarget
   if (limits !== undefined && bound > limits.maxBytes) return measured(value, limits)
   return { ok: true, value }
 }
@@ -257,8 +220,8 @@ function measured(value: unknown, limits: JsonLimits): WalkResult {
 function limitPath(stack: readonly Frame[]): string {
   const segments: string[] = []
   for (const frame of stack) {
-    const key = frame.keys[frame.next - 1]
-    if (key !== undefined) segments.push(pathSegment(key, frame.isArray))
+    const key = currentKey(frame)
+    if (key !== undefined) segments.push(pathSegment(key, frame.keys === undefined))
   }
   return jsonPath('$', segments)
 }
@@ -269,13 +232,13 @@ function limitPath(stack: readonly Frame[]): string {
  * acyclic aliases are copied separately; there is no depth limit.
  */
 export function snapshotJsonValue(value: unknown): JsonValue | undefined {
-  const result = walk(value, true)
+  const result = walk(value, 'copy')
   return result.ok ? (result.value as JsonValue) : undefined
 }
 
 /** The same walk as {@link snapshotJsonValue} without copying: true when `value` is lossless JSON. */
 export function isJsonValue(value: unknown): value is JsonValue {
-  return walk(value, false).ok
+  return walk(value, 'check').ok
 }
 
 /**
@@ -283,7 +246,7 @@ export function isJsonValue(value: unknown): value is JsonValue {
  * the fixed error messages, so a caller learns which value at which path was wrong.
  */
 export function snapshotJsonValueOrViolation(value: unknown): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
-  const result = walk(value, true)
+  const result = walk(value, 'copy')
   return result.ok ? { ok: true, value: result.value as JsonValue } : (result as { ok: false; violation: JsonViolation })
 }
 
@@ -298,13 +261,23 @@ export type LimitedSnapshot =
  * past the depth limit is refused at the first level too deep, before the rest is read.
  */
 export function snapshotWithinLimits(value: unknown, limits: JsonLimits): LimitedSnapshot {
-  const result = walk(value, true, limits)
+  const result = walk(value, 'copy', limits)
+  return result.ok ? { ok: true, value: result.value as JsonValue } : result
+}
+
+/**
+ * {@link snapshotWithinLimits} for a session log: the same checks, reads and copy, frozen as it is built (each copied
+ * container once its children are in). The log needs its events deep-frozen; freezing the copy afterwards was a second
+ * walk over the same fresh objects on every append.
+ */
+export function snapshotForLog(value: unknown, limits?: JsonLimits): LimitedSnapshot {
+  const result = walk(value, 'log', limits)
   return result.ok ? { ok: true, value: result.value as JsonValue } : result
 }
 
 /** Why `value` is not lossless JSON (`undefined` when it is). Walks without copying. */
 export function jsonValueViolation(value: unknown): JsonViolation | undefined {
-  const result = walk(value, false)
+  const result = walk(value, 'check')
   return result.ok ? undefined : (result as { violation: JsonViolation }).violation
 }
 

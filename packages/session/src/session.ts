@@ -2,12 +2,13 @@
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
  * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
-import { deepFreeze, JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
+import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
 import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
 import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
-import { jsonViolationError, snapshotJsonValueOrViolation, snapshotWithinLimits } from './json.js'
+import { jsonViolationError, snapshotForLog, type JsonViolation } from './json.js'
 import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
+import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
 import { RequestFacts } from './request-header.js'
 import { assertMessageEventShape, assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation } from './shape.js'
 import { planSurface, releaseSurfaceState, SurfaceManager, SurfaceState, type SurfacePlan, type SurfaceView } from './surface.js'
@@ -40,7 +41,10 @@ export class Session {
   private surfaceView: SurfaceView | undefined
   private nodesCache: readonly number[] | undefined
   private readonly projection = new MessageProjection()
-  private readonly facts = new RequestFacts();
+  private readonly facts = new RequestFacts()
+  private readonly anchors = new DigestAnchors()
+  /** The anchors' replace generation when `deriveMessages()` last built a new array. */
+  private derivedGeneration = 0;
 
   /** @internal */
   [PUBLISHER]: SessionPublisher | undefined = undefined;
@@ -71,7 +75,7 @@ export class Session {
   static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
     const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
     const checked = validateSessionHeader(header === undefined ? { version: 0, id, createdAt: Date.now() } : header, id, 'snapshot')
-    return Session.build(id, checked, events, deepFreeze)
+    return Session.build(id, checked, events, false)
   }
 
   /**
@@ -80,16 +84,20 @@ export class Session {
    */
   static fromRestore(id: string, seed: readonly unknown[], header: unknown): Session {
     const checked = validateSessionHeader(header, id, 'restore')
-    return Session.build(id, checked, readSeed(seed, 'restore'), freezeInPlace)
+    return Session.build(id, checked, readSeed(seed, 'restore'), true)
   }
 
-  /** `freeze` is `deepFreeze` for snapshot mode and the in-place freezer for restore mode. */
-  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: <T>(value: T) => T): Session {
+  /**
+   * Snapshot mode's events are frozen already (`snapshotForLog` freezes its copies as it builds them); restore mode's
+   * fresh values are frozen in place here. Neither records anything in the process-wide `deepFreeze` registry (see
+   * the package README, "Freezing").
+   */
+  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: boolean): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
     if (seed === undefined) return session
     // The seed's surface was planned and applied while it was checked; adopt that state instead of re-applying.
     session.state = seed.surface
-    seed.events.forEach((event, index) => session.commit(freeze(event), seed.plans[index]!, false))
+    seed.events.forEach((event, index) => session.commit(freeze ? freezeInPlace(event) : event, seed.plans[index]!, false))
     if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
     return session
   }
@@ -114,7 +122,7 @@ export class Session {
   append(type: string, data: unknown, opts?: AppendOptions): SessionEventEnvelope
   append(type: string, data: unknown, opts?: AppendOptions): AnySessionEvent {
     if (typeof type !== 'string') throw new TypeError('session event type must be a string')
-    const snap = snapshotWithinLimits(data, JSON_LIMITS)
+    const snap = snapshotForLog(data, JSON_LIMITS)
     if (!snap.ok) {
       if ('limit' in snap) throw new JsonLimitError(`session event "${type}" carries data that`, snap.limit)
       throw new Error(`session event "${type}" carries non-JSON-serializable data`, { cause: jsonViolationError(snap.violation) })
@@ -127,7 +135,7 @@ export class Session {
     const meta: { surfaceOp?: unknown; sourceEventSeqs?: unknown } = {}
     for (const [key, value] of [['surfaceOp', surfaceOp], ['sourceEventSeqs', sourceEventSeqs]] as const) {
       if (value === undefined) continue
-      const metaSnap = snapshotWithinLimits(value, JSON_LIMITS)
+      const metaSnap = snapshotForLog(value, JSON_LIMITS)
       if (!metaSnap.ok) {
         if ('limit' in metaSnap) {
           const limit = { ...metaSnap.limit, path: metaSnap.limit.path.replace(/^\$/, key) }
@@ -142,7 +150,8 @@ export class Session {
 
     if (this[PUBLISHING]) throw new Error('session append cannot reenter while another append is being published')
 
-    const event = deepFreeze({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
+    // The snapshots are frozen already (README, "Freezing"): only the envelope is left to freeze.
+    const event = Object.freeze({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
     const plan = planSurface(this.view(), event)
 
     const publisher = this[PUBLISHER]
@@ -167,7 +176,23 @@ export class Session {
    * messages are the log's own deep-frozen objects. Amortized O(new events); the same array while unchanged.
    */
   deriveMessages(): readonly Message[] {
-    return this.projection.messages()
+    const before = this.projection.built
+    const messages = this.projection.messages()
+    if (messages !== before) this.derivedGeneration = this.anchors.generation
+    return messages
+  }
+
+  /**
+   * The message chain recorded by the log's last trustworthy `request/digest`, when it describes a prefix of
+   * `messages` and `messages` is the array `deriveMessages()` last returned (Bridle addition, see the README,
+   * "Continuing the digest chain"). A digester starting on a resumed or seeded session continues from it instead of
+   * hashing the stored history again. `undefined` when there is no such digest, a surface replace happened since it,
+   * or `messages` is any other array.
+   */
+  digestedPrefix(messages: readonly Message[]): DigestedPrefix | undefined {
+    if (messages !== this.projection.built || this.derivedGeneration !== this.anchors.generation) return undefined
+    const prefix = this.anchors.current()
+    return prefix !== undefined && prefix.count <= messages.length ? prefix : undefined
   }
 
   /** Canonical header of the last `request/header`, folded incrementally; `undefined` before any record. */
@@ -206,6 +231,7 @@ export class Session {
     if (plan.kind !== 'none') this.nodesCache = undefined
     this.projection.apply(plan, event)
     this.facts.observe(event)
+    this.anchors.observe(event, plan, this.projection.count)
   }
 }
 
@@ -230,9 +256,11 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
   for (let index = 0; index < length; index++) {
     let value: unknown = seed[index]
     if (mode === 'snapshot') {
-      const snap = snapshotJsonValueOrViolation(value)
+      // No limits on the envelope: the data's limit is checked just below, as `append` checks it.
+      const snap = snapshotForLog(value)
       if (!snap.ok) {
-        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, { cause: jsonViolationError(snap.violation) })
+        const { violation } = snap as { violation: JsonViolation }
+        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, { cause: jsonViolationError(violation) })
       }
       value = snap.value
       // The limit `append` enforces holds for seeded events too (a fork's seed, a caller's own events): a seed that

@@ -41,6 +41,24 @@ describe('canonicalJson and sha256Hex (provability §1)', () => {
     )
   })
 
+  it('the recursive writer and the iterative one for deep values agree (fast-check); 100,000 levels do not overflow', () => {
+    // 300 levels of arrays push any value past the recursive writer's depth limit, onto the iterative writer.
+    const wrap = (value: unknown, levels: number) => {
+      let out = value
+      for (let i = 0; i < levels; i++) out = [out]
+      return out
+    }
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(wrap(value, 300))).toBe('['.repeat(300) + canonicalJson(value) + ']'.repeat(300))
+      }),
+      { seed: 160_019, numRuns: 100 },
+    )
+    let deep: unknown = { z: 1, a: null }
+    for (let i = 0; i < 100_000; i++) deep = { next: deep }
+    expect(canonicalJson(deep)).toBe('{"next":'.repeat(100_000) + '{"a":null,"z":1}' + '}'.repeat(100_000))
+  })
+
   it('sha256Hex is lowercase hex of UTF-8 bytes', () => {
     expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
     expect(EMPTY_CHAIN).toBe(sha256Hex(''))

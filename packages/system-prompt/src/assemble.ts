@@ -1,6 +1,7 @@
 import type { ToolSchema } from '@bridle/llm'
 import { type ScopedLayers, scopeTarget, waterfall } from '@bridle/scope'
 import type { Context } from 'cordis'
+import { cloneParameters } from './clone-parameters.js'
 import { compareCodeUnits, orderTools } from './tool-order.js'
 import type { PromptLayer, StoredContext, StoredSection } from './layer.js'
 import { recordSectionOrigin } from './spans.js'
@@ -50,7 +51,7 @@ function collectVariables(
   return vars
 }
 
-/** Calls every tool provider of the snapshot once and rebuilds each schema with cloned parameters. */
+/** Calls every tool provider of the snapshot once and rebuilds each schema with cloned parameters (`structuredClone` semantics). */
 function collectTools(
   layers: readonly PromptLayer[],
   context: AssembleContext,
@@ -68,7 +69,7 @@ function collectTools(
     for (const schema of schemas as unknown[]) {
       const { name, description, parameters } = (schema ?? {}) as Partial<ToolSchema>
       if (typeof name !== 'string' || name === '') throw new TypeError('assembled tool names must be non-empty')
-      const cloned = structuredClone(parameters) as ToolSchema['parameters']
+      const cloned = cloneParameters(parameters) as ToolSchema['parameters']
       tools.push({ name, description: description as string, parameters: cloned })
       own.push(name)
     }

@@ -103,6 +103,14 @@ export function compileTool(input: ToolDefinition): CompiledTool {
   })
 }
 
+/**
+ * The compiled tool's schema without copying (its parameters are the deep-frozen compiled ones), for the prompt tool
+ * provider only: assembly rebuilds every schema with cloned parameters itself, so a copy here would be a second one.
+ */
+export function toolSchemaViewOf(tool: CompiledTool): ToolSchema {
+  return { name: tool.name, description: tool.definition.description, parameters: tool.parameters as Record<string, unknown> }
+}
+
 /** A fresh, mutable `ToolSchema` copy of a compiled tool, as `schemas()` hands out. */
 export function toolSchemaOf(tool: CompiledTool): ToolSchema {
   return { name: tool.name, description: tool.definition.description, parameters: structuredClone(tool.parameters) as Record<string, unknown> }

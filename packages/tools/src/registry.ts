@@ -4,7 +4,7 @@ import type {} from '@bridle/system-prompt'
 import { type Context, Service } from 'cordis'
 
 type Awaitable<T> = T | Promise<T>
-import { compileTool, toolSchemaOf, type CompiledTool } from './definition.js'
+import { compileTool, toolSchemaOf, toolSchemaViewOf, type CompiledTool } from './definition.js'
 import { prepareCall, readArguments, type PipelineHost } from './pipeline.js'
 import type {
   PostToolDecision,
@@ -99,7 +99,8 @@ export class ToolRegistry extends Service {
       carrier: (agent) => scopeTarget(registry, agent) as object,
       resolve: (name, agent) => registry.lookup(name, agent),
     }
-    ctx.systemPrompt.tools((c) => ({ schemas: registry.schemas(c.scope) }))
+    // What `schemas(c.scope)` returns, minus its copies: assembly clones every schema's parameters anyway.
+    ctx.systemPrompt.tools((c) => ({ schemas: registry.visible(c.scope).map(toolSchemaViewOf) }))
   }
 
   /**
@@ -134,7 +135,12 @@ export class ToolRegistry extends Service {
    * reaches the model.
    */
   schemas(scope?: ScopeKey): ToolSchema[] {
-    return [...this.layers.merge(scope, (layer) => layer.tools).values()].map(toolSchemaOf)
+    return this.visible(scope).map(toolSchemaOf)
+  }
+
+  /** The compiled tools `scope` sees, in the order `schemas(scope)` lists them. */
+  private visible(scope: ScopeKey | undefined): CompiledTool[] {
+    return [...this.layers.merge(scope, (layer) => layer.tools).values()]
   }
 
   /**
