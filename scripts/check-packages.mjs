@@ -20,6 +20,7 @@ function sources(dir) {
 }
 
 const problems = []
+const workspaceNames = new Set()
 for (const group of ['packages', 'plugins']) {
   for (const name of readdirSync(join(root, group))) {
     const dir = join(root, group, name)
@@ -27,6 +28,7 @@ for (const group of ['packages', 'plugins']) {
     const where = relative(root, dir)
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
     const fail = (message) => problems.push(`${where} (${pkg.name}): ${message}`)
+    workspaceNames.add(pkg.name)
 
     if (!existsSync(join(dir, 'LICENSE')) || readFileSync(join(dir, 'LICENSE'), 'utf8') !== license) {
       fail('LICENSE must be a copy of the root LICENSE (cp LICENSE ' + where + '/)')
@@ -67,6 +69,16 @@ for (const group of ['packages', 'plugins']) {
         }
       }
     }
+  }
+}
+
+// A changeset that names a package the workspace does not have makes `changeset status` and the release fail.
+const changesets = join(root, '.changeset')
+for (const file of readdirSync(changesets).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
+  const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(changesets, file), 'utf8'))?.[1] ?? ''
+  for (const match of front.matchAll(/^\s*(['"]?)([^'":]+)\1\s*:/gm)) {
+    const name = match[2]
+    if (!workspaceNames.has(name)) problems.push(`.changeset/${file}: "${name}" is not a workspace package`)
   }
 }
 
