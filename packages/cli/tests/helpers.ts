@@ -75,8 +75,11 @@ export const plainTerminalText = (text: string) =>
  * exits with bridle's code.
  */
 export function spawnTty(args: string[], cwd: string, env = offlineEnv()) {
-  const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ')
-  return spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { TERM: 'xterm', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  // `exec`: the CLI must be the terminal's own process. `script` runs the command through $SHELL (sh when unset, as
+  // under CI), and a shell left in between dies of the Ctrl-C that the CLI itself handles, so `script` reports 130.
+  const command = `exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`
+  const shellEnv = { TERM: 'xterm', ...env, SHELL: '/bin/sh' }
+  return spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: shellEnv, stdio: ['pipe', 'pipe', 'pipe'] })
 }
 
 /** A process whose output is read until patterns show up. */
