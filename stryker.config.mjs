@@ -5,7 +5,9 @@ import { groups } from './mutation/groups.mjs'
 const name = process.env.BRIDLE_MUTATION_GROUP ?? ''
 const group = groups[name]
 if (group === undefined) {
-  throw new Error(`BRIDLE_MUTATION_GROUP must name a group of mutation/groups.mjs (${Object.keys(groups).join(', ')}), got "${name}"`)
+  throw new Error(
+    `BRIDLE_MUTATION_GROUP must name a group of mutation/groups.mjs (${Object.keys(groups).join(', ')}), got "${name}"`,
+  )
 }
 // The test-runner child processes read the project list from the environment (vitest.mutation.config.ts).
 process.env.BRIDLE_MUTATION_PROJECTS = group.projects.join(',')

@@ -28,7 +28,7 @@ const project = (name: string, dir: string) => ({
   test: {
     name,
     root: join(root, dir),
-    include: ['tests/**/*.{test,spec}.ts'],
+    include: ['tests/**/*.spec.ts'],
     // Every project seeds fast-check (tests/support/fast-check-seed.ts) and captures logger output per test
     // (tests/support/logs.ts); a package's tests/setup.ts (e.g. llm-openai's no-network guard) runs after them,
     // before each of its test files.

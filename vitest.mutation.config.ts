@@ -9,13 +9,17 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config'
 import base from './vitest.config.js'
 
-const wanted = (process.env.BRIDLE_MUTATION_PROJECTS ?? '').split(',').map((name) => name.trim()).filter(Boolean)
+const wanted = (process.env.BRIDLE_MUTATION_PROJECTS ?? '')
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean)
 const projects = (base.test?.projects ?? []) as TestProjectInlineConfiguration[]
 const known = projects.map((project) => project.test?.name as string)
 const unknown = wanted.filter((name) => !known.includes(name))
-if (unknown.length > 0) throw new Error(`BRIDLE_MUTATION_PROJECTS names unknown projects: ${unknown.join(', ')} (known: ${known.join(', ')})`)
+if (unknown.length > 0)
+  throw new Error(`BRIDLE_MUTATION_PROJECTS names unknown projects: ${unknown.join(', ')} (known: ${known.join(', ')})`)
 
-const childProcessTests = ['tests/crash.test.ts']
+const childProcessTests = ['tests/crash.spec.ts']
 
 export default defineConfig({
   test: {
@@ -24,7 +28,12 @@ export default defineConfig({
       .map((project) => ({
         ...project,
         // one worker on a shared machine: the suite's 30 s test timeout is too tight for its slowest properties
-        test: { ...project.test, isolate: false, testTimeout: 180_000, exclude: [...childProcessTests, '**/node_modules/**'] },
+        test: {
+          ...project.test,
+          isolate: false,
+          testTimeout: 180_000,
+          exclude: [...childProcessTests, '**/node_modules/**'],
+        },
       })),
   },
 })

@@ -16,6 +16,8 @@ export async function assembly() {
     title: 'Assembly against tool count',
     columns: ['tools', 'time / time(10 tools)', 'per-tool cost / per-tool cost(100)'],
     rows: rows.map((r, i) => [String(r.count), (r.ms / rows[0].ms).toFixed(2), (perTool[i] / perTool[1]).toFixed(2)]),
-    bars: [{ name: 'linear: per-tool cost at 1,000 ≤ 2 × per-tool cost at 100', value: growth, limit: 2, ok: growth <= 2 }],
+    bars: [
+      { name: 'linear: per-tool cost at 1,000 ≤ 2 × per-tool cost at 100', value: growth, limit: 2, ok: growth <= 2 },
+    ],
   }
 }

@@ -34,7 +34,10 @@ function model() {
   const adapter = {
     resolveModel: (provider, id) => ({ provider, id, name: id, context: { contextWindow: WINDOW } }),
     async *stream(request) {
-      const parts = [JSON.stringify(request.tools ?? []) + (request.system ?? ''), ...request.messages.map((m) => JSON.stringify(m.content))]
+      const parts = [
+        JSON.stringify(request.tools ?? []) + (request.system ?? ''),
+        ...request.messages.map((m) => JSON.stringify(m.content)),
+      ]
       let prompt = 0
       let cached = 0
       let hash = ''
@@ -90,7 +93,11 @@ export async function compactionCache() {
   const ctx = bootCore()
   const { adapter, served } = model()
   ctx.llm.registerAdapter(['bench'], adapter)
-  ctx.systemPrompt.section({ name: 'bench:persona', order: 0, text: 'You help with numbered research tasks. Use lookup for facts.' })
+  ctx.systemPrompt.section({
+    name: 'bench:persona',
+    order: 0,
+    text: 'You help with numbered research tasks. Use lookup for facts.',
+  })
   ctx.tools.register({
     name: 'lookup',
     description: 'Looks up notes on a topic.',
@@ -110,7 +117,9 @@ export async function compactionCache() {
   const conversation = report.filter((r) => r.purpose === undefined && r.previousSeq !== undefined)
   const held = conversation.filter((r) => r.system?.kept && r.tools?.kept && r.messages?.kept)
   const broken = conversation.filter((r) => !held.includes(r))
-  const byCompaction = broken.filter((r) => r.messages?.kept === false && r.messages.cause.kind === 'replace' && r.messages.cause.compaction)
+  const byCompaction = broken.filter(
+    (r) => r.messages?.kept === false && r.messages.cause.kind === 'replace' && r.messages.cause.compaction,
+  )
   const summaries = report.filter((r) => r.purpose === 'compaction')
   const reuse = summaries.map((r) => r.cachedInputTokens / r.inputTokens)
   const saved = byCompaction.map((r) => r.messages.cause.compaction.tokensSaved).sort((a, b) => a - b)
@@ -119,20 +128,37 @@ export async function compactionCache() {
   const expected = conversation.length - summaries.length
   return {
     title: `Cache prefix over a compacting run (${turns} turns with tool calls, ${WINDOW}-token window, threshold ${THRESHOLD}, low-water ${LOW_WATER})`,
-    columns: ['conversation requests', 'prefix held', 'breaks (all compactions)', 'summary requests: cached share', 'tokens saved per compaction (median)', 'largest request', 'input served from cache'],
-    rows: [[
-      String(conversation.length + 1),
-      `${held.length} of ${conversation.length} (${pct(held.length / conversation.length)})`,
-      `${broken.length} (${byCompaction.length} named compactions)`,
-      `${pct(Math.min(...reuse))}–${pct(Math.max(...reuse))}`,
-      String(saved[Math.floor(saved.length / 2)] ?? 0),
-      `${maxConversation} tokens (${pct(maxConversation / WINDOW)} of the window)`,
-      pct(cachedShare),
-    ]],
+    columns: [
+      'conversation requests',
+      'prefix held',
+      'breaks (all compactions)',
+      'summary requests: cached share',
+      'tokens saved per compaction (median)',
+      'largest request',
+      'input served from cache',
+    ],
+    rows: [
+      [
+        String(conversation.length + 1),
+        `${held.length} of ${conversation.length} (${pct(held.length / conversation.length)})`,
+        `${broken.length} (${byCompaction.length} named compactions)`,
+        `${pct(Math.min(...reuse))}–${pct(Math.max(...reuse))}`,
+        String(saved[Math.floor(saved.length / 2)] ?? 0),
+        `${maxConversation} tokens (${pct(maxConversation / WINDOW)} of the window)`,
+        pct(cachedShare),
+      ],
+    ],
     bars: [
-      { name: 'every conversation request but the first after each compaction keeps the previous prefix', value: held.length, ok: held.length === expected && broken.length === byCompaction.length && broken.length === summaries.length },
-      { name: `every conversation request stays under ${THRESHOLD} of the window`, value: maxConversation / WINDOW, ok: maxConversation <= THRESHOLD * WINDOW },
+      {
+        name: 'every conversation request but the first after each compaction keeps the previous prefix',
+        value: held.length,
+        ok: held.length === expected && broken.length === byCompaction.length && broken.length === summaries.length,
+      },
+      {
+        name: `every conversation request stays under ${THRESHOLD} of the window`,
+        value: maxConversation / WINDOW,
+        ok: maxConversation <= THRESHOLD * WINDOW,
+      },
     ],
   }
 }
-

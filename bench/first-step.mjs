@@ -13,7 +13,7 @@ const HISTORY = quick ? 2_000 : 10_000
 const SAMPLES = quick ? 3 : 7
 
 /** Times the first step of agents made by `make`, `samples` times; the median and the last first request. */
-async function firstSteps(ctx, probe, make, samples) {
+async function firstSteps(_ctx, probe, make, samples) {
   const times = []
   let request
   for (let i = 0; i < samples; i++) {
@@ -64,11 +64,31 @@ export async function firstStep() {
   const durableLog = await recordLog(durableApp)
 
   const options = { provider: 'bench', model: 'instant' }
-  const resumed = await firstSteps(quietApp, quiet.probe, () => quietApp.agentLoop.resume(quietLog.id, options), SAMPLES)
-  const checkpointed = await firstSteps(durableApp, durable.probe, () => durableApp.agentLoop.resume(durableLog.id, options), SAMPLES)
-  const seeded = await firstSteps(seededApp, memory.probe, () => seededApp.agentLoop.create({ ...options, seed: quietLog.recorded }), SAMPLES)
+  const resumed = await firstSteps(
+    quietApp,
+    quiet.probe,
+    () => quietApp.agentLoop.resume(quietLog.id, options),
+    SAMPLES,
+  )
+  const checkpointed = await firstSteps(
+    durableApp,
+    durable.probe,
+    () => durableApp.agentLoop.resume(durableLog.id, options),
+    SAMPLES,
+  )
+  const seeded = await firstSteps(
+    seededApp,
+    memory.probe,
+    () => seededApp.agentLoop.create({ ...options, seed: quietLog.recorded }),
+    SAMPLES,
+  )
   const bare = seedHistory(HISTORY)
-  const undigested = await firstSteps(seededApp, memory.probe, () => seededApp.agentLoop.create({ ...options, seed: bare }), quick ? 2 : 3)
+  const undigested = await firstSteps(
+    seededApp,
+    memory.probe,
+    () => seededApp.agentLoop.create({ ...options, seed: bare }),
+    quick ? 2 : 3,
+  )
 
   const rows = []
   for (const [label, r, bar] of [

@@ -11,7 +11,8 @@ async function writeLog(root, count) {
   const s = writer.sessions.create()
   await tick()
   s.append('turn/start', { turn: 1 })
-  for (let i = 0; i < count; i++) s.append('user/message', llm.createUserMessage(`message ${i} ${'x'.repeat(80)}`), { surfaceOp: 'append' })
+  for (let i = 0; i < count; i++)
+    s.append('user/message', llm.createUserMessage(`message ${i} ${'x'.repeat(80)}`), { surfaceOp: 'append' })
   s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
   await writer.sessions.flush(s)
   const written = { file: writer.sessionPersistence.locate(s.header).path, id: s.id }
@@ -76,9 +77,15 @@ export async function jsonlReload() {
     rows: [
       ['readFile + split + JSON.parse', String(count + 2), '1.00'],
       ['sessionPersistence.inspect (validated, frozen events)', String(count + 2), speed.text],
-      ['sessionPersistence.prepare (what a resume reads: validated once, plus the unpublished session; no bar)', String(count + 2), spread(resumes).text],
+      [
+        'sessionPersistence.prepare (what a resume reads: validated once, plus the unpublished session; no bar)',
+        String(count + 2),
+        spread(resumes).text,
+      ],
     ],
-    bars: [{ name: 'reload ≥ 0.6 × plain parse speed in every run (slowest run)', value: speed.min, ok: speed.min >= 0.6 }],
+    bars: [
+      { name: 'reload ≥ 0.6 × plain parse speed in every run (slowest run)', value: speed.min, ok: speed.min >= 0.6 },
+    ],
   }
 }
 

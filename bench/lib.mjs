@@ -61,7 +61,10 @@ export function middle(values) {
 export function spread(values, digits = 2) {
   const sorted = [...values].sort((a, b) => a - b)
   const s = { min: sorted[0], median: middle(sorted), max: sorted.at(-1) }
-  s.text = values.length === 1 ? s.median.toFixed(digits) : `${s.min.toFixed(digits)} / ${s.median.toFixed(digits)} / ${s.max.toFixed(digits)}`
+  s.text =
+    values.length === 1
+      ? s.median.toFixed(digits)
+      : `${s.min.toFixed(digits)} / ${s.median.toFixed(digits)} / ${s.max.toFixed(digits)}`
   return s
 }
 
@@ -74,9 +77,14 @@ export async function benchApp(onRequest = () => {}, { persistence } = {}) {
   instantModel(ctx, onRequest)
   registerTools(ctx, 50)
   for (let i = 0; i < 20; i++) {
-    ctx.systemPrompt.section({ name: `bench:section-${i}`, order: i * 5, text: `Section ${i}. ${'Keep answers short and exact. '.repeat(6)}` })
+    ctx.systemPrompt.section({
+      name: `bench:section-${i}`,
+      order: i * 5,
+      text: `Section ${i}. ${'Keep answers short and exact. '.repeat(6)}`,
+    })
   }
-  for (let i = 0; i < 5; i++) ctx.systemPrompt.context({ name: `bench:context-${i}`, order: i, text: `context ${i}: stable value` })
+  for (let i = 0; i < 5; i++)
+    ctx.systemPrompt.context({ name: `bench:context-${i}`, order: i, text: `context ${i}: stable value` })
   await tick()
   return ctx
 }
@@ -89,7 +97,11 @@ export function registerTools(ctx, count, random = Math.random) {
     ctx.tools.register({
       name,
       description: `Benchmark tool ${name}: reads a thing and reports it.`,
-      parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } }, required: ['path'] },
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string' }, limit: { type: 'integer' } },
+        required: ['path'],
+      },
       execute: () => 'ok',
     })
   }

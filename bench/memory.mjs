@@ -66,8 +66,14 @@ export async function memory() {
       ['message JSON bytes of the seed', `${(messageBytes / 1e6).toFixed(2)} MB`],
       ['heap retained after its first turn / message JSON bytes', ratio.toFixed(2)],
       [`heap growth per turn over ${TURNS} back-to-back turns`, `${(perTurn / 1000).toFixed(1)} kB`],
-      [`slowest of ${CREATIONS} createUserMessage calls after disposing it (min of wall and CPU time per call)`, `${worst.toFixed(2)} ms`],
-      [`slowest of those calls in wall time alone (includes descheduling by other processes; no bar)`, `${worstWall.toFixed(2)} ms`],
+      [
+        `slowest of ${CREATIONS} createUserMessage calls after disposing it (min of wall and CPU time per call)`,
+        `${worst.toFixed(2)} ms`,
+      ],
+      [
+        `slowest of those calls in wall time alone (includes descheduling by other processes; no bar)`,
+        `${worstWall.toFixed(2)} ms`,
+      ],
     ],
     bars: [
       { name: 'retained heap ≤ 2 × message JSON bytes', value: ratio, ok: ratio <= 2 },

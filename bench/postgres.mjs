@@ -9,15 +9,24 @@ import { Context } from 'cordis'
 import { llm, quick, session, sessionJsonl, tick } from './lib.mjs'
 
 const sessionPostgres = await import(new URL('../packages/session-postgres/dist/index.js', import.meta.url).href)
-const { startServer } = await import(new URL('../packages/session-postgres/testing/pg-server.mjs', import.meta.url).href)
+const { startServer } = await import(
+  new URL('../packages/session-postgres/testing/pg-server.mjs', import.meta.url).href
+)
 
 const WINDOW_MS = 10
 
 function app(backend) {
   const ctx = new Context()
   ctx.plugin(session.SessionStore)
-  if (backend.kind === 'jsonl') ctx.plugin(sessionJsonl.SessionJsonl, { root: backend.root, writeBatchMaxDelayMs: WINDOW_MS })
-  else ctx.plugin(sessionPostgres.SessionPostgres, { connectionString: backend.url, schema: backend.schema, writeBatchMaxDelayMs: WINDOW_MS, poolSize: 10 })
+  if (backend.kind === 'jsonl')
+    ctx.plugin(sessionJsonl.SessionJsonl, { root: backend.root, writeBatchMaxDelayMs: WINDOW_MS })
+  else
+    ctx.plugin(sessionPostgres.SessionPostgres, {
+      connectionString: backend.url,
+      schema: backend.schema,
+      writeBatchMaxDelayMs: WINDOW_MS,
+      poolSize: 10,
+    })
   return ctx
 }
 
@@ -44,7 +53,8 @@ async function sustained(backend, sessions, total) {
   const started = performance.now()
   let n = 0
   for (let r = 0; r < rounds; r++) {
-    for (const s of live) for (let k = 0; k < perRound; k++) s.append('user/message', message(n++), { surfaceOp: 'append' })
+    for (const s of live)
+      for (let k = 0; k < perRound; k++) s.append('user/message', message(n++), { surfaceOp: 'append' })
     await tick()
   }
   await Promise.all(live.map((s) => ctx.sessions.flush(s)))
@@ -89,9 +99,13 @@ async function reloadTimes(backends, pairs) {
  */
 async function takeover(backend, round) {
   const id = `takeover-${round}`
-  const holder = spawn(process.execPath, [new URL('./postgres-holder.mjs', import.meta.url).pathname, backend.url, backend.schema, id], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const holder = spawn(
+    process.execPath,
+    [new URL('./postgres-holder.mjs', import.meta.url).pathname, backend.url, backend.schema, id],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   await new Promise((resolve, reject) => {
     holder.stdout.on('data', (d) => String(d).includes('holding') && resolve())
     holder.on('exit', (code) => reject(new Error(`holder exited with ${code}`)))
@@ -102,11 +116,17 @@ async function takeover(backend, round) {
   const persistence = ctx.get('sessionPersistence')
   await persistence.ready
   const pool = persistence.pool
-  const { rows } = await pool.query(`SELECT extract(epoch FROM lease_expires) * 1000 AS expires FROM "${backend.schema}".sessions WHERE id = $1`, [id])
+  const { rows } = await pool.query(
+    `SELECT extract(epoch FROM lease_expires) * 1000 AS expires FROM "${backend.schema}".sessions WHERE id = $1`,
+    [id],
+  )
   const resumed = await persistence.resume(id, undefined, { waitMs: 60_000 })
   resumed.append('turn/start', { turn: 99 })
   await ctx.sessions.flush(resumed)
-  const after = await pool.query(`SELECT extract(epoch FROM updated_at) * 1000 AS at FROM "${backend.schema}".sessions WHERE id = $1`, [id])
+  const after = await pool.query(
+    `SELECT extract(epoch FROM updated_at) * 1000 AS at FROM "${backend.schema}".sessions WHERE id = $1`,
+    [id],
+  )
   await stop(ctx)
   return Number(after.rows[0].at) - Number(rows[0].expires)
 }
@@ -136,13 +156,33 @@ export async function postgresBeside() {
       columns: ['measure', 'session-jsonl', 'session-postgres', 'postgres cost (× jsonl)'],
       rows: [
         [`sustained append, 1 session (${WINDOW_MS} ms window)`, rate(one[0]), rate(one[1]), appendRatio.toFixed(2)],
-        [`sustained append, 100 concurrent sessions (${WINDOW_MS} ms window)`, rate(many[0]), rate(many[1]), manyRatio.toFixed(2)],
-        [`reload (inspect) of a ${(reload + 2).toLocaleString('en-US')}-event session`, `${jsonlReload.toFixed(0)} ms`, `${pgReload.toFixed(0)} ms`, reloadRatio.toFixed(2)],
-        ['takeover: lease expiry → first event of the new owner (lease 1 s, median)', '—', `${takeoverMs.toFixed(0)} ms`, '—'],
+        [
+          `sustained append, 100 concurrent sessions (${WINDOW_MS} ms window)`,
+          rate(many[0]),
+          rate(many[1]),
+          manyRatio.toFixed(2),
+        ],
+        [
+          `reload (inspect) of a ${(reload + 2).toLocaleString('en-US')}-event session`,
+          `${jsonlReload.toFixed(0)} ms`,
+          `${pgReload.toFixed(0)} ms`,
+          reloadRatio.toFixed(2),
+        ],
+        [
+          'takeover: lease expiry → first event of the new owner (lease 1 s, median)',
+          '—',
+          `${takeoverMs.toFixed(0)} ms`,
+          '—',
+        ],
       ],
       bars: [
         { name: 'postgres reload within 2 × jsonl', value: reloadRatio, limit: 2, ok: reloadRatio <= 2 },
-        { name: 'postgres append throughput at 100 sessions within 2 × jsonl', value: manyRatio, limit: 2, ok: manyRatio <= 2 },
+        {
+          name: 'postgres append throughput at 100 sessions within 2 × jsonl',
+          value: manyRatio,
+          limit: 2,
+          ok: manyRatio <= 2,
+        },
       ],
     }
   } finally {

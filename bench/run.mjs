@@ -15,7 +15,18 @@ import { memory } from './memory.mjs'
 import { manyAgents } from './many-agents.mjs'
 import { postgresBeside } from './postgres.mjs'
 
-const all = [stepOverhead, firstStep, manyAgents, memory, assembly, sessionAppend, jsonlReload, cacheStability, postgresBeside, compactionCache]
+const all = [
+  stepOverhead,
+  firstStep,
+  manyAgents,
+  memory,
+  assembly,
+  sessionAppend,
+  jsonlReload,
+  cacheStability,
+  postgresBeside,
+  compactionCache,
+]
 // `--only a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--only' ? arg.split(',') : []))
 const unknown = only.filter((name) => !all.some((s) => s.name === name))
@@ -38,7 +49,9 @@ for (const scenario of scenarios) {
     `|${r.columns.map(() => '---').join('|')}|`,
     ...r.rows.map((row) => `| ${row.join(' | ')} |`),
     '',
-    ...r.bars.map((b) => `- ${b.ok ? '✅' : '❌'} ${b.name}: measured ${Number.isInteger(b.value) ? b.value : b.value.toFixed(3)}`),
+    ...r.bars.map(
+      (b) => `- ${b.ok ? '✅' : '❌'} ${b.name}: measured ${Number.isInteger(b.value) ? b.value : b.value.toFixed(3)}`,
+    ),
   ].join('\n')
   failed += r.bars.filter((b) => !b.ok).length
   sections.push(table)

@@ -8,7 +8,8 @@ async function appendRun(ctx, count) {
   const s = ctx.sessions.create()
   await tick()
   const started = performance.now()
-  for (let i = 0; i < count; i++) s.append('user/message', llm.createUserMessage(`message ${i}`), { surfaceOp: 'append' })
+  for (let i = 0; i < count; i++)
+    s.append('user/message', llm.createUserMessage(`message ${i}`), { surfaceOp: 'append' })
   await ctx.sessions.flush(s).catch(() => false)
   return performance.now() - started
 }

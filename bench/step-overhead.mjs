@@ -53,14 +53,24 @@ export async function stepOverhead() {
     for (const h of SIZES) rows.push(await measure(h))
     runs.push(rows)
   }
-  const column = (index, ratio) => spread(runs.map((rows) => ratio(rows[index], rows[0])), 3)
+  const column = (index, ratio) =>
+    spread(
+      runs.map((rows) => ratio(rows[index], rows[0])),
+      3,
+    )
   const flat = column(SIZES.length - 1, (r, base) => r.step / base.step)
   const big = column(SIZES.length - 1, (r) => r.step / r.stringify)
   const smallStep = column(0, (r) => r.step / r.stringify)
   const smallTurn = column(0, (r) => r.turn / r.stringify)
   return {
     title: `Per-step harness overhead (claim → frozen request), ${RUNS} run${RUNS > 1 ? 's' : ''}: min / median / max`,
-    columns: ['history H', 'messages in the last request', 'step / step(H=100)', 'step / JSON.stringify(request)', 'whole turn / JSON.stringify(request)'],
+    columns: [
+      'history H',
+      'messages in the last request',
+      'step / step(H=100)',
+      'step / JSON.stringify(request)',
+      'whole turn / JSON.stringify(request)',
+    ],
     rows: SIZES.map((h, i) => [
       String(h),
       String(runs[0][i].messages),
@@ -70,9 +80,21 @@ export async function stepOverhead() {
     ]),
     bars: [
       { name: 'step(H=10,000) ≤ 2 × step(H=100) (median of runs)', value: flat.median, ok: flat.median <= 2 },
-      { name: 'step(H=10,000) < 25% of JSON.stringify(request) (median of runs)', value: big.median, ok: big.median < 0.25 },
-      { name: 'step(H=100) ≤ 3 × JSON.stringify(request) (median of runs)', value: smallStep.median, ok: smallStep.median <= 3 },
-      { name: 'whole turn(H=100) ≤ 4 × JSON.stringify(request) (median of runs)', value: smallTurn.median, ok: smallTurn.median <= 4 },
+      {
+        name: 'step(H=10,000) < 25% of JSON.stringify(request) (median of runs)',
+        value: big.median,
+        ok: big.median < 0.25,
+      },
+      {
+        name: 'step(H=100) ≤ 3 × JSON.stringify(request) (median of runs)',
+        value: smallStep.median,
+        ok: smallStep.median <= 3,
+      },
+      {
+        name: 'whole turn(H=100) ≤ 4 × JSON.stringify(request) (median of runs)',
+        value: smallTurn.median,
+        ok: smallTurn.median <= 4,
+      },
     ],
   }
 }

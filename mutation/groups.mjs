@@ -42,7 +42,11 @@ export const groups = {
     projects: ['packages/agent-loop', 'tests'],
   },
   'read-file': {
-    mutate: ['plugins/read-file/src/read-lines.ts', 'plugins/read-file/src/confine.ts', 'plugins/read-file/src/open-confined.ts'],
+    mutate: [
+      'plugins/read-file/src/read-lines.ts',
+      'plugins/read-file/src/confine.ts',
+      'plugins/read-file/src/open-confined.ts',
+    ],
     projects: ['plugins/read-file'],
   },
 }

@@ -57,12 +57,17 @@ export function groupResult(name, equivalents) {
     const equivalent = new Map()
     for (const e of equivalents.filter((x) => x.file === file)) {
       const candidates = mutants.filter(
-        (m) => !equivalent.has(m) && m.mutatorName === e.mutator && squash(m.replacement ?? '') === squash(e.replacement) && m.original === squash(e.original),
+        (m) =>
+          !equivalent.has(m) &&
+          m.mutatorName === e.mutator &&
+          squash(m.replacement ?? '') === squash(e.replacement) &&
+          m.original === squash(e.original),
       )
       candidates.sort((a, b) => Math.abs(a.line - e.line) - Math.abs(b.line - e.line))
       const match = candidates[0]
       if (match === undefined) stale.push({ ...e, why: 'matches no mutant' })
-      else if (DETECTED.has(match.status)) stale.push({ ...e, why: `mutant is ${match.status} (${file}:${match.line})` })
+      else if (DETECTED.has(match.status))
+        stale.push({ ...e, why: `mutant is ${match.status} (${file}:${match.line})` })
       else equivalent.set(match, e)
     }
     const count = (pred) => mutants.filter(pred).length
@@ -85,22 +90,31 @@ const fmt = (value) => `${value.toFixed(1)}%`
 
 /** Markdown rows: one per package (group) with its files, and a total. */
 export function scoreTable(results) {
-  const rows = ['| package | file | mutants | detected | undetected | equivalent | score |', '|---|---|---:|---:|---:|---:|---:|']
-  let all = { detected: 0, undetected: 0, equivalent: 0, total: 0 }
+  const rows = [
+    '| package | file | mutants | detected | undetected | equivalent | score |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ]
+  const all = { detected: 0, undetected: 0, equivalent: 0, total: 0 }
   for (const result of results) {
     const sum = { detected: 0, undetected: 0, equivalent: 0, total: 0 }
     for (const f of result.files) {
       const total = f.detected + f.undetected + f.equivalent
-      rows.push(`| ${result.name} | ${f.file.split('/').at(-1)} | ${total} | ${f.detected} | ${f.undetected} | ${f.equivalent} | ${fmt(pct(f.detected, f.undetected))} |`)
+      rows.push(
+        `| ${result.name} | ${f.file.split('/').at(-1)} | ${total} | ${f.detected} | ${f.undetected} | ${f.equivalent} | ${fmt(pct(f.detected, f.undetected))} |`,
+      )
       sum.detected += f.detected
       sum.undetected += f.undetected
       sum.equivalent += f.equivalent
       sum.total += total
     }
-    rows.push(`| **${result.name}** | all | ${sum.total} | ${sum.detected} | ${sum.undetected} | ${sum.equivalent} | **${fmt(pct(sum.detected, sum.undetected))}** |`)
+    rows.push(
+      `| **${result.name}** | all | ${sum.total} | ${sum.detected} | ${sum.undetected} | ${sum.equivalent} | **${fmt(pct(sum.detected, sum.undetected))}** |`,
+    )
     for (const key of Object.keys(all)) all[key] += sum[key]
   }
-  rows.push(`| **all** | | ${all.total} | ${all.detected} | ${all.undetected} | ${all.equivalent} | **${fmt(pct(all.detected, all.undetected))}** |`)
+  rows.push(
+    `| **all** | | ${all.total} | ${all.detected} | ${all.undetected} | ${all.equivalent} | **${fmt(pct(all.detected, all.undetected))}** |`,
+  )
   return { table: rows.join('\n'), score: pct(all.detected, all.undetected) }
 }
 
@@ -110,12 +124,18 @@ export function printScores(names, { survivors = false, write = false } = {}) {
   const results = names.map((name) => groupResult(name, equivalents)).filter((r) => r !== undefined)
   const { table, score } = scoreTable(results)
   console.log(`\n${table}\n`)
-  for (const r of results) for (const s of r.stale) console.log(`stale equivalent entry (${s.why}): ${s.file}:${s.line} ${s.mutator} ${JSON.stringify(s.replacement)}`)
+  for (const r of results)
+    for (const s of r.stale)
+      console.log(
+        `stale equivalent entry (${s.why}): ${s.file}:${s.line} ${s.mutator} ${JSON.stringify(s.replacement)}`,
+      )
   if (survivors) {
     for (const r of results) {
       for (const f of r.files) {
         for (const m of f.survivors) {
-          console.log(`${m.status.padEnd(10)} ${f.file}:${m.line} ${m.mutatorName}: ${JSON.stringify(m.original.slice(0, 100))} -> ${JSON.stringify((m.replacement ?? '').slice(0, 100))}`)
+          console.log(
+            `${m.status.padEnd(10)} ${f.file}:${m.line} ${m.mutatorName}: ${JSON.stringify(m.original.slice(0, 100))} -> ${JSON.stringify((m.replacement ?? '').slice(0, 100))}`,
+          )
         }
       }
     }
@@ -141,5 +161,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(`unknown mutation group(s): ${unknown.join(', ')}`)
     process.exit(2)
   }
-  printScores(names.length > 0 ? names : Object.keys(groups), { survivors: args.includes('--survivors'), write: args.includes('--write') })
+  printScores(names.length > 0 ? names : Object.keys(groups), {
+    survivors: args.includes('--survivors'),
+    write: args.includes('--write'),
+  })
 }

@@ -38,7 +38,9 @@ function workspacePackages() {
 // it has no declarations to publish and is not checked with the Node settings.
 function sourceFiles(dir) {
   const entries = readdirSync(join(dir, 'src'), { withFileTypes: true, recursive: true })
-  const bundles = entries.filter((entry) => entry.isFile() && entry.name === 'tsconfig.json').map((e) => e.parentPath + sep)
+  const bundles = entries
+    .filter((entry) => entry.isFile() && entry.name === 'tsconfig.json')
+    .map((e) => e.parentPath + sep)
   return entries
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
     .map((entry) => join(entry.parentPath, entry.name))
@@ -55,10 +57,14 @@ for (const pkg of packages) {
   }
 }
 
-const base = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.base.json'), {}, {
-  ...ts.sys,
-  onUnRecoverableConfigFileDiagnostic: (diagnostic) => fail([diagnostic]),
-})
+const base = ts.getParsedCommandLineOfConfigFile(
+  join(root, 'tsconfig.base.json'),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => fail([diagnostic]),
+  },
+)
 const options = {
   ...base.options,
   paths,

@@ -35,19 +35,24 @@ for (const group of ['packages', 'plugins']) {
     }
     if (pkg.license !== 'MIT') fail('"license" must be "MIT"')
     if (pkg.private) continue
-    for (const field of ['description', 'homepage', 'repository', 'bugs', 'engines']) if (!pkg[field]) fail(`"${field}" is missing`)
+    for (const field of ['description', 'homepage', 'repository', 'bugs', 'engines'])
+      if (!pkg[field]) fail(`"${field}" is missing`)
     if (!Array.isArray(pkg.keywords) || !pkg.keywords.includes('bridle')) fail('"keywords" must include "bridle"')
     if (pkg.repository?.directory !== where) fail(`"repository.directory" must be "${where}"`)
     if (pkg.publishConfig?.access !== 'public') fail('"publishConfig.access" must be "public"')
     const files = JSON.stringify(pkg.files)
-    if (files !== JSON.stringify(['dist', 'README.md', 'LICENSE'])) fail(`"files" must be ["dist", "README.md", "LICENSE"], not ${files}`)
+    if (files !== JSON.stringify(['dist', 'README.md', 'LICENSE']))
+      fail(`"files" must be ["dist", "README.md", "LICENSE"], not ${files}`)
     const build = 'tsup --config ../../tsup.config.ts'
     // The shared build may be followed by more steps (the CLI bundles its browser viewer after it).
     const script = pkg.scripts?.build ?? ''
     if (script !== build && !script.startsWith(`${build} && `)) {
-      fail(`"scripts.build" must be "${build}", optionally followed by "&& <more steps>" (the shared build, see CONTRIBUTING.md)`)
+      fail(
+        `"scripts.build" must be "${build}", optionally followed by "&& <more steps>" (the shared build, see CONTRIBUTING.md)`,
+      )
     }
-    if (existsSync(join(dir, 'tsup.config.ts'))) fail('has its own tsup.config.ts; the root tsup.config.ts builds every package')
+    if (existsSync(join(dir, 'tsup.config.ts')))
+      fail('has its own tsup.config.ts; the root tsup.config.ts builds every package')
     if (existsSync(join(dir, 'tsconfig.build.json'))) {
       fail('has a tsconfig.build.json; declarations of every package come from scripts/build-types.mjs')
     }
@@ -57,14 +62,15 @@ for (const group of ['packages', 'plugins']) {
       const imported = new RegExp(`from '${lib}(/[^']*)?'`).test(code)
       if (pkg.dependencies?.[lib]) fail(`"${lib}" must be a peerDependency (an app shares one copy), not a dependency`)
       if (!imported) continue
-      if (pkg.peerDependencies?.[lib] !== `^${version}`) fail(`imports ${lib}: "peerDependencies.${lib}" must be "^${version}"`)
+      if (pkg.peerDependencies?.[lib] !== `^${version}`)
+        fail(`imports ${lib}: "peerDependencies.${lib}" must be "^${version}"`)
       if (pkg.devDependencies?.[lib] !== version) fail(`imports ${lib}: "devDependencies.${lib}" must be "${version}"`)
     }
     for (const field of ['dependencies', 'devDependencies']) {
       for (const [dep, spec] of Object.entries(pkg[field] ?? {})) {
         if (dep.startsWith('@bridle/') || dep === 'bridle') {
           if (spec !== 'workspace:^') fail(`"${field}.${dep}" must be "workspace:^"`)
-        } else if (!/^(npm:(@[^\/]+\/)?[^@]+@)?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(spec)) {
+        } else if (!/^(npm:(@[^/]+\/)?[^@]+@)?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(spec)) {
           fail(`"${field}.${dep}" must pin an exact version, not "${spec}"`)
         }
       }
@@ -79,6 +85,21 @@ for (const file of readdirSync(changesets).filter((name) => name.endsWith('.md')
   for (const match of front.matchAll(/^\s*(['"]?)([^'":]+)\1\s*:/gm)) {
     const name = match[2]
     if (!workspaceNames.has(name)) problems.push(`.changeset/${file}: "${name}" is not a workspace package`)
+  }
+}
+
+// vitest collects only `*.spec.ts`: a test file under another suffix would never run.
+for (const group of ['packages', 'plugins', 'tests']) {
+  for (const entry of readdirSync(join(root, group), { withFileTypes: true, recursive: true })) {
+    if (
+      !entry.isFile() ||
+      !/\.test\.(ts|tsx|mts|js|mjs)$/.test(entry.name) ||
+      entry.parentPath.includes('node_modules')
+    )
+      continue
+    problems.push(
+      `${relative(root, join(entry.parentPath, entry.name))}: test files end in .spec.ts (vitest runs no other)`,
+    )
   }
 }
 

@@ -29,7 +29,8 @@ function run(command, args, { cwd, env = {}, quiet = false } = {}) {
     child.on('close', (code) => {
       if (!quiet) process.stdout.write(indent(out + err))
       if (code === 0) resolve({ out, err })
-      else reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${code}\n${quiet ? indent(out + err) : ''}`))
+      else
+        reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${code}\n${quiet ? indent(out + err) : ''}`))
     })
   })
 }
@@ -37,7 +38,9 @@ const indent = (text) => text.replace(/^(?=.)/gm, '    ')
 
 // A stranger's shell: no model keys (the run must be offline) and no workspace-specific npm settings.
 const cleanEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) => !/^(DEEPSEEK_API_KEY|OPENAI_API_KEY|BRIDLE_|npm_|PNPM_|VITEST)/i.test(key)),
+  Object.entries(process.env).filter(
+    ([key]) => !/^(DEEPSEEK_API_KEY|OPENAI_API_KEY|BRIDLE_|npm_|PNPM_|VITEST)/i.test(key),
+  ),
 )
 
 function check(condition, message) {
@@ -49,7 +52,10 @@ function workspacePackages(root) {
   return ['packages', 'plugins'].flatMap((group) =>
     readdirSync(join(root, group))
       .filter((name) => existsSync(join(root, group, name, 'package.json')))
-      .map((name) => ({ dir: join(root, group, name), manifest: JSON.parse(readFileSync(join(root, group, name, 'package.json'), 'utf8')) })),
+      .map((name) => ({
+        dir: join(root, group, name),
+        manifest: JSON.parse(readFileSync(join(root, group, name, 'package.json'), 'utf8')),
+      })),
   )
 }
 
@@ -57,7 +63,10 @@ let registry
 try {
   step('copying the repository (tracked and new files, plus built dist/) into a scratch folder')
   const scratch = join(work, 'repo')
-  const { out: listed } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, quiet: true })
+  const { out: listed } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: repo,
+    quiet: true,
+  })
   for (const file of listed.split('\0').filter(Boolean)) {
     if (!existsSync(join(repo, file))) continue
     mkdirSync(dirname(join(scratch, file)), { recursive: true })
@@ -72,7 +81,8 @@ try {
   await run('pnpm', ['install', '--offline', '--frozen-lockfile', '--ignore-scripts'], { cwd: scratch, quiet: true })
   await run('pnpm', ['changeset', 'version'], { cwd: scratch })
   const packages = workspacePackages(scratch).filter(({ manifest }) => !manifest.private)
-  for (const { manifest } of packages) check(manifest.version !== '0.0.0', `${manifest.name} is still 0.0.0 after changeset version`)
+  for (const { manifest } of packages)
+    check(manifest.version !== '0.0.0', `${manifest.name} is still 0.0.0 after changeset version`)
 
   step('starting verdaccio on loopback')
   registry = await startRegistry(join(work, 'registry'))
@@ -107,14 +117,21 @@ try {
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...install], { cwd: consumer })
 
   step('the installed packages: one cordis, a LICENSE each, nothing from the monorepo')
-  const { out: tree } = await run('npm', ['ls', '--all', '--parseable', 'cordis', '@cordisjs/core'], { cwd: consumer, quiet: true })
+  const { out: tree } = await run('npm', ['ls', '--all', '--parseable', 'cordis', '@cordisjs/core'], {
+    cwd: consumer,
+    quiet: true,
+  })
   const copies = tree.split('\n').filter((line) => /node_modules\/(cordis|@cordisjs\/core)$/.test(line))
   check(copies.length === 2, `expected one cordis and one @cordisjs/core, found:\n${copies.join('\n')}`)
   for (const name of names) {
     const dir = join(consumer, 'node_modules', name)
     const files = readdirSync(dir, { recursive: true }).map(String)
     check(files.includes('LICENSE'), `${name} has no LICENSE`)
-    const stray = files.filter((file) => /(^|\/)(demo\.js|tests?\/|src\/|tsconfig|.*\.tsbuildinfo$|CHANGELOG)/.test(file) && !file.startsWith('node_modules'))
+    const stray = files.filter(
+      (file) =>
+        /(^|\/)(demo\.js|tests?\/|src\/|tsconfig|.*\.tsbuildinfo$|CHANGELOG)/.test(file) &&
+        !file.startsWith('node_modules'),
+    )
     check(stray.length === 0, `${name} ships monorepo files: ${stray.join(', ')}`)
   }
   console.log(`    ${names.length} packages, each with LICENSE; one cordis`)
@@ -139,7 +156,9 @@ try {
   }
 
   step('npx bridle run, offline')
-  const { out: answer } = await run('npx', ['bridle', 'run', 'What is the package name of this project?'], { cwd: consumer })
+  const { out: answer } = await run('npx', ['bridle', 'run', 'What is the package name of this project?'], {
+    cwd: consumer,
+  })
   check(answer.includes('bridle-rehearsal-consumer'), 'bridle run did not print the package name')
 
   step(`release rehearsal passed in ${((Date.now() - started) / 1000).toFixed(1)}s`)

@@ -57,7 +57,13 @@ describe('resume', () => {
     expect(second.trace.slice(0, 2)).toEqual(['L:created', 'L:session-start startup'])
     // Nothing changed, yet the header is logged again; request/context is not (same route).
     expect(second.trace.filter((t) => t === 'S:request/context')).toEqual([])
-    expect(second.requests[0]!.messages.map((m) => (m.content[0] as { text: string }).text)).toEqual(['p1', 'one', 'p2', 'two', 'p3'])
+    expect(second.requests[0]!.messages.map((m) => (m.content[0] as { text: string }).text)).toEqual([
+      'p1',
+      'one',
+      'p2',
+      'two',
+      'p3',
+    ])
     expect(reconstructRequest(b.session.events, { turn: 3, step: 1 }).headerReason).toBe('resume')
     expect(verifyDigests(b.session.events).every((r) => r.ok)).toBe(true)
   })
@@ -84,7 +90,11 @@ describe('resume', () => {
     b.followup(user('p2'))
     await b.whenIdle()
     expect(marks(second.trace)).toEqual(['S:turn/start 2', 'S:request/header resume'])
-    expect(second.requests[0]!.messages.map((m) => (m.content[0] as { text: string }).text)).toEqual(['p1', 'one', 'p2'])
+    expect(second.requests[0]!.messages.map((m) => (m.content[0] as { text: string }).text)).toEqual([
+      'p1',
+      'one',
+      'p2',
+    ])
     await expect(second.ctx.agentLoop.resume('keep')).rejects.toThrow('session "keep" already exists')
     const aborted = new AbortController()
     aborted.abort({ why: 'caller' })
@@ -115,6 +125,8 @@ describe('resume', () => {
     second.script.push(say('two'))
     b.followup(user('p2'))
     await b.whenIdle()
-    expect(b.session.events.filter((e) => e.type === 'turn/start').map((e) => (e.data as { turn: number }).turn)).toEqual([1, 2])
+    expect(
+      b.session.events.filter((e) => e.type === 'turn/start').map((e) => (e.data as { turn: number }).turn),
+    ).toEqual([1, 2])
   })
 })

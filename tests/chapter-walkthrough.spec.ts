@@ -29,9 +29,19 @@ describe('chapter 07 walk-through', () => {
   it('step 2 sees identity, persona and guidance, canonical tools, and history with snapshots; the log proves it', async () => {
     const h = boot({ systemPrompt: { persona: PERSONA } })
     // Tools registered out of canonical order: the header never depends on registration order.
-    h.ctx.tools.register({ name: 'write_note', description: 'Write a note.', parameters: { type: 'object' }, execute: () => 'ok' })
+    h.ctx.tools.register({
+      name: 'write_note',
+      description: 'Write a note.',
+      parameters: { type: 'object' },
+      execute: () => 'ok',
+    })
     h.ctx.plugin(ReadFile)
-    h.ctx.tools.register({ name: 'list_dir', description: 'List a directory.', parameters: { type: 'object' }, execute: () => 'ok' })
+    h.ctx.tools.register({
+      name: 'list_dir',
+      description: 'List a directory.',
+      parameters: { type: 'object' },
+      execute: () => 'ok',
+    })
     // A runtime context whose value changes once read_file has run.
     const filesRead: string[] = []
     h.ctx.on('tools/result', (exec) => {
@@ -46,15 +56,12 @@ describe('chapter 07 walk-through', () => {
     await new Promise((r) => setTimeout(r, 0))
 
     const agent = h.agent({ cwd: workspace })
-    h.script.push(
-      callTools({ id: 'call-1', name: 'read_file', args: '{"path":"package.json"}' }),
-      (request) => {
-        const result = request.messages.find((m) => m.content[0]?.type === 'tool-result')!
-        const body = JSON.stringify(result.content)
-        const name = /\\"name\\": \\"([^\\"]+)\\"/.exec(body)?.[1] ?? '?'
-        return say(`The package name is ${name}.`)(request)
-      },
-    )
+    h.script.push(callTools({ id: 'call-1', name: 'read_file', args: '{"path":"package.json"}' }), (request) => {
+      const result = request.messages.find((m) => m.content[0]?.type === 'tool-result')!
+      const body = JSON.stringify(result.content)
+      const name = /\\"name\\": \\"([^\\"]+)\\"/.exec(body)?.[1] ?? '?'
+      return say(`The package name is ${name}.`)(request)
+    })
     h.trace.length = 0
     agent.followup(user('What is the package name?'))
     await agent.whenIdle()
@@ -123,7 +130,9 @@ describe('chapter 07 walk-through', () => {
     expect(JSON.parse(JSON.stringify(rebuilt.request))).toEqual(JSON.parse(JSON.stringify(sent)))
     expect(rebuilt.headerReason).toBe('initial')
     rebuilt.messages.forEach((m, i) => expect(m).toBe(step2.messages[i]))
-    const digest = agent.session.events.find((e) => e.type === 'request/digest' && (e.data as { step: number }).step === 2)!
+    const digest = agent.session.events.find(
+      (e) => e.type === 'request/digest' && (e.data as { step: number }).step === 2,
+    )!
     expect(digest.data).toMatchObject(requestDigestParts(rebuilt.request))
     expect(verifyDigests(agent.session.events).map((r) => r.ok)).toEqual([true, true])
 

@@ -70,7 +70,12 @@ function boot(model: LoopbackModel, root: string): App {
   // Registered before the plugin, so it wraps it: it sees each decision and the projection it was made on.
   ctx.on('agent/compaction', async (payload, next) => {
     const plan = await next()
-    app.points.push({ turn: payload.turn, step: payload.step, planned: plan !== undefined, projection: plugin!.policy.lastProjection(payload.agent)! })
+    app.points.push({
+      turn: payload.turn,
+      step: payload.step,
+      planned: plan !== undefined,
+      projection: plugin!.policy.lastProjection(payload.agent)!,
+    })
     return plan
   })
   ctx.on('agent/compacted', ({ outcome }) => void app.outcomes.push(outcome))
@@ -150,7 +155,9 @@ describe(`a ${TURNS}-turn run with tool calls against the loopback server`, () =
     const sent = app.points.filter((p) => !p.planned)
     const conversation = model.served.filter((s) => s.kind === 'conversation')
     expect(sent.length).toBe(conversation.length)
-    const errors = sent.map((p, i) => (p.projection.tokens - conversation[i]!.promptTokens) / conversation[i]!.promptTokens)
+    const errors = sent.map(
+      (p, i) => (p.projection.tokens - conversation[i]!.promptTokens) / conversation[i]!.promptTokens,
+    )
     const based = sent.filter((p) => p.projection.base !== undefined).length
     const mean = errors.reduce((a, e) => a + Math.abs(e), 0) / errors.length
     const worst = Math.max(...errors.map(Math.abs))
@@ -172,8 +179,15 @@ describe(`a ${TURNS}-turn run with tool calls against the loopback server`, () =
   })
 
   it('`bridle inspect --verify` passes on the stored session', () => {
-    writeFileSync(join(root, 'bridle.yaml'), 'plugins:\n  - package: "@bridle/session-jsonl"\n    config:\n      root: .\n')
-    const out = spawnSync(process.execPath, [BIN, 'inspect', 'long-run', '--verify'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    writeFileSync(
+      join(root, 'bridle.yaml'),
+      'plugins:\n  - package: "@bridle/session-jsonl"\n    config:\n      root: .\n',
+    )
+    const out = spawnSync(process.execPath, [BIN, 'inspect', 'long-run', '--verify'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
     expect(out.stderr).toBe('')
     expect(out.status).toBe(0)
     expect(out.stdout).toContain(`verification passed: ${model.served.length} requests match their digests`)
@@ -185,7 +199,11 @@ describe(`a ${TURNS}-turn run with tool calls against the loopback server`, () =
     const held = conversation.filter((r) => r.system?.kept && r.tools?.kept && r.messages?.kept)
     const broken = conversation.filter((r) => !held.includes(r))
     expect(broken.length).toBe(app.outcomes.length)
-    for (const row of broken) expect(row.messages).toMatchObject({ kept: false, cause: { kind: 'replace', compaction: { reason: 'threshold' } } })
+    for (const row of broken)
+      expect(row.messages).toMatchObject({
+        kept: false,
+        cause: { kind: 'replace', compaction: { reason: 'threshold' } },
+      })
     // and the provider reported cache hits for every held request
     for (const row of held) expect(row.cachedInputTokens).toBeGreaterThan(0)
   })
@@ -203,11 +221,18 @@ describe(`a ${TURNS}-turn run with tool calls against the loopback server`, () =
     await runTasks(resumed, TURNS + 1, TURNS + 20)
     // the first request after the resume carries the checkpoint and the kept turns verbatim
     const firstBody = model.server.requests[served]!.body as { messages: { role: string; content: string }[] }
-    expect(firstBody.messages[1]!.content).toBe(textOf((resumed.session.events[checkpoint.seq]!.data as Message).content))
-    expect(app.outcomes.length).toBeGreaterThan(compactions)
-    expect(Math.max(...model.served.slice(served).filter((s) => s.kind === 'conversation').map((s) => s.promptTokens))).toBeLessThanOrEqual(
-      THRESHOLD * WINDOW,
+    expect(firstBody.messages[1]!.content).toBe(
+      textOf((resumed.session.events[checkpoint.seq]!.data as Message).content),
     )
+    expect(app.outcomes.length).toBeGreaterThan(compactions)
+    expect(
+      Math.max(
+        ...model.served
+          .slice(served)
+          .filter((s) => s.kind === 'conversation')
+          .map((s) => s.promptTokens),
+      ),
+    ).toBeLessThanOrEqual(THRESHOLD * WINDOW)
     expect(verifyDigests(resumed.session.events).filter((v) => !v.ok)).toEqual([])
     agent = resumed
   })

@@ -9,7 +9,15 @@
  */
 import { createHash } from 'node:crypto'
 import { encode } from 'gpt-tokenizer/encoding/o200k_base'
-import { DONE, chunk, startMockServer, toolCallEvents, textEvents, type MockServer, type RecordedRequest } from '@bridle/llm-openai/testing'
+import {
+  DONE,
+  chunk,
+  startMockServer,
+  toolCallEvents,
+  textEvents,
+  type MockServer,
+  type RecordedRequest,
+} from '@bridle/llm-openai/testing'
 
 interface WireMessage {
   role: string
@@ -43,7 +51,20 @@ const PER_MESSAGE = 4
 
 /** A deterministic text of about `chars` characters. */
 export function words(label: string, chars: number, salt = 0): string {
-  const pool = ['river', 'stone', 'lamp', 'orbit', 'cedar', 'signal', 'harbor', 'prism', 'velvet', 'quartz', 'meadow', 'engine']
+  const pool = [
+    'river',
+    'stone',
+    'lamp',
+    'orbit',
+    'cedar',
+    'signal',
+    'harbor',
+    'prism',
+    'velvet',
+    'quartz',
+    'meadow',
+    'engine',
+  ]
   let out = label
   for (let i = salt; out.length < chars; i++) out += ' ' + pool[(i * 7 + salt) % pool.length] + (i % 5 === 0 ? '.' : '')
   return out.slice(0, chars)
@@ -56,7 +77,11 @@ export const roundsOf = (n: number): number => 1 + ((n * 5) % 3)
  * Starts the model. `instructions` identifies summary requests (their last message); `summaryChars` sizes the
  * summaries; `answerChars` the final answers.
  */
-export async function startLoopbackModel(options: { instructions: string; summaryChars: number; answerChars: number }): Promise<LoopbackModel> {
+export async function startLoopbackModel(options: {
+  instructions: string
+  summaryChars: number
+  answerChars: number
+}): Promise<LoopbackModel> {
   const tokensOf = new Map<string, number>()
   const count = (text: string): number => {
     let n = tokensOf.get(text)
@@ -85,12 +110,20 @@ export async function startLoopbackModel(options: { instructions: string; summar
     }
     const last = body.messages.at(-1)!
     const summary = last.role === 'user' && last.content === options.instructions
-    served.push({ kind: summary ? 'summary' : 'conversation', promptTokens: prompt, cachedTokens: cached, messages: keys.length })
+    served.push({
+      kind: summary ? 'summary' : 'conversation',
+      promptTokens: prompt,
+      cachedTokens: cached,
+      messages: keys.length,
+    })
     const usage = { prompt_tokens: prompt, prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: prompt - cached }
 
     if (summary) {
       const text = words(`Summary (${keys.length - 1} messages):`, options.summaryChars, keys.length)
-      return { kind: 'sse' as const, events: textEvents([text], { usage: { ...usage, completion_tokens: count(text) } }) }
+      return {
+        kind: 'sse' as const,
+        events: textEvents([text], { usage: { ...usage, completion_tokens: count(text) } }),
+      }
     }
     // the task number of the last prompt, and how many tool results answer it so far
     let results = 0

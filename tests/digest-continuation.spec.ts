@@ -83,7 +83,13 @@ describe('the first request after seed or resume digests only the new messages',
   })
 
   it('a seed without any request/digest is digested in full (nothing recorded to continue from)', async () => {
-    const seed = Array.from({ length: 10 }, (_, seq) => ({ type: 'user/message', seq, time: 0, data: user(`m${seq}`), surfaceOp: 'append' }))
+    const seed = Array.from({ length: 10 }, (_, seq) => ({
+      type: 'user/message',
+      seq,
+      time: 0,
+      data: user(`m${seq}`),
+      surfaceOp: 'append',
+    }))
     const h = boot()
     digesters.length = 0
     const agent = h.agent({ seed })

@@ -32,6 +32,11 @@ describe('property tests run from a reproducible seed', () => {
     const path = /path: "([^"]+)"/.exec(message)?.[1]
     expect(path).toBeDefined()
     // the printed seed and path replay the same shrunk counterexample
-    expect(() => fc.assert(fc.property(fc.integer(), (n) => n < 1000), { path })).toThrow('Counterexample: [1000]')
+    expect(() =>
+      fc.assert(
+        fc.property(fc.integer(), (n) => n < 1000),
+        { path },
+      ),
+    ).toThrow('Counterexample: [1000]')
   })
 })

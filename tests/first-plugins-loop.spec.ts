@@ -30,7 +30,8 @@ afterAll(async () => {
 
 const PERSONA = 'You serve {{region}} from {{cwd}}.'
 const prod = { environment: 'production', region: 'eu-west-1' }
-const textOf = (m: GenerateOptions['messages'][number]) => m.content.map((b) => (b.type === 'text' ? b.text : b.type)).join('|')
+const textOf = (m: GenerateOptions['messages'][number]) =>
+  m.content.map((b) => (b.type === 'text' ? b.text : b.type)).join('|')
 const headers = (events: readonly SessionEvent[]) =>
   events.filter((e) => e.type === 'request/header').map((e) => e.data as { header: unknown; reason: string })
 
@@ -64,7 +65,9 @@ describe('issue 5 through the agent loop', () => {
     expect(step2.system).toContain('capabilities, not authorization')
     expect(step2.tools!.map((t) => t.name)).toEqual(['read_file'])
     const texts = step2.messages.map(textOf)
-    expect(texts[1]).toContain(`cwd: ${repo}\n\ngit: branch main (no commits yet), dirty: 1 untracked\n\nDeployment:\nenvironment: production\nregion: eu-west-1`)
+    expect(texts[1]).toContain(
+      `cwd: ${repo}\n\ngit: branch main (no commits yet), dirty: 1 untracked\n\nDeployment:\nenvironment: production\nregion: eu-west-1`,
+    )
     const result = step2.messages.find((m) => m.content[0]?.type === 'tool-result')!
     expect(JSON.stringify(result.content)).toContain('demo-package')
   })
@@ -88,7 +91,9 @@ describe('issue 5 through the agent loop', () => {
   it('an agent-scope environment override shows only in that agent’s request', async () => {
     const h = boot({ systemPrompt: { persona: 'Region {{region}}.' } })
     h.ctx.plugin(Environment, prod)
-    const canary = h.agent({ setup: (agent) => void agent.ctx.plugin(Environment, { environment: 'canary', region: 'us-east-2' }) })
+    const canary = h.agent({
+      setup: (agent) => void agent.ctx.plugin(Environment, { environment: 'canary', region: 'us-east-2' }),
+    })
     const plain = h.agent()
     h.script.push(say('a'))
     canary.followup(user('hi'))

@@ -27,13 +27,19 @@ type Loader = (ctx: Context) => void
 const loaders: Record<string, Loader> = {
   readFile: (ctx) => void ctx.plugin(ReadFile),
   workspace: (ctx) => void ctx.plugin(Workspace, { gitTimeoutMs: 20_000 }), // generous: the test machine is shared
-  environment: (ctx) => void ctx.plugin(Environment, { environment: 'production', region: 'eu-west-1', labels: { tier: 'gold' } }),
+  environment: (ctx) =>
+    void ctx.plugin(Environment, { environment: 'production', region: 'eu-west-1', labels: { tier: 'gold' } }),
   grep: (ctx) =>
     void ctx.plugin({
       name: 'grep-tool',
       inject: ['tools'],
       apply: (c: Context) => {
-        c.tools.register({ name: 'grep', description: 'Search files.', parameters: z.object({ pattern: z.string() }), execute: () => '' })
+        c.tools.register({
+          name: 'grep',
+          description: 'Search files.',
+          parameters: z.object({ pattern: z.string() }),
+          execute: () => '',
+        })
       },
     }),
 }
@@ -59,7 +65,9 @@ describe('issue 5: registration order never reaches the model', () => {
     expect(b).toEqual(a)
     expect(a.system).toContain(`You operate in eu-west-1 from ${repo}.`)
     expect(JSON.parse(a.tools).map((t: { name: string }) => t.name)).toEqual(['grep', 'read_file'])
-    expect(a.snapshot).toContain(`cwd: ${repo}\n\ngit: branch main (no commits yet), clean\n\nDeployment:\nenvironment: production`)
+    expect(a.snapshot).toContain(
+      `cwd: ${repo}\n\ngit: branch main (no commits yet), clean\n\nDeployment:\nenvironment: production`,
+    )
   })
 
   it('property: every permutation gives the same bytes', async () => {

@@ -18,7 +18,12 @@ export function nested(levels: number, leaf: unknown = 1): unknown {
 
 /** A user message (not built by `createUserMessage`, so only the inbox and the session check it) carrying `data`. */
 export function rawMessage(id: string, data: unknown): UserMessage {
-  return { id, role: 'user', content: [{ type: 'text', text: 'see data', data }], source: { kind: 'user' } } as unknown as UserMessage
+  return {
+    id,
+    role: 'user',
+    content: [{ type: 'text', text: 'see data', data }],
+    source: { kind: 'user' },
+  } as unknown as UserMessage
 }
 
 /** What one fuzz run tried. */
@@ -36,7 +41,10 @@ export async function followupFuzz(runs: number, seed: number): Promise<Followup
     fc.integer({ min: MAX_JSON_DEPTH - 10, max: MAX_JSON_DEPTH + 40 }).map((n) => ({ deep: n, data: nested(n) })),
     fc.constantFrom<unknown>(NaN, undefined, 2n, new Map()).map((data) => ({ deep: 0, data })),
   )
-  const step = fc.oneof(fc.string({ maxLength: 20 }).map((text) => ({ ok: text })), bad.map((b) => ({ bad: b })))
+  const step = fc.oneof(
+    fc.string({ maxLength: 20 }).map((text) => ({ ok: text })),
+    bad.map((b) => ({ bad: b })),
+  )
   let id = 0
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
@@ -70,7 +78,9 @@ export async function followupFuzz(runs: number, seed: number): Promise<Followup
         }
         figures.rejected++
         expect(error).toBeInstanceOf(Error)
-        expect({ seq: agent.session.seq, events: agent.session.events, pending: agent.inbox.hasPending }).toEqual(before)
+        expect({ seq: agent.session.seq, events: agent.session.events, pending: agent.inbox.hasPending }).toEqual(
+          before,
+        )
         expect(agent.session.events).toBe(before.events)
         expect(agent.status).toBe('idle')
       }

@@ -7,12 +7,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  createUserMessage,
-  JsonLimitError,
-  MAX_JSON_BYTES,
-  MAX_JSON_DEPTH,
-} from '@bridle/llm'
+import { createUserMessage, JsonLimitError, MAX_JSON_BYTES, MAX_JSON_DEPTH } from '@bridle/llm'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import { afterEach, describe, expect, it } from 'vitest'
 import { boot, callTools, say, tick, user } from '../packages/agent-loop/tests/harness.js'
@@ -23,7 +18,6 @@ const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup()
 })
-
 
 /** A flat string of `length` copies of `ch` (a repeated string is a rope that costs a copy on every scan). */
 const flat = (length: number, ch: string) => Buffer.alloc(length, ch).toString('latin1')
@@ -93,7 +87,9 @@ describe('session.append refuses deep and huge data, records nothing, and keeps 
     session.append('plugin/ok', {})
     await expect(h.ctx.sessions.flush(session)).resolves.toBe(true)
     expect(takeLogLines()).toEqual([
-      expect.stringMatching(/^warn session-jsonl: .*session "very-deep" persisted event type "plugin\/ok" that is not in/),
+      expect.stringMatching(
+        /^warn session-jsonl: .*session "very-deep" persisted event type "plugin\/ok" that is not in/,
+      ),
     ])
   })
 
@@ -107,7 +103,12 @@ describe('session.append refuses deep and huge data, records nothing, and keeps 
     expect((error as Error).message).toBe(
       'session event "plugin/huge" carries data that is 33554433 bytes as JSON, over the 32 MiB limit (33554432 bytes; passed at $.s)',
     )
-    expect((error as JsonLimitError).violation).toEqual({ kind: 'size', path: '$.s', limit: MAX_JSON_BYTES, bytes: MAX_JSON_BYTES + 1 })
+    expect((error as JsonLimitError).violation).toEqual({
+      kind: 'size',
+      path: '$.s',
+      limit: MAX_JSON_BYTES,
+      bytes: MAX_JSON_BYTES + 1,
+    })
     expect(session.seq).toBe(0)
     session.append('plugin/huge', { s: flat(MAX_JSON_BYTES - 8, 'x') })
     expect(session.seq).toBe(1)
@@ -175,7 +176,12 @@ describe('agent.followup refuses deep and huge messages, records nothing, and th
 describe('a tool result past the limit', () => {
   it('is recorded as an error result the model reads, and the turn completes (before: the turn ended UNKNOWN)', async () => {
     const h = await persisted()
-    h.ctx.tools.register({ name: 'dump', description: 'd', parameters: { type: 'object' }, execute: () => flat(MAX_JSON_BYTES, 'd') })
+    h.ctx.tools.register({
+      name: 'dump',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: () => flat(MAX_JSON_BYTES, 'd'),
+    })
     const agent = h.agent({ sessionId: 'big-tool' })
     h.script.push(callTools({ id: 'c1', name: 'dump' }), say('too big, noted'))
     agent.followup(user('dump it'))
@@ -183,7 +189,9 @@ describe('a tool result past the limit', () => {
     const result = agent.session.events.find((e) => e.type === 'tool/result')!
     expect((result.data as { error?: unknown }).error).toEqual({ name: 'JsonLimitError', code: 'JSON_TOO_LARGE' })
     const seen = h.requests[1]!.messages.at(-1)!.content[0] as { content: { text: string }[] }
-    expect(seen.content[0]!.text).toMatch(/^Error: tool "dump" returned a result that is \d+ bytes as JSON, over the 31\.9 MiB limit/)
+    expect(seen.content[0]!.text).toMatch(
+      /^Error: tool "dump" returned a result that is \d+ bytes as JSON, over the 31\.9 MiB limit/,
+    )
     expect((agent.session.events.at(-1)!.data as { reason: { kind: string } }).reason.kind).toBe('completed')
     await expect(h.ctx.sessions.flush(agent.session)).resolves.toBe(true)
   })
@@ -220,7 +228,9 @@ describe('seeds and message constructors enforce the same limit', () => {
     expect(deep).toThrow(TypeError)
     expect(deep).toThrow(/^message nests deeper than the 996-level JSON limit \(at \$\.content\[0\]\.data\[0\]/)
     const huge = () => createUserMessage(flat(MAX_JSON_BYTES, 'z'))
-    expect(huge).toThrow(/^message is \d+ bytes as JSON, over the 31\.9 MiB limit \(33488896 bytes; passed at \$\.content\[0\]\.text\)$/)
+    expect(huge).toThrow(
+      /^message is \d+ bytes as JSON, over the 31\.9 MiB limit \(33488896 bytes; passed at \$\.content\[0\]\.text\)$/,
+    )
     try {
       huge()
     } catch (e) {

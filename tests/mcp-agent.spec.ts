@@ -25,7 +25,10 @@ describe('random start orders', () => {
     const root = tempDir()
     const seen = new Set<string>()
     const forks: { dispose(): unknown }[] = []
-    const server = (name: string, row: object): PluginLoad => ({ name, load: (ctx) => void forks.push(ctx.plugin(McpServer, { name, ...row })) })
+    const server = (name: string, row: object): PluginLoad => ({
+      name,
+      load: (ctx) => void forks.push(ctx.plugin(McpServer, { name, ...row })),
+    })
     const servers = (seed: number): PluginLoad[] => [
       server('everything', rows.everything()),
       server('fs', rows.filesystem(root)),
@@ -34,7 +37,10 @@ describe('random start orders', () => {
     await fc.assert(
       fc.asyncProperty(fc.nat(1_000_000), fc.nat(1_000_000), async (orderSeed, listSeed) => {
         const loads = [...corePlugins(tempDir()), ...servers(listSeed)]
-        const order = fc.sample(fc.shuffledSubarray(loads, { minLength: loads.length, maxLength: loads.length }), { seed: orderSeed, numRuns: 1 })[0]!
+        const order = fc.sample(fc.shuffledSubarray(loads, { minLength: loads.length, maxLength: loads.length }), {
+          seed: orderSeed,
+          numRuns: 1,
+        })[0]!
         const app = await bootApp(order)
         // cordis tasks: every server's first connection has settled
         await app.ctx.lifecycle.flush()
@@ -44,7 +50,9 @@ describe('random start orders', () => {
         await agent.whenIdle()
         const header = agent.session.events.find((e) => e.type === 'request/header')!
         seen.add(`${toolsOf(app.requests[0]!)}\n${JSON.stringify((header.data as { header: unknown }).header)}`)
-        expect(namesOf(app.requests[0]!)).toEqual(expect.arrayContaining(['control__alpha', 'everything__echo', 'fs__read_text_file']))
+        expect(namesOf(app.requests[0]!)).toEqual(
+          expect.arrayContaining(['control__alpha', 'everything__echo', 'fs__read_text_file']),
+        )
         await agent.dispose()
         forks.splice(0).forEach((fork) => fork.dispose())
         await app.ctx.lifecycle.flush()
@@ -68,7 +76,8 @@ async function appWithControl(options: Parameters<typeof rows.control>[0], extra
     await agent.whenIdle()
     return app.requests.at(-1)!
   }
-  const headers = () => agent.session.events.filter((e) => e.type === 'request/header').map((e) => (e.data as { reason: string }).reason)
+  const headers = () =>
+    agent.session.events.filter((e) => e.type === 'request/header').map((e) => (e.data as { reason: string }).reason)
   return { app, rec, fork, agent, ask, headers }
 }
 
@@ -87,7 +96,10 @@ describe('what the next request sees', () => {
   })
 
   it('a killed server: its tools are gone from the next request and back in the one after it reconnected', async () => {
-    const { app, rec, fork, ask } = await appWithControl({ tools: [{ name: 'alpha' }] }, { reconnect: { initialDelayMs: 20 } })
+    const { app, rec, fork, ask } = await appWithControl(
+      { tools: [{ name: 'alpha' }] },
+      { reconnect: { initialDelayMs: 20 } },
+    )
     const first = rec.statuses.find((s) => s.state === 'ready')!
     expect(mine(namesOf(await ask('one')))).toEqual(['ctl__alpha'])
     const mark = rec.statuses.length
@@ -108,7 +120,9 @@ describe('per agent', () => {
   it('loaded through agent.ctx, the servers and their tools are that agent’s only, and go with it', async () => {
     const app = await bootApp([...corePlugins(tempDir())])
     const rec = record(app.ctx)
-    const scoped = app.agent({ setup: (agent) => void agent.ctx.plugin(Mcp, { servers: { ctl: rows.control({ tools: [{ name: 'alpha' }] }) } }) })
+    const scoped = app.agent({
+      setup: (agent) => void agent.ctx.plugin(Mcp, { servers: { ctl: rows.control({ tools: [{ name: 'alpha' }] }) } }),
+    })
     const plain = app.agent()
     await app.ctx.lifecycle.flush()
     const ask = async (agent: typeof plain) => {

@@ -36,7 +36,10 @@ const readEvents = (file: string): SessionEvent[] =>
     .map((line) => JSON.parse(line) as SessionEvent)
 
 /** Live children of `pid` whose command line mentions `needle`. */
-const childrenOf = (pid: number, needle: string) => childProcesses(pid).filter((c) => c.cmdline.includes(needle)).map((c) => c.pid)
+const childrenOf = (pid: number, needle: string) =>
+  childProcesses(pid)
+    .filter((c) => c.cmdline.includes(needle))
+    .map((c) => c.pid)
 
 describe('bridle run with an MCP server from bridle.yaml', () => {
   it("the scripted model calls the filesystem server's tool; the result is logged, sent next, and verifies", async () => {
@@ -74,7 +77,9 @@ scripted:
     const header = events.find((e) => e.type === 'request/header')!.data as { header: { tools: { name: string }[] } }
     // boot waited for the server: the very first request already offered its tools
     expect(header.header.tools.map((t) => t.name)).toContain('fs__read_text_file')
-    const result = events.find((e) => e.type === 'tool/result')!.data as { message: { content: { content: { text: string }[] }[] } }
+    const result = events.find((e) => e.type === 'tool/result')!.data as {
+      message: { content: { content: { text: string }[] }[] }
+    }
     expect(result.message.content[0]!.content[0]!.text).toBe('The launch code word is heliotrope.\n')
     const step2 = reconstructRequest(events, { turn: 1, step: 2 })
     expect(JSON.stringify(step2.messages)).toContain('The launch code word is heliotrope.')
@@ -97,7 +102,9 @@ class DevSession {
     this.child.stdout.resume()
     this.child.stderr.on('data', (d) => {
       this.stderr += d
-      this.waiters = this.waiters.filter((w) => (w.pattern.test(this.stderr.slice(w.from)) ? (w.resolve(), false) : true))
+      this.waiters = this.waiters.filter((w) =>
+        w.pattern.test(this.stderr.slice(w.from)) ? (w.resolve(), false) : true,
+      )
     })
   }
 
@@ -167,7 +174,9 @@ scripted:
     writeFileSync(file, serversFile('second', ['search', 'fetch']))
     await reloaded
     // every old tool went (one change each) and every new one came (one each): one more tool than before
-    expect(dev.stderr.slice(from)).toContain(`bridle dev: reloaded plugins/mcp-servers.mjs (system-prompt/change ×${before + before + 1})`)
+    expect(dev.stderr.slice(from)).toContain(
+      `bridle dev: reloaded plugins/mcp-servers.mjs (system-prompt/change ×${before + before + 1})`,
+    )
     expect(isAlive(oldChild!)).toBe(false)
     const now = childrenOf(dev.child.pid!, 'control-server')
     expect(now).toHaveLength(1)
@@ -178,7 +187,7 @@ scripted:
     const id = sessionIdOf(dev.stderr)
     const headers = readEvents(join(app, 'sessions', `${id}.jsonl`))
       .filter((e) => e.type === 'request/header')
-      .map((e) => (e.data as { reason: string; header: { tools: { name: string }[] } }))
+      .map((e) => e.data as { reason: string; header: { tools: { name: string }[] } })
     expect(headers.map((h) => h.reason)).toEqual(['initial', 'change'])
     const names = headers.map((h) => h.header.tools.map((t) => t.name).filter((n) => !n.includes('fixture_')))
     expect(names).toEqual([['first__lookup'], ['second__fetch', 'second__search']])

@@ -34,9 +34,12 @@ describe('agent turn over the OpenAI-compatible adapter', () => {
     server = await startMockServer([
       {
         kind: 'sse',
-        events: toolCallEvents([{ id: 'call_0', name: 'read_file', argFragments: ['{"pa', 'th": "pack', 'age.json"}'] }], {
-          usage: { prompt_tokens: 120, completion_tokens: 12, prompt_cache_hit_tokens: 64 },
-        }),
+        events: toolCallEvents(
+          [{ id: 'call_0', name: 'read_file', argFragments: ['{"pa', 'th": "pack', 'age.json"}'] }],
+          {
+            usage: { prompt_tokens: 120, completion_tokens: 12, prompt_cache_hit_tokens: 64 },
+          },
+        ),
       },
       { kind: 'sse', events: textEvents(['The package is ', 'named demo-app.']), chunkBytes: 7 },
     ])
@@ -86,14 +89,18 @@ describe('agent turn over the OpenAI-compatible adapter', () => {
     expect(tail[0]).toEqual({
       role: 'assistant',
       content: '',
-      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'read_file', arguments: '{"path": "package.json"}' } }],
+      tool_calls: [
+        { id: 'call_0', type: 'function', function: { name: 'read_file', arguments: '{"path": "package.json"}' } },
+      ],
     })
     expect(tail[1]).toMatchObject({ role: 'tool', tool_call_id: 'call_0' })
     expect(tail[1]!.content).toContain('demo-app')
     expect(second!.messages.slice(0, first!.messages.length)).toEqual(first!.messages)
 
     const events = agent.session.events
-    const answers = events.filter((e) => e.type === 'assistant/message').map((e) => (e.data as { message: { content: unknown[] } }).message.content)
+    const answers = events
+      .filter((e) => e.type === 'assistant/message')
+      .map((e) => (e.data as { message: { content: unknown[] } }).message.content)
     expect(answers.at(-1)).toEqual([{ type: 'text', text: 'The package is named demo-app.' }])
     const usage = events
       .filter((e) => e.type === 'assistant/chunk' && (e.data as { chunk: { type: string } }).chunk.type === 'usage')

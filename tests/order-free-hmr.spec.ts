@@ -62,7 +62,9 @@ const layerArb = fc.constantFrom<Layer>('global', 'global', 'agent')
 const worldArb = fc.integer({ min: 1, max: 6 }).chain((count) => {
   const owner = fc.nat({ max: count - 1 })
   const named = <T>(names: fc.Arbitrary<string[]>, extra: fc.Arbitrary<T>) =>
-    names.chain((list) => fc.tuple(...list.map((name) => fc.tuple(fc.constant(name), owner, extra))).map((rows) => rows))
+    names.chain((list) =>
+      fc.tuple(...list.map((name) => fc.tuple(fc.constant(name), owner, extra))).map((rows) => rows),
+    )
   const entry = fc.record({ order: orderArb, provider: fc.boolean(), text: fc.stringMatching(/^[a-z ]{0,8}$/) })
   return fc
     .record({
@@ -87,7 +89,10 @@ const worldArb = fc.integer({ min: 1, max: 6 }).chain((count) => {
         registryTools: named(fc.constant(registryPool), fc.constant(null)),
         // scoped registry tools may shadow global ones; they never take a provider tool's name
         scopedRegistryTools: named(
-          pick(registryPool, toolNameArb.filter((n) => !names.providerTools.includes(n))),
+          pick(
+            registryPool,
+            toolNameArb.filter((n) => !names.providerTools.includes(n)),
+          ),
           fc.constant(null),
         ),
         providerTools: named(fc.constant(names.providerTools.filter((n) => !registryPool.includes(n))), layerArb),
@@ -105,22 +110,46 @@ function pluginsOf(world: World): PluginSpec[] {
   const plugins: Contribution[][] = Array.from({ length: world.count }, () => [])
   const ownVariables = (plugin: number) => world.variables.filter(([, owner]) => owner === plugin).map(([name]) => name)
   let nth = 0
-  const section = (layer: Layer) => ([name, plugin, e]: [string, number, { order: number; provider: boolean; text: string }]) => {
-    const vars = ownVariables(plugin)
-    const uses = world.uses[nth++ % world.uses.length] && vars.length > 0 ? vars[nth % vars.length] : undefined
-    plugins[plugin]!.push({ kind: 'section', layer, name, order: e.order, provider: e.provider, text: `${layer} ${name}: ${e.text}`, uses })
-  }
+  const section =
+    (layer: Layer) =>
+    ([name, plugin, e]: [string, number, { order: number; provider: boolean; text: string }]) => {
+      const vars = ownVariables(plugin)
+      const uses = world.uses[nth++ % world.uses.length] && vars.length > 0 ? vars[nth % vars.length] : undefined
+      plugins[plugin]!.push({
+        kind: 'section',
+        layer,
+        name,
+        order: e.order,
+        provider: e.provider,
+        text: `${layer} ${name}: ${e.text}`,
+        uses,
+      })
+    }
   world.sections.forEach(section('global'))
   world.scopedSections.forEach(section('agent'))
-  const context = (layer: Layer) => ([name, plugin, e]: [string, number, { order: number; provider: boolean; text: string }]) =>
-    plugins[plugin]!.push({ kind: 'context', layer, name, order: e.order, provider: e.provider, text: `${layer} ${name}: ${e.text}` })
+  const context =
+    (layer: Layer) =>
+    ([name, plugin, e]: [string, number, { order: number; provider: boolean; text: string }]) =>
+      plugins[plugin]!.push({
+        kind: 'context',
+        layer,
+        name,
+        order: e.order,
+        provider: e.provider,
+        text: `${layer} ${name}: ${e.text}`,
+      })
   world.contexts.forEach(context('global'))
   world.scopedContexts.forEach(context('agent'))
-  for (const [name, plugin, value] of world.variables) plugins[plugin]!.push({ kind: 'variable', layer: 'global', name, value })
-  for (const [name, plugin, value] of world.scopedVariables) plugins[plugin]!.push({ kind: 'variable', layer: 'agent', name, value })
-  for (const [name, plugin] of world.registryTools) plugins[plugin]!.push({ kind: 'registry-tool', layer: 'global', name })
-  for (const [name, plugin] of world.scopedRegistryTools) plugins[plugin]!.push({ kind: 'registry-tool', layer: 'agent', name })
-  for (const [name, plugin, layer] of world.providerTools) plugins[plugin]!.push({ kind: 'provider-tools', layer, names: [name] })
+  for (const [name, plugin, value] of world.variables)
+    plugins[plugin]!.push({ kind: 'variable', layer: 'global', name, value })
+  for (const [name, plugin, value] of world.scopedVariables)
+    plugins[plugin]!.push({ kind: 'variable', layer: 'agent', name, value })
+  for (const [name, plugin] of world.registryTools)
+    plugins[plugin]!.push({ kind: 'registry-tool', layer: 'global', name })
+  for (const [name, plugin] of world.scopedRegistryTools)
+    plugins[plugin]!.push({ kind: 'registry-tool', layer: 'agent', name })
+  for (const [name, plugin, layer] of world.providerTools)
+    plugins[plugin]!.push({ kind: 'provider-tools', layer, names: [name] })
   for (const [plugin, layer] of world.suppressors) plugins[plugin]!.push({ kind: 'suppress', layer })
   return plugins.map((contributions, id) => ({ id, contributions }))
 }
@@ -193,7 +222,10 @@ class App {
   /** The bytes the model would see, for the global view and the agent's view. */
   async render(): Promise<Record<string, string>> {
     const out: Record<string, string> = {}
-    for (const [view, context] of [['global', {}], ['agent', { scope: agentKey }]] as const) {
+    for (const [view, context] of [
+      ['global', {}],
+      ['agent', { scope: agentKey }],
+    ] as const) {
       const assembly: PromptAssembly = await this.root.systemPrompt.assemble(context as AssembleContext)
       const system = renderPrompt(assembly)
       const header = canonicalHeader({ config: { provider: 'mock', model: 'm1' }, system, tools: assembly.tools })
@@ -211,7 +243,11 @@ const effectsOf = (spec: PluginSpec) => spec.contributions.length
 const registryToolsOf = (spec: PluginSpec) => spec.contributions.filter((c) => c.kind === 'registry-tool').length
 
 /** A fresh app with exactly `ids` loaded, in the order given by `keys` (a random sort key per plugin). */
-async function freshRender(plugins: PluginSpec[], ids: readonly number[], keys: number[]): Promise<Record<string, string>> {
+async function freshRender(
+  plugins: PluginSpec[],
+  ids: readonly number[],
+  keys: number[],
+): Promise<Record<string, string>> {
   const app = new App()
   for (const id of [...ids].sort((a, b) => keys[a]! - keys[b]! || a - b)) app.load(plugins[id]!)
   return app.render()
@@ -227,7 +263,10 @@ describe('issue 13: order-free and HMR-safe', () => {
           { minLength: 0 },
         ),
         ops: fc.array(
-          fc.record({ kind: fc.constantFrom<Op['kind']>('toggle', 'reload'), plugin: fc.nat({ max: world.count - 1 }) }),
+          fc.record({
+            kind: fc.constantFrom<Op['kind']>('toggle', 'reload'),
+            plugin: fc.nat({ max: world.count - 1 }),
+          }),
           { maxLength: 8 },
         ),
         keys: fc.array(fc.integer(), { minLength: world.count, maxLength: world.count }),

@@ -149,7 +149,9 @@ async function runScenario(seed: number): Promise<Scenario> {
     agent.followup(user(`question ${turnNo}`))
     await agent.whenIdle()
     expect(app.script).toHaveLength(0)
-    expect(agent.session.events.findLast((e) => e.type === 'turn/end')!.data).toMatchObject({ reason: { kind: 'completed' } })
+    expect(agent.session.events.findLast((e) => e.type === 'turn/end')!.data).toMatchObject({
+      reason: { kind: 'completed' },
+    })
   }
   const digestCount = (agent: Agent) => agent.session.events.filter((e) => e.type === 'request/digest').length
 
@@ -173,7 +175,8 @@ async function runScenario(seed: number): Promise<Scenario> {
         const nodes = agent.session.surface.nodes
         const events = agent.session.events
         const isPrompt = (seq: number) =>
-          events[seq]!.type === 'user/message' && (events[seq]!.data as { source: { kind: string } }).source.kind === 'user'
+          events[seq]!.type === 'user/message' &&
+          (events[seq]!.data as { source: { kind: string } }).source.kind === 'user'
         const starts = nodes.map((seq, i) => (isPrompt(seq) ? i : -1)).filter((i) => i >= 0)
         const start = starts[int(starts.length)]!
         const ends = [...starts.filter((i) => i > start).map((i) => i - 1), nodes.length - 1]
@@ -216,7 +219,10 @@ async function runScenario(seed: number): Promise<Scenario> {
         await reached
         agent.cancel({ kind: 'user' })
         await agent.whenIdle()
-        const end = agent.session.events.findLast((e) => e.type === 'turn/end')!.data as { turn: number; reason: unknown }
+        const end = agent.session.events.findLast((e) => e.type === 'turn/end')!.data as {
+          turn: number
+          reason: unknown
+        }
         expect(end.reason).toMatchObject({ kind: 'aborted', reason: { kind: 'user' } })
         cancelledTurn = end.turn
         break
@@ -263,14 +269,19 @@ describe('provability: a randomized run', () => {
       expect(digests.length).toBe(run.requests.length)
       expect(run.cancelledTurn).toBeGreaterThan(0)
       expect([...run.loadOrders[1]!].sort()).toEqual([...run.loadOrders[0]!].sort())
-      expect(run.live.filter((e) => e.type === 'request/header').map((e) => (e.data as { reason: string }).reason).sort()).toEqual(
-        ['change', 'initial', 'resume'],
-      )
+      expect(
+        run.live
+          .filter((e) => e.type === 'request/header')
+          .map((e) => (e.data as { reason: string }).reason)
+          .sort(),
+      ).toEqual(['change', 'initial', 'resume'])
       // The changed runtime context reached the model as a new snapshot.
       const texts = run.requests.map((r) => JSON.stringify(r.messages))
       expect(texts[0]).toContain('clock: tick 0')
       expect(texts.at(-1)).toContain('clock: tick 1')
-      expect(run.live.some((e) => e.type === 'user/message' && JSON.stringify(e.data).includes('clock: tick 1'))).toBe(true)
+      expect(run.live.some((e) => e.type === 'user/message' && JSON.stringify(e.data).includes('clock: tick 1'))).toBe(
+        true,
+      )
 
       const liveResults = verifyDigests(run.live)
       expect(liveResults.filter((r) => !r.ok)).toEqual([])
@@ -306,7 +317,8 @@ describe('provability: a randomized run', () => {
       expect(systemBreaks).toEqual([afterReload])
       expect(afterReload.system).toEqual({
         kept: false,
-        firstDifferingLine: run.requests[run.hotReload.digestsBefore]!.system!.split('\n').indexOf(rulesText(run.hotReload.to)) + 1,
+        firstDifferingLine:
+          run.requests[run.hotReload.digestsBefore]!.system!.split('\n').indexOf(rulesText(run.hotReload.to)) + 1,
         previousLine: rulesText(run.hotReload.from),
         currentLine: rulesText(run.hotReload.to),
         // from the two headers' section manifests: the reloaded plugin's section, and nothing else

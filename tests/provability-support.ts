@@ -86,7 +86,8 @@ export function hangUntilAborted(onDispatched: () => void): Responder {
     async *[Symbol.asyncIterator]() {
       onDispatched()
       const signal = request.signal!
-      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+      if (!signal.aborted)
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
       throw signal.reason
     },
   })
@@ -121,7 +122,9 @@ export function sessionFile(root: string, id: string): string {
 }
 
 /** The stored file as lines: the header line, then one parsed event per line (with its raw text). */
-export async function readLog(path: string): Promise<{ header: string; lines: { raw: string; event: SessionEvent }[] }> {
+export async function readLog(
+  path: string,
+): Promise<{ header: string; lines: { raw: string; event: SessionEvent }[] }> {
   const text = await readFile(path, 'utf8')
   if (!text.endsWith('\n')) throw new Error(`${path}: stored log has a torn tail`)
   const [header, ...rest] = text.slice(0, -1).split('\n')
@@ -135,11 +138,17 @@ export async function readLog(path: string): Promise<{ header: string; lines: { 
  * only where edited. Throws if the untouched line would not round-trip byte for byte (then the edit would change
  * more than the edited value).
  */
-export async function editStoredEvent(path: string, seq: number, edit: (event: any) => void, { reseal = true } = {}): Promise<void> {
+export async function editStoredEvent(
+  path: string,
+  seq: number,
+  edit: (event: any) => void,
+  { reseal = true } = {},
+): Promise<void> {
   const { header, lines } = await readLog(path)
   const line = lines.find((l) => l.event.seq === seq)
   if (line === undefined) throw new Error(`no stored event at seq ${seq}`)
-  if (JSON.stringify(JSON.parse(line.raw)) !== line.raw) throw new Error(`stored line of seq ${seq} does not round-trip`)
+  if (JSON.stringify(JSON.parse(line.raw)) !== line.raw)
+    throw new Error(`stored line of seq ${seq} does not round-trip`)
   const copy = JSON.parse(line.raw)
   edit(copy)
   const raw = JSON.stringify(copy)

@@ -80,7 +80,10 @@ beforeAll(async () => {
   app.ctx.tools.register({
     name: 'list_dir',
     description: 'List the entries of a directory in the workspace.',
-    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Directory, relative to the workspace.' } } },
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Directory, relative to the workspace.' } },
+    },
     execute: () => 'package.json',
   })
   agent.followup(user('Does it have dependencies?'))
@@ -113,17 +116,25 @@ afterAll(async () => {
 })
 
 /** Verification of the stored file as a later process sees it. */
-async function verifyStored(): Promise<{ events: readonly SessionEvent[]; failing: { seq: number; mismatched: readonly string[] }[] }> {
+async function verifyStored(): Promise<{
+  events: readonly SessionEvent[]
+  failing: { seq: number; mismatched: readonly string[] }[]
+}> {
   const { events } = await reader.sessionPersistence!.inspect(ID)
   const results = verifyDigests(events)
   expect(results.length).toBe(3)
   return { events, failing: results.filter((r) => !r.ok).map((r) => ({ seq: r.seq, mismatched: r.mismatched })) }
 }
 
-const digestSeqs = (events: readonly SessionEvent[]) => events.filter((e) => e.type === 'request/digest').map((e) => e.seq)
+const digestSeqs = (events: readonly SessionEvent[]) =>
+  events.filter((e) => e.type === 'request/digest').map((e) => e.seq)
 
 /** Every non-empty string leaf under `value` whose key `accept`s, as [holder, key] pairs. */
-function leaves(value: unknown, accept: string | ((key: string) => boolean), out: [any, string][] = []): [any, string][] {
+function leaves(
+  value: unknown,
+  accept: string | ((key: string) => boolean),
+  out: [any, string][] = [],
+): [any, string][] {
   const ok = typeof accept === 'string' ? (k: string) => k === accept : accept
   if (Array.isArray(value)) value.forEach((v) => leaves(v, accept, out))
   else if (typeof value === 'object' && value !== null) {
@@ -156,10 +167,9 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
     ])
     // The load committed nothing: the file is byte-identical to what the run wrote.
     expect(await readFile(path, 'utf8')).toBe(original)
-    expect(loaded.events.filter((e) => e.type === 'request/header').map((e) => (e.data as { reason: string }).reason)).toEqual([
-      'initial',
-      'change',
-    ])
+    expect(
+      loaded.events.filter((e) => e.type === 'request/header').map((e) => (e.data as { reason: string }).reason),
+    ).toEqual(['initial', 'change'])
   })
 
   it('editing one character of any string of any message fails that step and every later step that contains it: messages, request', async () => {
@@ -177,19 +187,25 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
       'user/message',
       'assistant/message',
     ])
-    const targets = messageEvents.flatMap((e) => leaves(messageOf(e), editable).map((_, leaf) => ({ seq: e.seq, leaf })))
+    const targets = messageEvents.flatMap((e) =>
+      leaves(messageOf(e), editable).map((_, leaf) => ({ seq: e.seq, leaf })),
+    )
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...targets), fc.double({ min: 0, max: 1, noNaN: true }), async ({ seq, leaf }, at) => {
-        await writeFile(path, original)
-        await editStoredEvent(path, seq, (event) => {
-          const [holder, key] = leaves(messageOf(event), editable)[leaf]!
-          holder[key] = flipChar(holder[key], Math.floor(at * holder[key].length))
-        })
-        const { failing } = await verifyStored()
-        // Every request dispatched after the message was recorded contains it (no compaction in this run).
-        const expected = digests.filter((d) => d > seq).map((d) => ({ seq: d, mismatched: ['messages', 'request'] }))
-        expect(failing).toEqual(expected)
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...targets),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        async ({ seq, leaf }, at) => {
+          await writeFile(path, original)
+          await editStoredEvent(path, seq, (event) => {
+            const [holder, key] = leaves(messageOf(event), editable)[leaf]!
+            holder[key] = flipChar(holder[key], Math.floor(at * holder[key].length))
+          })
+          const { failing } = await verifyStored()
+          // Every request dispatched after the message was recorded contains it (no compaction in this run).
+          const expected = digests.filter((d) => d > seq).map((d) => ({ seq: d, mismatched: ['messages', 'request'] }))
+          expect(failing).toEqual(expected)
+        },
+      ),
       { numRuns: 60 },
     )
     // The last answer was never sent back: editing it fails nothing.
@@ -207,18 +223,24 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
     const headers = events.filter((e) => e.type === 'request/header').map((e) => e.seq)
     expect(headers).toHaveLength(2)
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...headers.keys()), fc.double({ min: 0, max: 1, noNaN: true }), async (index, at) => {
-        const seq = headers[index]!
-        const until = headers[index + 1] ?? Infinity
-        await writeFile(path, original)
-        await editStoredEvent(path, seq, (event) => {
-          const system: string = event.data.header.system
-          event.data.header.system = flipChar(system, Math.floor(at * system.length))
-        })
-        const { failing } = await verifyStored()
-        expect(failing).toEqual(digests.filter((d) => d > seq && d < until).map((d) => ({ seq: d, mismatched: ['system', 'request'] })))
-        expect(failing.length).toBe(index === 0 ? 2 : 1)
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...headers.keys()),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        async (index, at) => {
+          const seq = headers[index]!
+          const until = headers[index + 1] ?? Infinity
+          await writeFile(path, original)
+          await editStoredEvent(path, seq, (event) => {
+            const system: string = event.data.header.system
+            event.data.header.system = flipChar(system, Math.floor(at * system.length))
+          })
+          const { failing } = await verifyStored()
+          expect(failing).toEqual(
+            digests.filter((d) => d > seq && d < until).map((d) => ({ seq: d, mismatched: ['system', 'request'] })),
+          )
+          expect(failing.length).toBe(index === 0 ? 2 : 1)
+        },
+      ),
       { numRuns: 16 },
     )
   })
@@ -251,9 +273,14 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
     await writeFile(path, original)
     const { events } = await verifyStored()
     const header = events.find((e) => e.type === 'request/header')!
-    await editStoredEvent(path, header.seq, (event) => {
-      event.data.header.system = flipChar(event.data.header.system, 0)
-    }, { reseal: false })
+    await editStoredEvent(
+      path,
+      header.seq,
+      (event) => {
+        event.data.header.system = flipChar(event.data.header.system, 0)
+      },
+      { reseal: false },
+    )
     const error = await reader.sessionPersistence!.inspect(ID).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
     expect(error).toMatchObject({

@@ -18,7 +18,10 @@ const BIN = join(repo, 'packages/cli/dist/bin.js')
 const app = mkdtempSync(join(tmpdir(), 'bridle-readme-example-'))
 symlinkSync(join(repo, 'packages/cli/node_modules'), join(app, 'node_modules'))
 writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'readme-example-app', private: true, type: 'module' }))
-writeFileSync(join(app, 'example.mjs'), scriptedExample(exampleFromReadme(readFileSync(join(repo, 'README.md'), 'utf8'))))
+writeFileSync(
+  join(app, 'example.mjs'),
+  scriptedExample(exampleFromReadme(readFileSync(join(repo, 'README.md'), 'utf8'))),
+)
 afterAll(() => rmSync(app, { recursive: true, force: true }))
 
 function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
@@ -36,7 +39,9 @@ function run(args: string[]): Promise<{ code: number | null; out: string; err: s
 }
 
 function storedEvents(id: string): { type: string; data: Record<string, unknown> }[] {
-  const lines = readFileSync(join(app, '.bridle/sessions', `${id}.jsonl`), 'utf8').split('\n').filter(Boolean)
+  const lines = readFileSync(join(app, '.bridle/sessions', `${id}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
   return lines.slice(1).map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> })
 }
 

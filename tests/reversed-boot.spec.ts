@@ -104,7 +104,10 @@ async function run(app: string, file: string): Promise<Run> {
   const done = await bridle(['run', '-c', file, 'What is the package name?'], app)
   expect(done.code, done.stderr).toBe(0)
   const id = sessionIdOf(done.stderr)
-  const lines = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').slice(1)
+  const lines = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
   const events = lines.map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> })
   const headers = events.filter((e) => e.type === 'request/header')
   const header = headers[0]!.data.header as { system: string; tools: { name: string }[] }

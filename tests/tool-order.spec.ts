@@ -65,13 +65,18 @@ describe('tool order', () => {
   it('any registration order of any tool set gives the same header as sorted registration (fast-check)', async () => {
     const name = fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/)
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(name, { minLength: 1, maxLength: 6 }).chain((names) => fc.tuple(fc.constant(names), fc.shuffledSubarray(names, { minLength: names.length }))), async ([names, shuffled]) => {
-        const sorted = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-        const a = headersOf(await oneTurn(withTools(shuffled)))
-        const b = headersOf(await oneTurn(withTools(sorted)))
-        expect(JSON.stringify(a)).toBe(JSON.stringify(b))
-        expect((a[0] as any).header.tools.map((t: { name: string }) => t.name)).toEqual(sorted)
-      }),
+      fc.asyncProperty(
+        fc
+          .uniqueArray(name, { minLength: 1, maxLength: 6 })
+          .chain((names) => fc.tuple(fc.constant(names), fc.shuffledSubarray(names, { minLength: names.length }))),
+        async ([names, shuffled]) => {
+          const sorted = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+          const a = headersOf(await oneTurn(withTools(shuffled)))
+          const b = headersOf(await oneTurn(withTools(sorted)))
+          expect(JSON.stringify(a)).toBe(JSON.stringify(b))
+          expect((a[0] as any).header.tools.map((t: { name: string }) => t.name)).toEqual(sorted)
+        },
+      ),
       { numRuns: 15 },
     )
   })

@@ -12,7 +12,8 @@ export function exampleFromReadme(readme) {
 /** Swaps `from` for `to` exactly once, so a README that drifted from what the rehearsal expects fails loudly. */
 function swapOnce(code, from, to) {
   const parts = code.split(from)
-  if (parts.length !== 2) throw new Error(`the README example should contain \`${from}\` exactly once (found ${parts.length - 1})`)
+  if (parts.length !== 2)
+    throw new Error(`the README example should contain \`${from}\` exactly once (found ${parts.length - 1})`)
   return parts.join(to)
 }
 
@@ -29,12 +30,17 @@ const SCRIPT = `{
 
 /** The README example with the DeepSeek adapter replaced by the offline scripted model; nothing else changes. */
 export function scriptedExample(example) {
-  let code = swapOnce(example, "import * as llmOpenai from '@bridle/llm-openai'", "import { ScriptedModel } from '@bridle/plugin-scripted-model'")
+  let code = swapOnce(
+    example,
+    "import * as llmOpenai from '@bridle/llm-openai'",
+    "import { ScriptedModel } from '@bridle/plugin-scripted-model'",
+  )
   code = code.replace(/^ctx\.plugin\(llmOpenai, .*$/m, (line) => {
     if (!line) throw new Error('the README example should load llmOpenai on one line')
     return `ctx.plugin(ScriptedModel, ${SCRIPT})`
   })
-  if (code.includes('llmOpenai')) throw new Error('the README example should use llmOpenai only in its import and its ctx.plugin line')
+  if (code.includes('llmOpenai'))
+    throw new Error('the README example should use llmOpenai only in its import and its ctx.plugin line')
   return swapOnce(code, "provider: 'deepseek', model: 'deepseek-chat'", "provider: 'scripted', model: 'scripted-demo'")
 }
 
@@ -59,7 +65,15 @@ export function plugin(ctx: Context) {
 const TSCONFIG = (module, moduleResolution) =>
   JSON.stringify(
     {
-      compilerOptions: { target: 'es2022', module, moduleResolution, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+      compilerOptions: {
+        target: 'es2022',
+        module,
+        moduleResolution,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+      },
       files: ['example.ts', 'type-checks.ts'],
     },
     null,
@@ -70,7 +84,11 @@ const TSCONFIG = (module, moduleResolution) =>
 export function consumerFiles(example) {
   const code = scriptedExample(example)
   return {
-    'package.json': JSON.stringify({ name: 'bridle-rehearsal-consumer', version: '1.0.0', private: true, type: 'module' }, null, 2),
+    'package.json': JSON.stringify(
+      { name: 'bridle-rehearsal-consumer', version: '1.0.0', private: true, type: 'module' },
+      null,
+      2,
+    ),
     'example.mjs': code,
     'example.ts': code,
     'type-checks.ts': TYPE_CHECKS,

@@ -26,12 +26,17 @@ const target: Logger.Target = {
 
 /** Replaces cordis's printing target with the capture (idempotent). */
 export function installLogCapture(): void {
-  if (Logger.targets.length !== 1 || Logger.targets[0] !== target) Logger.targets.splice(0, Logger.targets.length, target)
+  if (Logger.targets.length !== 1 || Logger.targets[0] !== target)
+    Logger.targets.splice(0, Logger.targets.length, target)
 }
 
 /** The lines logged since the last call (or since the test started), as `{ type, name, text }`; clears them. */
 export function takeLogs(): LoggedLine[] {
-  const taken = captured.map((record) => ({ type: record.type, name: record.name, text: record.content.split('\n')[0]! }))
+  const taken = captured.map((record) => ({
+    type: record.type,
+    name: record.name,
+    text: record.content.split('\n')[0]!,
+  }))
   captured = []
   return taken
 }

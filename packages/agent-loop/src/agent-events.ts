@@ -63,7 +63,9 @@ export function emitAgentEvent<K extends keyof Events>(
 }
 
 /** Runs an `agent/*` waterfall for `agent` with `{...payload, agent}` and `fallback` as the innermost stage. */
-export function agentWaterfall<K extends 'agent/pre-step' | 'agent/request' | 'agent/request-error' | 'agent/compaction'>(
+export function agentWaterfall<
+  K extends 'agent/pre-step' | 'agent/request' | 'agent/request-error' | 'agent/compaction',
+>(
   ctx: Context,
   agent: Agent,
   name: K,
@@ -83,6 +85,8 @@ export function agentWaterfall<K extends 'agent/pre-step' | 'agent/request' | 'a
 
 /** Runs `agent/turn-stopping` as a cordis `serial` dispatch for `agent`. */
 export async function turnStopping(ctx: Context, agent: Agent, turn: number, signal: AbortSignal): Promise<void> {
-  const dispatch = lifecycleOf(ctx) as unknown as { serial(thisArg: object, name: string, payload: unknown): Promise<unknown> }
+  const dispatch = lifecycleOf(ctx) as unknown as {
+    serial(thisArg: object, name: string, payload: unknown): Promise<unknown>
+  }
   await dispatch.serial(agentCarrier(agent), 'agent/turn-stopping', { turn, signal, agent })
 }

@@ -84,7 +84,9 @@ export class AgentLoop extends Service {
       )
     }
     if (this.own.sessions.get(sessionId)) throw new Error(`session "${sessionId}" already exists`)
-    const task = this.prepareRaced(caller, sessionId, options.signal, () => persistence.prepare(sessionId, options.signal))
+    const task = this.prepareRaced(caller, sessionId, options.signal, () =>
+      persistence.prepare(sessionId, options.signal),
+    )
     this.inFlight.add(task)
     let preparation: SessionPreparation
     try {
@@ -147,7 +149,14 @@ export class AgentLoop extends Service {
     let agent: Agent | undefined
     const entry: Partial<Entry> & { released: boolean } = { released: false }
     try {
-      agent = new Agent({ loop: this, loopCtx: this.own, session, options, release: (a) => this.release(a), observers: this.observers })
+      agent = new Agent({
+        loop: this,
+        loopCtx: this.own,
+        session,
+        options,
+        release: (a) => this.release(a),
+        observers: this.observers,
+      })
       entry.agent = agent
       setup?.(agent)
       entry.detach = agent.ctx.sessions.enter(session)

@@ -147,7 +147,8 @@ export class Agent {
       if (phase.kind === 'running') phase.wakeRequested = false
     }
     if (phase.kind === 'running' && !phase.abort.signal.aborted) phase.abort.abort(cause)
-    for (const waiting of this.#rt.compaction.waiting.splice(0)) waiting.resolve({ kind: 'skipped', reason: 'cancelled' })
+    for (const waiting of this.#rt.compaction.waiting.splice(0))
+      waiting.resolve({ kind: 'skipped', reason: 'cancelled' })
     if (clearFailed) throw clearError
   }
 
@@ -216,7 +217,13 @@ export class Agent {
   }
 
   #start(lastTurn: number): void {
-    const phase: RunningPhase = { kind: 'running', abort: new AbortController(), turn: lastTurn, step: 0, wakeRequested: false }
+    const phase: RunningPhase = {
+      kind: 'running',
+      abort: new AbortController(),
+      turn: lastTurn,
+      step: 0,
+      wakeRequested: false,
+    }
     this.#rt.phase = phase
     this.#emitStatus('running')
     this.#activity = this.#drive()

@@ -8,7 +8,13 @@ import {
   type PreparedLlmCall,
   type ToolSchema,
 } from '@bridle/llm'
-import { canonicalHeader, headerEquals, sectionManifest, type EpochHeader, type SystemSectionSpan } from '@bridle/session'
+import {
+  canonicalHeader,
+  headerEquals,
+  sectionManifest,
+  type EpochHeader,
+  type SystemSectionSpan,
+} from '@bridle/session'
 import { agentWaterfall } from './agent-events.js'
 import { service, type AgentRuntime } from './runtime.js'
 
@@ -81,7 +87,7 @@ export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): 
     | LlmCallConfig
     | undefined
   signal.throwIfAborted()
-  if (!proposed || !proposed.provider || !proposed.model) {
+  if (!proposed?.provider || !proposed.model) {
     throw new Error(
       `agent "${rt.agent.id}" has no provider/model: set AgentOptions.provider and AgentOptions.model or supply both via the agent/request waterfall`,
     )

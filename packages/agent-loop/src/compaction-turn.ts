@@ -46,7 +46,12 @@ export async function compactionTurn(rt: AgentRuntime, turn: number, signal: Abo
 }
 
 /** The outcome of a compaction turn that threw: cancelled (`ABORTED`) or the turn's error. */
-export function abortedCompaction(rt: AgentRuntime, turn: number, signal: AbortSignal, error: unknown): CompactionOutcome {
+export function abortedCompaction(
+  rt: AgentRuntime,
+  turn: number,
+  signal: AbortSignal,
+  error: unknown,
+): CompactionOutcome {
   const failure = signal.aborted ? { message: 'the compaction was cancelled', code: 'ABORTED' } : failureOf(error)
   return { kind: 'failed', turn, step: running(rt).step, reason: 'manual', failure }
 }

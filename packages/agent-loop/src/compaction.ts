@@ -36,7 +36,10 @@ export interface CompactionPointInput {
  * after a compaction step is ignored with a warning: two compaction steps in a row could loop forever). Throws
  * `TypeError` for a malformed plan; a listener's throw (say, a context-window error) is a turn error.
  */
-export async function consultCompaction(rt: AgentRuntime, input: CompactionPointInput): Promise<CompactionPlan | undefined> {
+export async function consultCompaction(
+  rt: AgentRuntime,
+  input: CompactionPointInput,
+): Promise<CompactionPlan | undefined> {
   const { turn, step, request, contextWindow, manual, signal } = input
   const previous = rt.compaction.previous
   rt.compaction.previous = undefined
@@ -48,7 +51,10 @@ export async function consultCompaction(rt: AgentRuntime, input: CompactionPoint
   signal.throwIfAborted()
   if (plan === undefined || plan === null) return undefined
   if (previous !== undefined) {
-    warn(rt.ctx, `agent "${rt.agent.id}": agent/compaction planned a compaction right after one; the request is sent as it is`)
+    warn(
+      rt.ctx,
+      `agent "${rt.agent.id}": agent/compaction planned a compaction right after one; the request is sent as it is`,
+    )
     return undefined
   }
   assertPlan(plan, request.messages.length)
@@ -68,14 +74,24 @@ function assertPlan(plan: CompactionPlan, messages: number): void {
   if (plan.timeoutMs !== undefined && !(Number.isSafeInteger(plan.timeoutMs) && plan.timeoutMs > 0)) {
     fail('timeoutMs must be a positive integer')
   }
-  if (plan.config !== undefined && (typeof plan.config?.provider !== 'string' || !plan.config.provider || !plan.config.model)) {
+  if (
+    plan.config !== undefined &&
+    (typeof plan.config?.provider !== 'string' || !plan.config.provider || !plan.config.model)
+  ) {
     fail('config must name a provider and a model')
   }
 }
 
 function isUserMessage(m: unknown): m is UserMessage {
   const v = m as UserMessage | undefined
-  return typeof v === 'object' && v !== null && typeof v.id === 'string' && v.id !== '' && v.role === 'user' && Array.isArray(v.content)
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.id === 'string' &&
+    v.id !== '' &&
+    v.role === 'user' &&
+    Array.isArray(v.content)
+  )
 }
 
 /** Inputs of one compaction step. The step is open and `request` is the conversation request it replaces. */
@@ -130,7 +146,8 @@ async function summarize(
   signal.throwIfAborted()
   const config: LlmCallConfig = prepared?.config ?? deepFreeze(structuredClone(callConfigOf(proposed)))
   const flags = prepared?.adapterDefaults
-  const adapterDefaults = flags && (flags.reasoningEffort === true || flags.maxTokens === true) ? { adapterDefaults: flags } : {}
+  const adapterDefaults =
+    flags && (flags.reasoningEffort === true || flags.maxTokens === true) ? { adapterDefaults: flags } : {}
   const record = rt.session.append('request/compaction', {
     turn,
     step,
@@ -197,7 +214,9 @@ function shadowedNodes(rt: AgentRuntime, messages: readonly Message[], count: nu
     const message = deriveEventMessage(events[seq]!)
     if (message === null) continue
     if (message !== messages[matched]) {
-      throw new TypeError(`agent "${rt.agent.id}": the step's request does not match the session surface at message ${matched + 1}`)
+      throw new TypeError(
+        `agent "${rt.agent.id}": the step's request does not match the session surface at message ${matched + 1}`,
+      )
     }
     matched++
   }
@@ -217,15 +236,19 @@ function linkedSignal(turn: AbortSignal, timeoutMs: number | undefined): LinkedS
   let timedOut = false
   const onAbort = () => controller.abort(turn.reason)
   turn.addEventListener('abort', onAbort, { once: true })
-  const timer = timeoutMs === undefined
-    ? undefined
-    : setTimeout(() => {
-        timedOut = true
-        controller.abort(new LlmError(`the summary request timed out after ${timeoutMs} ms`, 'TIMEOUT'))
-      }, timeoutMs)
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true
+          controller.abort(new LlmError(`the summary request timed out after ${timeoutMs} ms`, 'TIMEOUT'))
+        }, timeoutMs)
   return {
     signal: controller.signal,
-    failure: () => (timedOut && !turn.aborted ? { message: `the summary request timed out after ${timeoutMs} ms`, code: 'TIMEOUT' } : undefined),
+    failure: () =>
+      timedOut && !turn.aborted
+        ? { message: `the summary request timed out after ${timeoutMs} ms`, code: 'TIMEOUT' }
+        : undefined,
     dispose() {
       turn.removeEventListener('abort', onAbort)
       if (timer !== undefined) clearTimeout(timer)

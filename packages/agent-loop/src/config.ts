@@ -13,7 +13,10 @@ const positiveInt = z
   .refine((n) => n === undefined || n === null || (typeof n === 'number' && Number.isSafeInteger(n) && n >= 1), {
     message: BAD_CAP_MESSAGE,
   })
-  .transform((n) => (n ?? undefined) as number | undefined) as unknown as z.ZodType<number | undefined, number | null | undefined>
+  .transform((n) => (n ?? undefined) as number | undefined) as unknown as z.ZodType<
+  number | undefined,
+  number | null | undefined
+>
 
 /** One agent the loop starts and owns from config (see `startConfiguredAgents`). */
 export const ConfiguredAgentSchema = z

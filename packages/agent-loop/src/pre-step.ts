@@ -12,7 +12,9 @@ function assertEnteredMessage(m: unknown, index: number): asserts m is UserMessa
     (m as UserMessage).role === 'user' &&
     Array.isArray((m as UserMessage).content)
   if (!ok) {
-    throw new TypeError(`agent/pre-step entered an invalid message at index ${index} (expected an identified user-role message)`)
+    throw new TypeError(
+      `agent/pre-step entered an invalid message at index ${index} (expected an identified user-role message)`,
+    )
   }
 }
 
@@ -35,9 +37,13 @@ export async function preStep(
     kind: 'enter',
     messages: contextMsg ? [...claimed, contextMsg] : [...claimed],
   })
-  const decision = (await agentWaterfall(rt.ctx, rt.agent, 'agent/pre-step', { messages, turn, step, signal }, fallback)) as
-    | PreStepDecision
-    | undefined
+  const decision = (await agentWaterfall(
+    rt.ctx,
+    rt.agent,
+    'agent/pre-step',
+    { messages, turn, step, signal },
+    fallback,
+  )) as PreStepDecision | undefined
   if (decision?.kind === 'reject') return decision
   if (decision?.kind !== 'enter' || !Array.isArray(decision.messages)) {
     throw new TypeError('agent/pre-step must resolve to {kind:"enter", messages} or {kind:"reject"}')

@@ -53,7 +53,13 @@ export async function runToolCalls(
 
   const start = async (block: ToolCallBlock): Promise<void> => {
     const input = inputOf(block)
-    const event = rt.session.append('tool/call', { turn, step, callId: block.id, name: block.name, arguments: block.arguments })
+    const event = rt.session.append('tool/call', {
+      turn,
+      step,
+      callId: block.id,
+      name: block.name,
+      arguments: block.arguments,
+    })
     const prepared = await tools.prepare(input)
     const slot: Slot = { input, callSeq: event.seq, prepared, ready: prepared.stage !== 'dispatch' }
     slots.push(slot)
@@ -151,7 +157,13 @@ export async function runToolCalls(
   // Cancellation: the calls that never started get a tool/call and a synthetic result, in model order.
   for (let i = next; i < calls.length; i++) {
     const block = calls[i]!
-    const call = rt.session.append('tool/call', { turn, step, callId: block.id, name: block.name, arguments: block.arguments })
+    const call = rt.session.append('tool/call', {
+      turn,
+      step,
+      callId: block.id,
+      name: block.name,
+      arguments: block.arguments,
+    })
     rt.session.append(
       'tool/result',
       {

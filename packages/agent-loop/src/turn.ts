@@ -74,7 +74,11 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
  * `next-step`, until an ending holds with nothing steered in. Returns the turn's ending and whether the driver stops;
  * throws on a turn error.
  */
-async function steps(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<{ reason: TurnEndReason; stop: boolean }> {
+async function steps(
+  rt: AgentRuntime,
+  turn: number,
+  signal: AbortSignal,
+): Promise<{ reason: TurnEndReason; stop: boolean }> {
   const phase = running(rt)
   let ending: StepEnding = null
   let stepped = false

@@ -144,10 +144,7 @@ declare module 'cordis' {
     'agent/session-start'(payload: { agent: Agent; source: 'startup' | 'resume' }): void
     'agent/created'(payload: { agent: Agent }): void
     'agent/disposed'(payload: { agent: Agent }): void
-    'agent/pre-step'(
-      payload: PreStepPayload,
-      next: () => Awaitable<PreStepDecision>,
-    ): Awaitable<PreStepDecision>
+    'agent/pre-step'(payload: PreStepPayload, next: () => Awaitable<PreStepDecision>): Awaitable<PreStepDecision>
     'agent/request'(payload: RequestPayload, next: () => Awaitable<LlmCallConfig>): Awaitable<LlmCallConfig>
     'agent/request-error'(
       payload: RequestErrorPayload,

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { GenerateOptions, StreamChunk } from '@bridle/llm'
 import { boot, callTools, say, user, type Responder } from './harness.js'
 
-const PROMPT = ['S:spliced next-turn @0 +[p]', 'L:inserted p', 'L:status running', 'S:turn/start 1', 'S:spliced next-turn @0 -1', 'L:claimed p 1']
+const PROMPT = [
+  'S:spliced next-turn @0 +[p]',
+  'L:inserted p',
+  'L:status running',
+  'S:turn/start 1',
+  'S:spliced next-turn @0 -1',
+  'L:claimed p 1',
+]
 const USER = { kind: 'user' } as const
 
 /** A response that never ends on its own: it rejects with the signal's reason when the turn aborts. */
@@ -87,11 +94,14 @@ describe('cancellation at each await point (§10 F)', () => {
   for (const where of ['system-prompt/assemble', 'agent/pre-step'] as const) {
     it(`F1: in ${where}: turn/start, the claim, canceled splices, turn/end aborted`, async () => {
       const { h, agent } = started()
-      h.ctx.on(where as 'agent/pre-step', ((...args: any[]) => {
-        agent.followup(user('q'))
-        agent.cancel(USER)
-        return args.at(-1)()
-      }) as never)
+      h.ctx.on(
+        where as 'agent/pre-step',
+        ((...args: any[]) => {
+          agent.followup(user('q'))
+          agent.cancel(USER)
+          return args.at(-1)()
+        }) as never,
+      )
       agent.followup(user('p'))
       await agent.whenIdle()
       expect(h.trace).toEqual([
@@ -114,7 +124,14 @@ describe('cancellation at each await point (§10 F)', () => {
     })
     agent.followup(user('p'))
     await agent.whenIdle()
-    expect(h.trace).toEqual([...PROMPT, 'S:step/start 1.1', 'S:user/message p', 'S:step/end 1.1', 'S:turn/end 1 aborted:user', 'L:status idle'])
+    expect(h.trace).toEqual([
+      ...PROMPT,
+      'S:step/start 1.1',
+      'S:user/message p',
+      'S:step/end 1.1',
+      'S:turn/end 1 aborted:user',
+      'L:status idle',
+    ])
   })
 
   it('F2: in agent/request: no request/header; canceled splices inside the step', async () => {
@@ -194,7 +211,13 @@ describe('cancellation at each await point (§10 F)', () => {
     )
     agent.followup(user('p'))
     await agent.whenIdle()
-    expect(h.trace.slice(-5)).toEqual(['S:request/digest 1.1#1', 'S:chunk block-start', 'S:step/end 1.1', 'S:turn/end 1 aborted:user', 'L:status idle'])
+    expect(h.trace.slice(-5)).toEqual([
+      'S:request/digest 1.1#1',
+      'S:chunk block-start',
+      'S:step/end 1.1',
+      'S:turn/end 1 aborted:user',
+      'L:status idle',
+    ])
   })
 
   it('a hanging stream ends aborted when cancelled from outside', async () => {
@@ -211,7 +234,13 @@ describe('cancellation at each await point (§10 F)', () => {
   it('in an assistant/message observer: each call gets tool/call and a synthetic result; no body runs', async () => {
     const { h, agent } = started()
     let ran = 0
-    h.ctx.tools.register({ name: 't', description: 'd', parameters: { type: 'object' }, concurrencySafe: true, execute: () => String(++ran) })
+    h.ctx.tools.register({
+      name: 't',
+      description: 'd',
+      parameters: { type: 'object' },
+      concurrencySafe: true,
+      execute: () => String(++ran),
+    })
     h.ctx.on('session/event', (_s, event) => {
       if (event.type === 'assistant/message') agent.cancel(USER)
     })
@@ -230,7 +259,9 @@ describe('cancellation at each await point (§10 F)', () => {
       'L:status idle',
     ])
     const result = agent.session.events.find((e) => e.type === 'tool/result')!.data as any
-    expect(result.message.content[0].content).toEqual([{ type: 'text', text: 'Error: tool call aborted before dispatch' }])
+    expect(result.message.content[0].content).toEqual([
+      { type: 'text', text: 'Error: tool call aborted before dispatch' },
+    ])
     expect(result.message.content[0].isError).toBe(true)
     expect(result.error).toEqual({ name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' })
   })
@@ -241,11 +272,19 @@ describe('cancellation at each await point (§10 F)', () => {
       agent.cancel(USER)
       return { kind: 'retry' as const }
     })
-    h.script.push(() => [{ type: 'finish', reason: { kind: 'error', failure: { message: 'x', code: 'SERVER' } } }], say('never'))
+    h.script.push(
+      () => [{ type: 'finish', reason: { kind: 'error', failure: { message: 'x', code: 'SERVER' } } }],
+      say('never'),
+    )
     agent.followup(user('p'))
     await agent.whenIdle()
     expect(h.requests).toHaveLength(1)
-    expect(h.trace.slice(-4)).toEqual(['S:chunk finish', 'S:step/end 1.1', 'S:turn/end 1 aborted:user', 'L:status idle'])
+    expect(h.trace.slice(-4)).toEqual([
+      'S:chunk finish',
+      'S:step/end 1.1',
+      'S:turn/end 1 aborted:user',
+      'L:status idle',
+    ])
   })
 
   it('in agent/turn-stopping: turn/end aborted with no further step', async () => {
@@ -256,7 +295,12 @@ describe('cancellation at each await point (§10 F)', () => {
     h.script.push(say('ok'))
     agent.followup(user('p'))
     await agent.whenIdle()
-    expect(h.trace.slice(-4)).toEqual(['S:assistant/message 1.1', 'S:step/end 1.1', 'S:turn/end 1 aborted:user', 'L:status idle'])
+    expect(h.trace.slice(-4)).toEqual([
+      'S:assistant/message 1.1',
+      'S:step/end 1.1',
+      'S:turn/end 1 aborted:user',
+      'L:status idle',
+    ])
   })
 
   it('no agent/error is emitted for a cancellation; the first cause wins', async () => {
@@ -287,7 +331,12 @@ describe('cancellation at each await point (§10 F)', () => {
     expect(agent.inbox.nextTurn.map((m) => (m.content[0] as any).text)).toEqual(['b'])
     await agent.whenIdle()
     expect(turnEnds(agent).map((d) => d.reason.kind)).toEqual(['aborted', 'completed'])
-    expect(h.trace.filter((t) => t.startsWith('L:status'))).toEqual(['L:status running', 'L:status idle', 'L:status running', 'L:status idle'])
+    expect(h.trace.filter((t) => t.startsWith('L:status'))).toEqual([
+      'L:status running',
+      'L:status idle',
+      'L:status running',
+      'L:status idle',
+    ])
     const second = h.requests[1]!.messages.map((m) => (m.content[0] as any).text)
     expect(second.slice(-2)).toEqual(['parked', 'b'])
   })
@@ -319,7 +368,12 @@ describe('cancellation at each await point (§10 F)', () => {
     const { h, agent } = started()
     agent.inject(user('n'))
     agent.cancel(USER)
-    expect(h.trace).toEqual(['S:spliced next-step @0 +[n]', 'L:inserted n', 'S:spliced next-step @0 -1 canceled', 'L:discarded n'])
+    expect(h.trace).toEqual([
+      'S:spliced next-step @0 +[n]',
+      'L:inserted n',
+      'S:spliced next-step @0 -1 canceled',
+      'L:discarded n',
+    ])
     agent.cancel(USER)
     expect(h.trace).toHaveLength(4)
     h.script.push(say('ok'))

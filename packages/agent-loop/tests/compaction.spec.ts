@@ -70,7 +70,13 @@ describe('the compaction point', () => {
     ])
     // the payload's request is the one that would have gone out: the frozen, loop-built request
     expect(Object.isFrozen(payloads[2]!.request)).toBe(true)
-    expect(payloads[2]!.request.messages.map((m) => textOf(m.content))).toEqual(['prompt 1', 'answer 1', 'prompt 2', 'answer 2', 'prompt 3'])
+    expect(payloads[2]!.request.messages.map((m) => textOf(m.content))).toEqual([
+      'prompt 1',
+      'answer 1',
+      'prompt 2',
+      'answer 2',
+      'prompt 3',
+    ])
     expect(payloads[2]!.contextWindow).toBeUndefined()
     expect(h.trace.slice(from).filter((t) => t.startsWith('S:'))).toEqual([
       'S:spliced next-turn @0 +[prompt 3]',
@@ -101,9 +107,17 @@ describe('the compaction point', () => {
     const summary = h.requests[2]! as GenerateOptions
     expect(summary.purpose).toBe('compaction')
     expect(Object.isFrozen(summary)).toBe(true)
-    expect(summary.messages.map((m) => textOf(m.content))).toEqual(['prompt 1', 'answer 1', 'prompt 2', 'answer 2', 'summarize'])
+    expect(summary.messages.map((m) => textOf(m.content))).toEqual([
+      'prompt 1',
+      'answer 1',
+      'prompt 2',
+      'answer 2',
+      'summarize',
+    ])
     expect(h.requests[3]!.messages.map((m) => textOf(m.content))).toEqual(['checkpoint: the summary', 'prompt 3'])
-    expect(outcomes).toMatchObject([{ kind: 'compacted', turn: 3, step: 1, reason: 'threshold', replacedMessages: 4, summary: 'the summary' }])
+    expect(outcomes).toMatchObject([
+      { kind: 'compacted', turn: 3, step: 1, reason: 'threshold', replacedMessages: 4, summary: 'the summary' },
+    ])
     expect(verifyDigests(agent.session.events).every((v) => v.ok)).toBe(true)
   })
 
@@ -115,13 +129,15 @@ describe('the compaction point', () => {
     agent.followup(user('prompt 2'))
     await agent.whenIdle()
     expect(outcomes).toHaveLength(1)
-    expect(warnings).toEqual([`agent "${agent.id}": agent/compaction planned a compaction right after one; the request is sent as it is`])
+    expect(warnings).toEqual([
+      `agent "${agent.id}": agent/compaction planned a compaction right after one; the request is sent as it is`,
+    ])
     expect(agent.session.events.at(-1)!.data).toEqual({ turn: 2, reason: { kind: 'completed' } })
   })
 
   it.each([
-    [{ count: 0 }, 'count must be an integer from 1 to 3 (the request\'s messages), got 0'],
-    [{ count: 4 }, 'count must be an integer from 1 to 3 (the request\'s messages), got 4'],
+    [{ count: 0 }, "count must be an integer from 1 to 3 (the request's messages), got 0"],
+    [{ count: 4 }, "count must be an integer from 1 to 3 (the request's messages), got 4"],
     [{ instruction: { role: 'assistant' } as never }, 'instruction must be an identified user-role message'],
     [{ checkpoint: 'text' as never }, 'checkpoint must be a function of the summary text'],
     [{ timeoutMs: -1 }, 'timeoutMs must be a positive integer'],
@@ -134,12 +150,17 @@ describe('the compaction point', () => {
     await agent.whenIdle()
     expect(agent.session.events.at(-1)!.data).toEqual({
       turn: 2,
-      reason: { kind: 'error', error: { message: `agent/compaction returned an invalid plan: ${message}`, code: 'UNKNOWN' } },
+      reason: {
+        kind: 'error',
+        error: { message: `agent/compaction returned an invalid plan: ${message}`, code: 'UNKNOWN' },
+      },
     })
   })
 
   it('a checkpoint that is not a user message is a turn error, and nothing is replaced', async () => {
-    const { h } = setup((p) => (p.turn === 2 ? plan(1, { checkpoint: () => ({ role: 'assistant' }) as never }) : undefined))
+    const { h } = setup((p) =>
+      p.turn === 2 ? plan(1, { checkpoint: () => ({ role: 'assistant' }) as never }) : undefined,
+    )
     const agent = h.agent()
     await turns(h, agent, 1)
     h.script.push(say('s'))
@@ -164,7 +185,9 @@ describe('the compaction point', () => {
     await agent.whenIdle()
     const reason = (agent.session.events.at(-1)!.data as any).reason
     expect(reason.kind).toBe('error')
-    expect(reason.error.message).toMatch(/does not match the session surface|diverges from the dispatch-time durable derivation/)
+    expect(reason.error.message).toMatch(
+      /does not match the session surface|diverges from the dispatch-time durable derivation/,
+    )
   })
 })
 
@@ -176,7 +199,10 @@ describe('agent.compact() without a policy', () => {
     const agent = h.agent()
     await turns(h, agent, 1)
     const outcome = await agent.compact()
-    expect(outcome).toEqual({ kind: 'skipped', reason: 'no compaction policy is loaded (add @bridle/plugin-compaction)' })
+    expect(outcome).toEqual({
+      kind: 'skipped',
+      reason: 'no compaction policy is loaded (add @bridle/plugin-compaction)',
+    })
     expect(outcomes).toEqual([outcome])
     expect(agent.status).toBe('idle')
   })

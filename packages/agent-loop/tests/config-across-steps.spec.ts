@@ -25,7 +25,10 @@ function thinkAdapter(h: Harness, defaults: { effort: string; maxTokens: number 
         id: model,
         name: model,
         defaultMaxTokens: defaults.maxTokens,
-        reasoning: { efforts: ['low', 'medium', 'high'].map((id) => ({ id, name: id })), defaultEffort: defaults.effort },
+        reasoning: {
+          efforts: ['low', 'medium', 'high'].map((id) => ({ id, name: id })),
+          defaultEffort: defaults.effort,
+        },
       }) as never,
   })
 }
@@ -68,7 +71,10 @@ describe('a new instance over an old log starts from its own options', () => {
     expect(seen).toEqual([{ provider: 'mock', model: 'm2' }])
     expect(h2.requests[0]).toMatchObject({ provider: 'mock', model: 'm2' })
     expect(h2.requests[0]!.temperature).toBeUndefined()
-    expect(headers(second).at(-1)).toMatchObject({ reason: 'resume', header: { config: { provider: 'mock', model: 'm2' } } })
+    expect(headers(second).at(-1)).toMatchObject({
+      reason: 'resume',
+      header: { config: { provider: 'mock', model: 'm2' } },
+    })
   })
 
   it('an effort the adapter supplied is not carried over: the resumed route gets its current default', async () => {
@@ -76,7 +82,10 @@ describe('a new instance over an old log starts from its own options', () => {
     thinkAdapter(h, { effort: 'low', maxTokens: 1000 })
     const first = h.agent({ provider: 'think', model: 'deep' })
     await turn(first, h, 'one')
-    expect(headers(first)[0]!.header).toMatchObject({ config: { reasoningEffort: 'low' }, adapterDefaults: { reasoningEffort: true } })
+    expect(headers(first)[0]!.header).toMatchObject({
+      config: { reasoningEffort: 'low' },
+      adapterDefaults: { reasoningEffort: true },
+    })
     const log = first.session.events
     await first.dispose()
 
@@ -115,10 +124,18 @@ describe('a new instance over an old log starts from its own options', () => {
 describe('later requests of one instance start from the previous request', () => {
   it('an explicit setting sticks for later turns; adapter-supplied values are re-derived after a route switch', async () => {
     const h = boot()
-    const tokens = new Map([['deep', 1000], ['wide', 4000]])
+    const tokens = new Map([
+      ['deep', 1000],
+      ['wide', 4000],
+    ])
     h.ctx.llm.registerAdapter(['think'], {
       stream: scripted(h),
-      resolveModel: (provider: string, model: string) => ({ provider, id: model, name: model, defaultMaxTokens: tokens.get(model) }),
+      resolveModel: (provider: string, model: string) => ({
+        provider,
+        id: model,
+        name: model,
+        defaultMaxTokens: tokens.get(model),
+      }),
     })
     let rewrite: (seed: LlmCallConfig) => LlmCallConfig = (seed) => ({ ...seed, temperature: 0.2 })
     const seen = seeds(h, (seed) => rewrite(seed))
@@ -157,13 +174,24 @@ describe('later requests of one instance start from the previous request', () =>
 describe('request/context follows the route and the advertised window', () => {
   it('a new record for a new model, a new provider or a new window; none while all three stay', async () => {
     const h = boot()
-    const windows: Record<string, number | undefined> = { 'p1/a': 1000, 'p1/b': 1000, 'p2/a': 1000, 'p1/c': 2000, 'p1/d': undefined }
+    const windows: Record<string, number | undefined> = {
+      'p1/a': 1000,
+      'p1/b': 1000,
+      'p2/a': 1000,
+      'p1/c': 2000,
+      'p1/d': undefined,
+    }
     for (const provider of ['p1', 'p2']) {
       h.ctx.llm.registerAdapter([provider], {
         stream: scripted(h),
         resolveModel: (p: string, model: string) => {
           const window = windows[`${p}/${model}`]
-          return { provider: p, id: model, name: model, ...(window === undefined ? {} : { context: { contextWindow: window } }) }
+          return {
+            provider: p,
+            id: model,
+            name: model,
+            ...(window === undefined ? {} : { context: { contextWindow: window } }),
+          }
         },
       })
     }

@@ -8,7 +8,14 @@ const settle = () => new Promise((r) => setTimeout(r, 5))
 
 describe('configured agents (§2.5)', () => {
   it('starts owned agents: a label gets <id>-session-<uuid>, an exact id is created without persistence', async () => {
-    const h = boot({ loop: { agents: [{ id: 'bot', provider: 'mock', model: 'm1' }, { id: 'fixed', sessionId: 'fixed-1', cwd: '/srv' }] } })
+    const h = boot({
+      loop: {
+        agents: [
+          { id: 'bot', provider: 'mock', model: 'm1' },
+          { id: 'fixed', sessionId: 'fixed-1', cwd: '/srv' },
+        ],
+      },
+    })
     await settle()
     const ids = h.ctx.agentLoop.list().map((a) => a.id)
     expect(ids).toHaveLength(2)
@@ -35,7 +42,9 @@ describe('configured agents (§2.5)', () => {
     expect(failures[0]!.sessionId).toBe('ghost')
     expect((failures[0]!.error as Error).message).toBe('session "ghost" not found')
     expect(h.ctx.agentLoop.list()).toEqual([])
-    expect(takeLogLines()).toEqual(['warn agent-loop: agent "r": config-driven resume of "ghost" failed: session "ghost" not found'])
+    expect(takeLogLines()).toEqual([
+      'warn agent-loop: agent "r": config-driven resume of "ghost" failed: session "ghost" not found',
+    ])
   })
 })
 
@@ -55,7 +64,9 @@ describe('configured agents waiting for persistence', () => {
     await settle()
     expect(failures).toHaveLength(1)
     expect([...h.ctx.registry.keys()].length).toBe(waiting - 1)
-    expect(takeLogLines()).toEqual(['warn agent-loop: agent "r": config-driven resume of "later" failed: session "later" not found'])
+    expect(takeLogLines()).toEqual([
+      'warn agent-loop: agent "r": config-driven resume of "later" failed: session "later" not found',
+    ])
   })
 })
 
@@ -64,9 +75,12 @@ describe('driver edges', () => {
     const h = boot()
     const agent = h.agent()
     let veto = true
-    h.ctx.on('internal/event' as never, ((_t: string, name: string, args: any[]) => {
-      if (veto && name === 'session/event' && args[1]?.type === 'turn/start') throw new Error('disk full')
-    }) as never)
+    h.ctx.on(
+      'internal/event' as never,
+      ((_t: string, name: string, args: any[]) => {
+        if (veto && name === 'session/event' && args[1]?.type === 'turn/start') throw new Error('disk full')
+      }) as never,
+    )
     const errors: { turn: number; step: number }[] = []
     h.ctx.on('agent/error', ({ turn, step }) => {
       errors.push({ turn, step })
@@ -88,14 +102,11 @@ describe('driver edges', () => {
   it('max-tokens is sticky for the rest of the turn', async () => {
     const h = boot()
     const agent = h.agent()
-    h.script.push(
-      (r: GenerateOptions) => {
-        agent.steer(user('continue'))
-        const chunks = say('cut')(r) as StreamChunk[]
-        return [...chunks.slice(0, -1), { type: 'finish', reason: { kind: 'max-tokens' } }]
-      },
-      say('done'),
-    )
+    h.script.push((r: GenerateOptions) => {
+      agent.steer(user('continue'))
+      const chunks = say('cut')(r) as StreamChunk[]
+      return [...chunks.slice(0, -1), { type: 'finish', reason: { kind: 'max-tokens' } }]
+    }, say('done'))
     agent.followup(user('p'))
     await agent.whenIdle()
     expect(h.requests).toHaveLength(2)
@@ -114,8 +125,14 @@ describe('driver edges', () => {
     own = false
     agent.followup(user('b'))
     await agent.whenIdle()
-    const texts = agent.session.events.filter((e) => e.type === 'user/message').map((e) => (e.data as any).content[0].text)
-    expect(texts).toEqual(['a', 'b', 'Current runtime context. This snapshot supersedes earlier runtime-context snapshots.\n\ncwd: /w'])
+    const texts = agent.session.events
+      .filter((e) => e.type === 'user/message')
+      .map((e) => (e.data as any).content[0].text)
+    expect(texts).toEqual([
+      'a',
+      'b',
+      'Current runtime context. This snapshot supersedes earlier runtime-context snapshots.\n\ncwd: /w',
+    ])
   })
 
   it('pre-step decisions of the wrong shape fail the turn', async () => {
@@ -133,11 +150,10 @@ describe('driver edges', () => {
     const h = boot()
     const loop = h.ctx.agentLoop
     const a = h.agent({ sessionId: 'a' })
-    h.script.push(
-      (r: GenerateOptions) =>
-        (async function* (): AsyncGenerator<StreamChunk> {
-          await new Promise((_, reject) => r.signal!.addEventListener('abort', () => reject(r.signal!.reason)))
-        })(),
+    h.script.push((r: GenerateOptions) =>
+      (async function* (): AsyncGenerator<StreamChunk> {
+        await new Promise((_, reject) => r.signal!.addEventListener('abort', () => reject(r.signal!.reason)))
+      })(),
     )
     a.followup(user('p'))
     await settle()

@@ -25,7 +25,11 @@ function countDispatches(h: Harness): { count: number } {
 
 describe('a route that fails to prepare is a turn error, never an unprepared dispatch', () => {
   it.each<[string, () => Error, Record<string, unknown>]>([
-    ['an LlmError other than NO_ADAPTER', () => new LlmError('model "gone" is not served here', 'UNKNOWN_MODEL'), { code: 'UNKNOWN_MODEL' }],
+    [
+      'an LlmError other than NO_ADAPTER',
+      () => new LlmError('model "gone" is not served here', 'UNKNOWN_MODEL'),
+      { code: 'UNKNOWN_MODEL' },
+    ],
     ['a plain error from the adapter', () => new Error('model catalogue unreachable'), {}],
   ])('%s', async (_name, makeError, extra) => {
     const h = boot()
@@ -51,7 +55,10 @@ describe('a stream that ends aborted while the agent was not cancelled', () => {
   const abortedStream = (): StreamChunk[] => [
     { type: 'block-start', index: 0, blockType: 'text' },
     { type: 'text-delta', index: 0, text: 'half an ans' },
-    { type: 'finish', reason: { kind: 'aborted', failure: { message: 'upstream closed the stream', code: 'ABORTED' } } } as StreamChunk,
+    {
+      type: 'finish',
+      reason: { kind: 'aborted', failure: { message: 'upstream closed the stream', code: 'ABORTED' } },
+    } as StreamChunk,
   ]
 
   it('is a failed request: request-error sees it, no assistant message, the turn ends with the failure', async () => {
@@ -67,7 +74,10 @@ describe('a stream that ends aborted while the agent was not cancelled', () => {
     await agent.whenIdle()
     expect(failures).toEqual([{ message: 'upstream closed the stream', code: 'ABORTED' }])
     expect(types(agent)).not.toContain('assistant/message')
-    expect(lastTurnEnd(agent).reason).toEqual({ kind: 'error', error: { message: 'upstream closed the stream', code: 'ABORTED' } })
+    expect(lastTurnEnd(agent).reason).toEqual({
+      kind: 'error',
+      error: { message: 'upstream closed the stream', code: 'ABORTED' },
+    })
     expect(agent.session.deriveMessages().map((m) => m.role)).toEqual(['user'])
   })
 

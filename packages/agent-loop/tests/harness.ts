@@ -1,12 +1,6 @@
 import { Context } from 'cordis'
 import { AgentLoop, type Agent, type AgentLoopConfig } from '@bridle/agent-loop'
-import {
-  createUserMessage,
-  LlmRuntime,
-  type GenerateOptions,
-  type StreamChunk,
-  type UserMessage,
-} from '@bridle/llm'
+import { createUserMessage, LlmRuntime, type GenerateOptions, type StreamChunk, type UserMessage } from '@bridle/llm'
 import { SessionStore, type SessionEvent } from '@bridle/session'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
@@ -85,7 +79,10 @@ export function say(text: string, cacheReadTokens?: number): Responder {
     { type: 'block-start', index: 0, blockType: 'text' },
     { type: 'text-delta', index: 0, text },
     { type: 'block-end', index: 0, block: { type: 'text', text } },
-    { type: 'usage', usage: { inputTokens: 10, outputTokens: 3, ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }) } },
+    {
+      type: 'usage',
+      usage: { inputTokens: 10, outputTokens: 3, ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }) },
+    },
     { type: 'finish', reason: { kind: 'stop' } },
   ]
 }
@@ -98,7 +95,11 @@ export function callTools(...calls: { id: string; name: string; args?: string }[
       const args = c.args ?? '{}'
       chunks.push({ type: 'block-start', index, blockType: 'tool-call' })
       chunks.push({ type: 'tool-call-delta', index, id: c.id as never, name: c.name, argumentsDelta: args })
-      chunks.push({ type: 'block-end', index, block: { type: 'tool-call', id: c.id as never, name: c.name, arguments: args } })
+      chunks.push({
+        type: 'block-end',
+        index,
+        block: { type: 'tool-call', id: c.id as never, name: c.name, arguments: args },
+      })
     })
     chunks.push({ type: 'finish', reason: { kind: 'tool-calls' } })
     return chunks

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { Context, Logger } from 'cordis'
+import { type Context, Logger } from 'cordis'
 import { AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, type Agent } from '@bridle/agent-loop'
 import { scopeOf } from '@bridle/scope'
 import { boot, say, user } from './harness.js'
@@ -8,20 +8,36 @@ import { takeLogLines } from '../../../tests/support/logs.js'
 
 describe('AgentLoop service', () => {
   it('config: defaults, verifyRequests under vitest, and errors naming the field', () => {
-    expect(Config(undefined)).toEqual({ maxParallelToolCalls: DEFAULT_MAX_PARALLEL_TOOL_CALLS, verifyRequests: true, agents: [] })
-    expect(Config({ maxParallelToolCalls: null, verifyRequests: false })).toMatchObject({ maxParallelToolCalls: 10, verifyRequests: false })
+    expect(Config(undefined)).toEqual({
+      maxParallelToolCalls: DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+      verifyRequests: true,
+      agents: [],
+    })
+    expect(Config({ maxParallelToolCalls: null, verifyRequests: false })).toMatchObject({
+      maxParallelToolCalls: 10,
+      verifyRequests: false,
+    })
     for (const bad of [0, 1.5, -3, '2']) {
-      expect(() => Config({ maxParallelToolCalls: bad as never })).toThrow(/maxParallelToolCalls must be a positive integer/)
+      expect(() => Config({ maxParallelToolCalls: bad as never })).toThrow(
+        /maxParallelToolCalls must be a positive integer/,
+      )
     }
     expect(() => Config({ maxParalelToolCalls: 2 } as never)).toThrow(/agent-loop: invalid config/)
     expect(() => Config({ agents: [{ id: 'a', sessionId: 's', resumeSessionId: 's' }] })).toThrow(
       'agent "a": sessionId and resumeSessionId are mutually exclusive',
     )
-    expect(() => Config({ agents: [{ id: 'a', sessionId: 's' }, { id: 'b', resumeSessionId: 's' }] })).toThrow(
-      'agents "a" and "b" use duplicate exact session identity "s"',
-    )
+    expect(() =>
+      Config({
+        agents: [
+          { id: 'a', sessionId: 's' },
+          { id: 'b', resumeSessionId: 's' },
+        ],
+      }),
+    ).toThrow('agents "a" and "b" use duplicate exact session identity "s"')
     const h = boot()
-    expect(() => new AgentLoop(h.ctx, { maxParallelToolCalls: 0 })).toThrow(/maxParallelToolCalls must be a positive integer/)
+    expect(() => new AgentLoop(h.ctx, { maxParallelToolCalls: 0 })).toThrow(
+      /maxParallelToolCalls must be a positive integer/,
+    )
   })
 
   it('create publishes in order; get/list/dispose; agent.id === session.id', async () => {
@@ -78,7 +94,12 @@ describe('AgentLoop service', () => {
       sessionId: 'a',
       setup(agent) {
         agent.ctx.systemPrompt.section({ name: 'deployment:persona', order: 0, text: 'I am A.' })
-        agent.ctx.tools.register({ name: 'only_a', description: 'd', parameters: { type: 'object' }, execute: () => 'a' })
+        agent.ctx.tools.register({
+          name: 'only_a',
+          description: 'd',
+          parameters: { type: 'object' },
+          execute: () => 'a',
+        })
         agent.ctx.on('agent/status', ({ agent: who, status }) => {
           seen.push(`${who.id}:${status}`)
         })
@@ -100,7 +121,9 @@ describe('AgentLoop service', () => {
     expect(seen).toEqual(['a:running', 'a:idle'])
     await a.dispose()
     expect(h.ctx.tools.get('only_a', a)).toBeUndefined()
-    expect(() => a.ctx.tools.register({ name: 'late', description: 'd', parameters: { type: 'object' }, execute: () => '' })).toThrow()
+    expect(() =>
+      a.ctx.tools.register({ name: 'late', description: 'd', parameters: { type: 'object' }, execute: () => '' }),
+    ).toThrow()
     expect(() => a.followup(user('x'))).toThrow(`agent "a" is disposed`)
   })
 

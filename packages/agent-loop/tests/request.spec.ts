@@ -4,7 +4,8 @@ import { reconstructRequest, verifyDigests, requestDigestParts as sessionDigestP
 import { RUNTIME_CONTEXT_CLEARED } from '@bridle/agent-loop'
 import { boot, callTools, say, user } from './harness.js'
 
-const snapshotsOf = (trace: string[]) => trace.filter((t) => t.startsWith('S:user/message [') || t.startsWith('S:request/header'))
+const snapshotsOf = (trace: string[]) =>
+  trace.filter((t) => t.startsWith('S:user/message [') || t.startsWith('S:request/header'))
 
 describe('request building (§8) and snapshots (§7)', () => {
   it('the request is deep-frozen, loop-marked, carries session id and signal, and matches its digest', async () => {
@@ -36,7 +37,12 @@ describe('request building (§8) and snapshots (§7)', () => {
     await agent.whenIdle()
     agent.followup(user('b'))
     await agent.whenIdle()
-    const off = h.ctx.tools.register({ name: 'late', description: 'd', parameters: { type: 'object' }, execute: () => 'x' })
+    const off = h.ctx.tools.register({
+      name: 'late',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: () => 'x',
+    })
     agent.followup(user('c'))
     await agent.whenIdle()
     off()
@@ -70,7 +76,9 @@ describe('request building (§8) and snapshots (§7)', () => {
       'S:user/message [snapshot] Mode: rw',
       'S:user/message [cleared]',
     ])
-    const owned = agent.session.events.filter((e) => e.type === 'user/message' && (e.data as any).source.kind === 'plugin')
+    const owned = agent.session.events.filter(
+      (e) => e.type === 'user/message' && (e.data as any).source.kind === 'plugin',
+    )
     expect((owned[0]!.data as any).source).toEqual({
       kind: 'plugin',
       plugin: '@bridle/system-prompt',
@@ -138,13 +146,23 @@ describe('request building (§8) and snapshots (§7)', () => {
     const h = boot()
     h.ctx.llm.registerAdapter(['big'], {
       stream: say('hi') as never,
-      resolveModel: (provider: string, model: string) => ({ provider, id: model, name: model, context: { contextWindow: 128000 }, defaultMaxTokens: 4096 }),
+      resolveModel: (provider: string, model: string) => ({
+        provider,
+        id: model,
+        name: model,
+        context: { contextWindow: 128000 },
+        defaultMaxTokens: 4096,
+      }),
     })
     const agent = h.agent({ provider: 'big', model: 'x' })
     agent.followup(user('p'))
     await agent.whenIdle()
     const events = agent.session.events
-    expect(events.find((e) => e.type === 'request/context')!.data).toEqual({ provider: 'big', model: 'x', contextWindow: 128000 })
+    expect(events.find((e) => e.type === 'request/context')!.data).toEqual({
+      provider: 'big',
+      model: 'x',
+      contextWindow: 128000,
+    })
     const header = events.find((e) => e.type === 'request/header')!.data as any
     expect(header.header.config).toEqual({ provider: 'big', model: 'x', maxTokens: 4096 })
     expect(header.header.adapterDefaults).toEqual({ maxTokens: true })
@@ -171,7 +189,9 @@ describe('request building (§8) and snapshots (§7)', () => {
   it('maxTokens must be a positive safe integer', () => {
     const h = boot()
     for (const bad of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1]) {
-      expect(() => h.agent({ maxTokens: bad })).toThrow(new TypeError('agent maxTokens must be a positive safe integer'))
+      expect(() => h.agent({ maxTokens: bad })).toThrow(
+        new TypeError('agent maxTokens must be a positive safe integer'),
+      )
     }
     expect(h.ctx.agentLoop.list()).toEqual([])
   })
@@ -208,7 +228,14 @@ describe('request building (§8) and snapshots (§7)', () => {
       'L:claimed ctx-c2 1',
       'S:step/start 1.2',
     ])
-    expect(h.requests[1]!.messages.map((m) => m.content[0]!.type)).toEqual(['text', 'tool-call', 'tool-result', 'tool-result', 'text', 'text'])
+    expect(h.requests[1]!.messages.map((m) => m.content[0]!.type)).toEqual([
+      'text',
+      'tool-call',
+      'tool-result',
+      'tool-result',
+      'text',
+      'text',
+    ])
   })
 
   it('seeds: adapter defaults re-derive, explicit effort persists and is restored by a new instance', async () => {
@@ -220,7 +247,13 @@ describe('request building (§8) and snapshots (§7)', () => {
         id: model,
         name: model,
         defaultMaxTokens: 1000,
-        reasoning: { efforts: [{ id: 'low', name: 'low' }, { id: 'high', name: 'high' }], defaultEffort: 'low' },
+        reasoning: {
+          efforts: [
+            { id: 'low', name: 'low' },
+            { id: 'high', name: 'high' },
+          ],
+          defaultEffort: 'low',
+        },
       }),
     }
     h.ctx.llm.registerAdapter(['think'], think as never)
@@ -257,6 +290,8 @@ describe('request building (§8) and snapshots (§7)', () => {
     again.followup(user('4'))
     await again.whenIdle()
     expect(seeds).toEqual([{ provider: 'think', model: 'deep', reasoningEffort: 'high' }])
-    expect(again.session.events.filter((e) => e.type === 'request/header').at(-1)!.data).toMatchObject({ reason: 'resume' })
+    expect(again.session.events.filter((e) => e.type === 'request/header').at(-1)!.data).toMatchObject({
+      reason: 'resume',
+    })
   })
 })

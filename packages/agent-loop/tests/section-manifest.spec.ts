@@ -21,8 +21,22 @@ describe('request/header section manifest', () => {
     const system = logged!.header.system!
     expect(system).toBe('You are an AI agent powered by Bridle.\n\nYou work for m1.\n\nBe thorough.')
     expect(logged!.sections).toEqual([
-      { name: 'harness:identity', order: -100, scope: 'global', start: 0, end: 38, digest: sha256Hex('You are an AI agent powered by Bridle.') },
-      { name: 'deployment:persona', order: 0, scope: 'global', start: 40, end: 56, digest: sha256Hex('You work for m1.') },
+      {
+        name: 'harness:identity',
+        order: -100,
+        scope: 'global',
+        start: 0,
+        end: 38,
+        digest: sha256Hex('You are an AI agent powered by Bridle.'),
+      },
+      {
+        name: 'deployment:persona',
+        order: 0,
+        scope: 'global',
+        start: 40,
+        end: 56,
+        digest: sha256Hex('You work for m1.'),
+      },
       { name: 'house:rules', order: 50, scope: 'scoped', start: 58, end: 70, digest: sha256Hex('Be thorough.') },
     ])
     expect(reconstructRequest(agent.session.events, { turn: 1, step: 1 }).sections).toEqual(logged!.sections)

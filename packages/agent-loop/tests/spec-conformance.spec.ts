@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { Logger } from 'cordis'
-import { Agent, AgentLoop, Config, DEFAULT_MAX_PARALLEL_TOOL_CALLS, RUNTIME_CONTEXT_CLEARED, verifyRequest } from '@bridle/agent-loop'
+import {
+  Agent,
+  AgentLoop,
+  Config,
+  DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+  RUNTIME_CONTEXT_CLEARED,
+  verifyRequest,
+} from '@bridle/agent-loop'
 import { Inbox } from '@bridle/inbox'
 import { ConfigError, createUserMessage, HarnessError, type GenerateOptions, type StreamChunk } from '@bridle/llm'
 import { boot, callTools, deferred, fail, say, tick, user, type Responder } from './harness.js'
@@ -13,7 +20,14 @@ import { takeLogLines } from '../../../tests/support/logs.js'
  */
 
 const USER = { kind: 'user' } as const
-const PROMPT = ['S:spliced next-turn @0 +[p]', 'L:inserted p', 'L:status running', 'S:turn/start 1', 'S:spliced next-turn @0 -1', 'L:claimed p 1']
+const PROMPT = [
+  'S:spliced next-turn @0 +[p]',
+  'L:inserted p',
+  'L:status running',
+  'S:turn/start 1',
+  'S:spliced next-turn @0 -1',
+  'L:claimed p 1',
+]
 
 /** A response that never ends on its own: it rejects with the signal's reason when the turn aborts. */
 const hang: Responder = (request: GenerateOptions) =>
@@ -66,7 +80,9 @@ describe('exports and the plugin (§1, §2.1)', () => {
       thrown = error
     }
     expect(thrown).toBeInstanceOf(ConfigError)
-    expect((thrown as Error).message).toMatch(/^agent-loop: invalid config: .*maxParallelToolCalls must be a positive integer/)
+    expect((thrown as Error).message).toMatch(
+      /^agent-loop: invalid config: .*maxParallelToolCalls must be a positive integer/,
+    )
     const h = boot({ loop: { maxParallelToolCalls: 4 } })
     expect(h.ctx.agentLoop.config.maxParallelToolCalls).toBe(4)
   })
@@ -88,7 +104,12 @@ describe('create, publication and rollback (§2.3)', () => {
         sessionId: 'z',
         setup(agent) {
           seen = agent
-          agent.ctx.tools.register({ name: 'mine', description: 'd', parameters: { type: 'object' }, execute: () => '' })
+          agent.ctx.tools.register({
+            name: 'mine',
+            description: 'd',
+            parameters: { type: 'object' },
+            execute: () => '',
+          })
           throw new Error('bad setup')
         },
       }),
@@ -527,7 +548,8 @@ describe('§9 where pending input goes', () => {
     const s = user('s')
     h.ctx.on('session/event', (_session, event) => {
       const data = event.data as { inserted?: { id: string }[] }
-      if (event.type === 'agent/inbox/spliced' && data.inserted?.[0]?.id === s.id) agent.cancel(USER, { keepInbox: true })
+      if (event.type === 'agent/inbox/spliced' && data.inserted?.[0]?.id === s.id)
+        agent.cancel(USER, { keepInbox: true })
     })
     agent.steer(s)
     await agent.whenIdle()
@@ -554,7 +576,10 @@ describe('§10 G: middleware failures are thrown errors and skip request-error',
     h.script.push(say('never'))
     agent.followup(user('p'))
     await agent.whenIdle()
-    expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'error', error: { message: 'middleware down', code: 'UNKNOWN' } })
+    expect(turnEnds(agent)[0]!.reason).toEqual({
+      kind: 'error',
+      error: { message: 'middleware down', code: 'UNKNOWN' },
+    })
     expect(requestErrors).toBe(0)
     expect(h.trace.filter((t) => t.startsWith('S:chunk'))).toEqual([])
   })
@@ -567,9 +592,12 @@ describe('§10 G: middleware failures are thrown errors and skip request-error',
       requestErrors++
       return undefined
     })
-    h.ctx.on('internal/event' as never, ((_t: string, name: string, args: any[]) => {
-      if (name === 'session/event' && args[1]?.type === 'assistant/chunk') throw new Error('chunk vetoed')
-    }) as never)
+    h.ctx.on(
+      'internal/event' as never,
+      ((_t: string, name: string, args: any[]) => {
+        if (name === 'session/event' && args[1]?.type === 'assistant/chunk') throw new Error('chunk vetoed')
+      }) as never,
+    )
     h.script.push(fail('SERVER'))
     agent.followup(user('p'))
     await agent.whenIdle()
@@ -601,7 +629,12 @@ describe('§8 request building edges', () => {
     const h = boot()
     h.ctx.llm.registerAdapter(['big'], {
       stream: say('hi') as never,
-      resolveModel: (provider: string, model: string) => ({ provider, id: model, name: model, context: { contextWindow: 1000 } }),
+      resolveModel: (provider: string, model: string) => ({
+        provider,
+        id: model,
+        name: model,
+        context: { contextWindow: 1000 },
+      }),
     })
     const agent = h.agent({ provider: 'big', model: 'x' })
     let route = { provider: 'big', model: 'x' }
@@ -613,7 +646,10 @@ describe('§8 request building edges', () => {
     agent.followup(user('2'))
     await agent.whenIdle()
     const contexts = agent.session.events.filter((e) => e.type === 'request/context').map((e) => e.data)
-    expect(contexts).toEqual([{ provider: 'big', model: 'x', contextWindow: 1000 }, { provider: 'mock', model: 'm1' }])
+    expect(contexts).toEqual([
+      { provider: 'big', model: 'x', contextWindow: 1000 },
+      { provider: 'mock', model: 'm1' },
+    ])
     h.ctx.systemPrompt.section({ name: 'extra', order: 5, text: 'Be brief.' })
     h.script.push(say('ok'))
     agent.followup(user('3'))
@@ -720,7 +756,11 @@ describe('tools.md §7 scheduler', () => {
     })
     const agent = h.agent()
     h.script.push(
-      callTools({ id: 'a', name: 'slow', args: '{"k":"a"}' }, { id: 'b', name: 'slow', args: '{"k":"b"}' }, { id: 'c', name: 'flip' }),
+      callTools(
+        { id: 'a', name: 'slow', args: '{"k":"a"}' },
+        { id: 'b', name: 'slow', args: '{"k":"b"}' },
+        { id: 'c', name: 'flip' },
+      ),
       say('done'),
     )
     agent.followup(user('p'))
@@ -758,7 +798,10 @@ describe('tools.md §7 scheduler', () => {
     agent.followup(user('p'))
     await agent.whenIdle()
     const reason = turnEnds(agent)[0]!.reason
-    expect(reason).toEqual({ kind: 'error', error: { message: `message "${dup.id}" is already pending`, code: 'UNKNOWN' } })
+    expect(reason).toEqual({
+      kind: 'error',
+      error: { message: `message "${dup.id}" is already pending`, code: 'UNKNOWN' },
+    })
     expect(h.trace.filter((t) => t.startsWith('S:tool/result'))).toEqual(['S:tool/result c1', 'S:tool/result c2'])
   })
 })
@@ -863,7 +906,9 @@ describe('§7 runtime-context projection edges', () => {
     })
     agent.followup(user('q2'))
     await agent.whenIdle()
-    const snapshots = agent.session.events.filter((e) => e.type === 'user/message' && (e.data as any).source.kind === 'plugin')
+    const snapshots = agent.session.events.filter(
+      (e) => e.type === 'user/message' && (e.data as any).source.kind === 'plugin',
+    )
     expect(snapshots).toHaveLength(1)
     expect(texts(h.requests[1]!.messages).at(-1)).toBe('q2')
   })
@@ -921,7 +966,10 @@ describe('§9 verifyRequest checks, in order', () => {
       // The real request passes.
       expect(() => verifyRequest(session, options, 1, 1, 1)).not.toThrow()
       expectInvariant({ ...options }, 'a loop-built request must be frozen')
-      expectInvariant(Object.freeze({ ...options, sessionId: 'other' }) as GenerateOptions, 'a loop-built request must carry a live session id, got "other"')
+      expectInvariant(
+        Object.freeze({ ...options, sessionId: 'other' }) as GenerateOptions,
+        'a loop-built request must carry a live session id, got "other"',
+      )
       expectInvariant(
         Object.freeze({ ...options, messages: [...options.messages] }),
         'a loop-built request must carry a frozen messages array',
@@ -930,7 +978,16 @@ describe('§9 verifyRequest checks, in order', () => {
         Object.freeze({ ...options, messages: Object.freeze([...options.messages, user('extra')]) }),
         `llm request for session "${agent.id}" diverges from the dispatch-time durable derivation (log-reconstruction desync)`,
       )
-      for (const patch of [{ model: 'm9' }, { provider: 'other' }, { reasoningEffort: 'high' }, { temperature: 1 }, { maxTokens: 9 }, { stop: ['x'] }, { system: 'changed' }, { tools: [{ name: 'x', description: 'd', parameters: {} }] }]) {
+      for (const patch of [
+        { model: 'm9' },
+        { provider: 'other' },
+        { reasoningEffort: 'high' },
+        { temperature: 1 },
+        { maxTokens: 9 },
+        { stop: ['x'] },
+        { system: 'changed' },
+        { tools: [{ name: 'x', description: 'd', parameters: {} }] },
+      ]) {
         expectInvariant(
           Object.freeze({ ...options, ...patch }) as GenerateOptions,
           `llm request for session "${agent.id}" diverges from the folded request header`,
@@ -946,11 +1003,17 @@ describe('§9 verifyRequest checks, in order', () => {
   })
 })
 
-describe('tools.md §7.4: an abort during a call\'s own pre-execute', () => {
-  it('that call gets the registry\'s ABORTED_BEFORE_DISPATCH result through post-execute; later calls are synthetic, hook-free', async () => {
+describe("tools.md §7.4: an abort during a call's own pre-execute", () => {
+  it("that call gets the registry's ABORTED_BEFORE_DISPATCH result through post-execute; later calls are synthetic, hook-free", async () => {
     const h = boot()
     let ran = 0
-    h.ctx.tools.register({ name: 't', description: 'd', parameters: { type: 'object' }, concurrencySafe: true, execute: () => String(++ran) })
+    h.ctx.tools.register({
+      name: 't',
+      description: 'd',
+      parameters: { type: 'object' },
+      concurrencySafe: true,
+      execute: () => String(++ran),
+    })
     const agent = h.agent()
     const hooks: string[] = []
     h.ctx.on('tools/pre-execute', (exec, next) => {
@@ -996,7 +1059,7 @@ describe('more routing and driver rules (inbox.md §8, agent-loop.md §4, §11)'
     expect(h.trace).toEqual(['L:created', 'L:session-start startup'])
   })
 
-  it('an injection during a tool body queues before that call\'s contexts and enters the next step after all results', async () => {
+  it("an injection during a tool body queues before that call's contexts and enters the next step after all results", async () => {
     const h = boot()
     let agentRef: Agent | undefined
     h.ctx.tools.register({
@@ -1016,7 +1079,16 @@ describe('more routing and driver rules (inbox.md §8, agent-loop.md §4, §11)'
     agent.followup(user('p'))
     await agent.whenIdle()
     const second = h.requests[1]!.messages
-    expect(second.map((m) => m.content[0]!.type)).toEqual(['text', 'tool-call', 'tool-result', 'tool-result', 'text', 'text', 'text', 'text'])
+    expect(second.map((m) => m.content[0]!.type)).toEqual([
+      'text',
+      'tool-call',
+      'tool-result',
+      'tool-result',
+      'text',
+      'text',
+      'text',
+      'text',
+    ])
     expect(texts(second.slice(4))).toEqual(['mid-c1', 'mid-c2', 'ctx-c1', 'ctx-c2'])
     expect(turnEnds(agent).map((d) => d.reason.kind)).toEqual(['completed'])
   })
@@ -1065,7 +1137,17 @@ describe('durable payload shapes (provability.md §2, tools.md §7.3)', () => {
     await agent.whenIdle()
     const digest = agent.session.events.find((e) => e.type === 'request/digest')!
     const data = digest.data as Record<string, any>
-    expect(Object.keys(data)).toEqual(['turn', 'step', 'attempt', 'algorithm', 'request', 'config', 'system', 'tools', 'messages'])
+    expect(Object.keys(data)).toEqual([
+      'turn',
+      'step',
+      'attempt',
+      'algorithm',
+      'request',
+      'config',
+      'system',
+      'tools',
+      'messages',
+    ])
     expect(Object.keys(data.messages)).toEqual(['count', 'chain'])
     expect(data.messages.count).toBe(1)
     for (const part of ['request', 'config', 'system', 'tools', 'messages'] as const) {
@@ -1084,7 +1166,13 @@ describe('durable payload shapes (provability.md §2, tools.md §7.3)', () => {
       concurrencySafe: true,
       execute: () => ({ content: [{ type: 'text' as const, text: 'with meta' }], meta: { rows: 3 } }),
     })
-    h.ctx.tools.register({ name: 'plain', description: 'd', parameters: { type: 'object' }, concurrencySafe: true, execute: () => 'plain' })
+    h.ctx.tools.register({
+      name: 'plain',
+      description: 'd',
+      parameters: { type: 'object' },
+      concurrencySafe: true,
+      execute: () => 'plain',
+    })
     h.ctx.tools.register({
       name: 'fails',
       description: 'd',
@@ -1095,7 +1183,10 @@ describe('durable payload shapes (provability.md §2, tools.md §7.3)', () => {
       },
     })
     const agent = h.agent()
-    h.script.push(callTools({ id: 'c1', name: 'm' }, { id: 'c2', name: 'plain' }, { id: 'c3', name: 'fails' }), say('done'))
+    h.script.push(
+      callTools({ id: 'c1', name: 'm' }, { id: 'c2', name: 'plain' }, { id: 'c3', name: 'fails' }),
+      say('done'),
+    )
     agent.followup(user('p'))
     await agent.whenIdle()
     const results = agent.session.events.filter((e) => e.type === 'tool/result')
@@ -1119,12 +1210,21 @@ describe('listener and claim failures are turn errors (§5, §11, inbox.md §6)'
     const h = boot()
     const agent = h.agent()
     agent.inject(user('ctx'))
-    h.ctx.on('internal/event' as never, ((_t: string, name: string, args: any[]) => {
-      const e = args[1]
-      if (name === 'session/event' && e?.type === 'agent/inbox/spliced' && e.data.target === 'next-turn' && e.data.removedCount && !e.data.outcome) {
-        throw new Error('claim vetoed')
-      }
-    }) as never)
+    h.ctx.on(
+      'internal/event' as never,
+      ((_t: string, name: string, args: any[]) => {
+        const e = args[1]
+        if (
+          name === 'session/event' &&
+          e?.type === 'agent/inbox/spliced' &&
+          e.data.target === 'next-turn' &&
+          e.data.removedCount &&
+          !e.data.outcome
+        ) {
+          throw new Error('claim vetoed')
+        }
+      }) as never,
+    )
     h.trace.length = 0
     agent.followup(user('p'))
     await agent.whenIdle()
@@ -1152,7 +1252,10 @@ describe('listener and claim failures are turn errors (§5, §11, inbox.md §6)'
     h.script.push(say('ok'))
     agent.followup(user('p'))
     await agent.whenIdle()
-    expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'error', error: { message: 'stopping failed', code: 'UNKNOWN' } })
+    expect(turnEnds(agent)[0]!.reason).toEqual({
+      kind: 'error',
+      error: { message: 'stopping failed', code: 'UNKNOWN' },
+    })
     expect(h.trace.slice(-4)).toEqual(['S:step/end 1.1', 'L:error 1.1', 'S:turn/end 1 error:UNKNOWN', 'L:status idle'])
   })
 
@@ -1165,7 +1268,10 @@ describe('listener and claim failures are turn errors (§5, §11, inbox.md §6)'
     h.script.push(fail('SERVER'))
     agent.followup(user('p'))
     await agent.whenIdle()
-    expect(turnEnds(agent)[0]!.reason).toEqual({ kind: 'error', error: { message: 'retry policy crashed', code: 'UNKNOWN' } })
+    expect(turnEnds(agent)[0]!.reason).toEqual({
+      kind: 'error',
+      error: { message: 'retry policy crashed', code: 'UNKNOWN' },
+    })
   })
 })
 

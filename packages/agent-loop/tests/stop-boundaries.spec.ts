@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import type { StreamChunk } from '@bridle/llm'
 import { boot, callTools, fail, say, user } from './harness.js'
 
-const PROMPT = ['S:spliced next-turn @0 +[p]', 'L:inserted p', 'L:status running', 'S:turn/start 1', 'S:spliced next-turn @0 -1', 'L:claimed p 1']
+const PROMPT = [
+  'S:spliced next-turn @0 +[p]',
+  'L:inserted p',
+  'L:status running',
+  'S:turn/start 1',
+  'S:spliced next-turn @0 -1',
+  'L:claimed p 1',
+]
 
 function started() {
   const h = boot()

@@ -16,7 +16,10 @@ describe('tool-call scheduler invariants (fast-check)', () => {
           let maxRunning = 0
           const violations: string[] = []
           const exclusiveIds = new Set<string>()
-          for (const [name, safe] of [['safe', true], ['solo', false]] as const) {
+          for (const [name, safe] of [
+            ['safe', true],
+            ['solo', false],
+          ] as const) {
             h.ctx.tools.register({
               name,
               description: name,
@@ -52,11 +55,15 @@ describe('tool-call scheduler invariants (fast-check)', () => {
           }
           await agent.whenIdle()
           const events = agent.session.events
-          const results = events.filter((e) => e.type === 'tool/result').map((e) => (e.data as any).message.source.callId)
+          const results = events
+            .filter((e) => e.type === 'tool/result')
+            .map((e) => (e.data as any).message.source.callId)
           expect(results).toEqual(calls.map((c) => c.id))
           for (const c of calls) {
             const callSeq = events.find((e) => e.type === 'tool/call' && (e.data as any).callId === c.id)!.seq
-            const resultSeq = events.find((e) => e.type === 'tool/result' && (e.data as any).message.source.callId === c.id)!.seq
+            const resultSeq = events.find(
+              (e) => e.type === 'tool/result' && (e.data as any).message.source.callId === c.id,
+            )!.seq
             expect(callSeq).toBeLessThan(resultSeq)
             if (c.name === 'solo') {
               const earlier = events.filter((e) => e.type === 'tool/result' && e.seq < callSeq).length

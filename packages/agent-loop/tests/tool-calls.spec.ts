@@ -37,7 +37,12 @@ describe('tool-call scheduler (tools.md §7)', () => {
     gated(h, 'solo', false, gates, started)
     const agent = h.agent()
     h.script.push(
-      callTools({ id: 'c1', name: 'safe' }, { id: 'c2', name: 'safe' }, { id: 'c3', name: 'safe' }, { id: 'c4', name: 'solo' }),
+      callTools(
+        { id: 'c1', name: 'safe' },
+        { id: 'c2', name: 'safe' },
+        { id: 'c3', name: 'safe' },
+        { id: 'c4', name: 'solo' },
+      ),
       say('done'),
     )
     agent.followup(user('p'))
@@ -75,7 +80,14 @@ describe('tool-call scheduler (tools.md §7)', () => {
       return { kind: 'accept' as const, additionalContexts: [user(`ctx-${exec.callId}`)] }
     })
     const agent = h.agent()
-    h.script.push(callTools({ id: 'c1', name: 'safe' }, { id: 'c2', name: 'safe' }, { id: 'c3', name: 'safe' }, { id: 'c4', name: 'safe' }))
+    h.script.push(
+      callTools(
+        { id: 'c1', name: 'safe' },
+        { id: 'c2', name: 'safe' },
+        { id: 'c3', name: 'safe' },
+        { id: 'c4', name: 'safe' },
+      ),
+    )
     agent.followup(user('p'))
     await until(() => started.length === 2)
     agent.cancel({ kind: 'user' })
@@ -115,7 +127,10 @@ describe('tool-call scheduler (tools.md §7)', () => {
     agent.followup(user('p'))
     await agent.whenIdle()
     const results = agent.session.events.filter((e) => e.type === 'tool/result').map((e) => e.data as any)
-    expect(results[0].message.content[0]).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error: disk on fire' }] })
+    expect(results[0].message.content[0]).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: disk on fire' }],
+    })
     expect(results[1].error).toEqual({ name: 'ToolNotFoundError', code: 'UNKNOWN_TOOL' })
     expect(h.requests).toHaveLength(2)
   })
@@ -143,9 +158,13 @@ describe('tool-call scheduler (tools.md §7)', () => {
     const h = boot()
     h.ctx.tools.register({ name: 't', description: 'd', parameters: { type: 'object' }, execute: () => 'ok' })
     const agent = h.agent()
-    h.ctx.on('internal/event' as never, ((type: string, name: string, args: any[]) => {
-      if (name === 'session/event' && args[1]?.type === 'tool/call' && args[1]?.data?.callId === 'c2') throw new Error('veto c2')
-    }) as never)
+    h.ctx.on(
+      'internal/event' as never,
+      ((_type: string, name: string, args: any[]) => {
+        if (name === 'session/event' && args[1]?.type === 'tool/call' && args[1]?.data?.callId === 'c2')
+          throw new Error('veto c2')
+      }) as never,
+    )
     h.script.push(callTools({ id: 'c1', name: 't' }, { id: 'c2', name: 't' }, { id: 'c3', name: 't' }))
     agent.followup(user('p'))
     await agent.whenIdle()

@@ -62,7 +62,13 @@ describe('turn and step (§10 A)', () => {
     const chunkSeqs = events.filter((e) => e.type === 'assistant/chunk' && (e.data as any).step === 1).map((e) => e.seq)
     expect(assistant.sourceEventSeqs).toEqual(chunkSeqs)
     const call = events.find((e) => e.type === 'tool/call')!
-    expect(call.data).toEqual({ turn: 1, step: 1, callId: 'c1', name: 'read_file', arguments: '{"path":"package.json"}' })
+    expect(call.data).toEqual({
+      turn: 1,
+      step: 1,
+      callId: 'c1',
+      name: 'read_file',
+      arguments: '{"path":"package.json"}',
+    })
     const result = events.find((e) => e.type === 'tool/result')!
     expect(result.sourceEventSeqs).toEqual([call.seq])
   })
@@ -80,7 +86,14 @@ describe('turn and step (§10 A)', () => {
     gate.resolve()
     await agent.whenIdle()
     const turns = h.trace.filter((t) => t.startsWith('S:turn/') || t.startsWith('L:status'))
-    expect(turns).toEqual(['L:status running', 'S:turn/start 1', 'S:turn/end 1 completed', 'S:turn/start 2', 'S:turn/end 2 completed', 'L:status idle'])
+    expect(turns).toEqual([
+      'L:status running',
+      'S:turn/start 1',
+      'S:turn/end 1 completed',
+      'S:turn/start 2',
+      'S:turn/end 2 completed',
+      'L:status idle',
+    ])
     expect(h.requests[1]!.messages.map((m) => m.content[0]).map((b: any) => b.text)).toEqual(['a', 'one', 'b'])
   })
 

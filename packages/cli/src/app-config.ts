@@ -5,13 +5,12 @@ import { z } from 'zod'
 
 /** One plugin row: a package name or a local module path (relative to the YAML file), plus its config. */
 const PluginRowSchema = z.union([
-  z.string().min(1).transform((name) => ({ package: name, config: undefined as unknown })),
   z
-    .object({ package: z.string().min(1), config: z.unknown().optional() })
-    .strict(),
-  z
-    .object({ path: z.string().min(1), config: z.unknown().optional() })
-    .strict(),
+    .string()
+    .min(1)
+    .transform((name) => ({ package: name, config: undefined as unknown })),
+  z.object({ package: z.string().min(1), config: z.unknown().optional() }).strict(),
+  z.object({ path: z.string().min(1), config: z.unknown().optional() }).strict(),
 ])
 
 const AgentSchema = z
@@ -76,7 +75,10 @@ export function parseAppConfig(raw: unknown, file: string | undefined, dir: stri
       if (head === 'plugins' && typeof index === 'number') {
         const row = (raw as { plugins?: unknown[] }).plugins?.[index]
         const field = rest.length > 0 ? rest.join('.') : 'row'
-        const hint = issue.code === 'invalid_union' ? 'expected a package name, {package, config} or {path, config}' : issue.message
+        const hint =
+          issue.code === 'invalid_union'
+            ? 'expected a package name, {package, config} or {path, config}'
+            : issue.message
         return `${describeRow(row, index)}: ${field}: ${hint}`
       }
       return `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`
@@ -90,7 +92,10 @@ export function parseAppConfig(raw: unknown, file: string | undefined, dir: stri
     file,
     dir,
     plugins: plugins as PluginRow[],
-    systemPrompt: typeof source === 'string' && source !== '' ? { ...systemPrompt, harnessSource: resolve(dir, source) } : systemPrompt,
+    systemPrompt:
+      typeof source === 'string' && source !== ''
+        ? { ...systemPrompt, harnessSource: resolve(dir, source) }
+        : systemPrompt,
     agentLoop,
     agent: agent.cwd !== undefined ? { ...agent, cwd: resolve(dir, agent.cwd) } : agent,
     scripted,

@@ -28,7 +28,8 @@ export interface BootOptions extends ModelFlags {
 /** `ctx.sessionPersistence`, which the CLI always loads; a clear error if an app config removed it. */
 export function persistenceOf(ctx: Context) {
   const persistence = ctx.get('sessionPersistence') as Context['sessionPersistence'] | undefined
-  if (!persistence) throw new Error('bridle: session persistence is not loaded (the session persistence plugin failed to start)')
+  if (!persistence)
+    throw new Error('bridle: session persistence is not loaded (the session persistence plugin failed to start)')
   return persistence
 }
 
@@ -129,7 +130,9 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
       plugin = await resolve(row)
     } catch (error) {
       // the loader names the row; a YAML row's error also names the file it came from
-      throw error instanceof AppConfigError ? new AppConfigError(`${appLabel(app.file)}: ${error.message}`, { cause: error.cause }) : error
+      throw error instanceof AppConfigError
+        ? new AppConfigError(`${appLabel(app.file)}: ${error.message}`, { cause: error.cause })
+        : error
     }
     return start(plugin, row, where)
   }

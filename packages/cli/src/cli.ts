@@ -65,7 +65,8 @@ function reportError(error: unknown, io: Io, verbose: boolean): number {
     line = `${message} (bridle sessions lists the stored ones)`
   }
   io.err(errorLine(line))
-  if (verbose) io.err(`${errorStack(error instanceof AppConfigError && error.cause !== undefined ? error.cause : error)}\n`)
+  if (verbose)
+    io.err(`${errorStack(error instanceof AppConfigError && error.cause !== undefined ? error.cause : error)}\n`)
   return code
 }
 

@@ -6,7 +6,8 @@ import { loadAppConfig, parseAppConfig, type AppConfig } from './app-config.js'
 export const DEFAULT_APP = {
   plugins: ['@bridle/plugin-workspace', '@bridle/plugin-read-file'],
   systemPrompt: {
-    persona: 'You help with the project in the working directory. Read files before answering questions about them, and say which file an answer came from.',
+    persona:
+      'You help with the project in the working directory. Read files before answering questions about them, and say which file an answer came from.',
   },
 }
 

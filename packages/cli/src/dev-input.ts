@@ -28,7 +28,11 @@ export interface DevInput {
  * Reads prompts from `input`. When `input` is a TTY, a readline prompt with line editing (on stdout); otherwise
  * plain lines, and each finished prompt says `bridle dev: ready` on stderr (what scripts wait for).
  */
-export function devInput(input: NodeJS.ReadableStream, io: Io, output: NodeJS.WritableStream = process.stdout): DevInput {
+export function devInput(
+  input: NodeJS.ReadableStream,
+  io: Io,
+  output: NodeJS.WritableStream = process.stdout,
+): DevInput {
   const interactive = Boolean((input as { isTTY?: boolean }).isTTY)
   const rl: Interface = interactive
     ? createInterface({ input, output, terminal: true, prompt: DEV_PROMPT, historySize: 200 })

@@ -44,7 +44,11 @@ export class HotReloader {
     if (existsSync(this.dir)) {
       for (const name of readdirSync(this.dir).sort()) if (PLUGIN_FILE.test(name)) await this.swap(join(this.dir, name))
     }
-    this.watcher = watch(this.dir, { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 } })
+    this.watcher = watch(this.dir, {
+      ignoreInitial: true,
+      depth: 0,
+      awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
+    })
     this.watcher.on('all', (event, file) => {
       if ((event === 'add' || event === 'change' || event === 'unlink') && typeof file === 'string') this.enqueue(file)
     })
@@ -92,7 +96,13 @@ export class HotReloader {
       plugin = await this.booted.resolve(row, { fresh: true })
     } catch (error) {
       // the edit does not even import: the loaded version stays as it is
-      this.onReport({ file: label, action: 'failed', changes: counter.stop(), error: (error as Error).message, kept: old !== undefined })
+      this.onReport({
+        file: label,
+        action: 'failed',
+        changes: counter.stop(),
+        error: (error as Error).message,
+        kept: old !== undefined,
+      })
       return
     }
     old?.dispose()

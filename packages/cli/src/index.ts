@@ -1,5 +1,12 @@
 export { main } from './cli.js'
-export { AppConfigSchema, AppConfigError, loadAppConfig, parseAppConfig, type AppConfig, type PluginRow } from './app-config.js'
+export {
+  AppConfigSchema,
+  AppConfigError,
+  loadAppConfig,
+  parseAppConfig,
+  type AppConfig,
+  type PluginRow,
+} from './app-config.js'
 export { boot, type BootedApp, type BootOptions } from './boot.js'
 export { chooseModel, type ModelChoice } from './model-selection.js'
 export { EXIT, UsageError, RuntimeFailure } from './errors.js'

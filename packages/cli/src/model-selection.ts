@@ -65,8 +65,20 @@ export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flag
     const config = (own.config ?? {}) as { provider?: string; model?: string; models?: { id: string }[] }
     const scripted = rowName(own) === SCRIPTED_MODEL
     const provider = app.agent.provider ?? config.provider ?? (scripted ? 'scripted' : 'deepseek')
-    const model = flags.model ?? app.agent.model ?? config.model ?? config.models?.[0]?.id ?? (scripted ? 'scripted-demo' : 'deepseek-chat')
-    return { row: undefined, provider, model, scripted, origin: 'app', notice: `bridle: model ${provider}/${model} (from the app config)` }
+    const model =
+      flags.model ??
+      app.agent.model ??
+      config.model ??
+      config.models?.[0]?.id ??
+      (scripted ? 'scripted-demo' : 'deepseek-chat')
+    return {
+      row: undefined,
+      provider,
+      model,
+      scripted,
+      origin: 'app',
+      notice: `bridle: model ${provider}/${model} (from the app config)`,
+    }
   }
   if (app.agent.provider !== undefined) {
     throw new UsageError(
@@ -82,7 +94,10 @@ export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flag
   }
   if (baseURL) {
     const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model
-    if (!model) throw new UsageError(`BRIDLE_MODEL (or -m) must name the model served at ${flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL'}`)
+    if (!model)
+      throw new UsageError(
+        `BRIDLE_MODEL (or -m) must name the model served at ${flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL'}`,
+      )
     const windowText = env.BRIDLE_CONTEXT_WINDOW
     const contextWindow = windowText === undefined || windowText === '' ? 32768 : Number(windowText)
     if (!Number.isSafeInteger(contextWindow) || contextWindow <= 0) {

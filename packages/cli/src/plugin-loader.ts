@@ -8,7 +8,9 @@ type Module = Record<string, unknown>
 
 /** A plugin object (`apply` function; zod schemas have one too and are excluded) or a plugin class. */
 const looksLikePlugin = (value: unknown): boolean =>
-  (typeof value === 'object' && value !== null && typeof (value as { apply?: unknown }).apply === 'function' &&
+  (typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { apply?: unknown }).apply === 'function' &&
     !('safeParse' in value)) ||
   (typeof value === 'function' && ('inject' in value || 'Config' in value))
 
@@ -43,7 +45,12 @@ function resolveFromApp(name: string, dir: string): string | undefined {
           ? root
           : ((root as { import?: unknown; default?: unknown } | undefined)?.import ??
             (root as { default?: unknown } | undefined)?.default)
-      const target = typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? (entry as { default?: string }).default : undefined
+      const target =
+        typeof entry === 'string'
+          ? entry
+          : typeof entry === 'object' && entry !== null
+            ? (entry as { default?: string }).default
+            : undefined
       return join(at, 'node_modules', name, target ?? manifest.module ?? manifest.main ?? 'index.js')
     }
     if (at === resolve(at, '..')) return undefined

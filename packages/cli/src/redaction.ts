@@ -34,7 +34,12 @@ export function appSecrets(app: AppConfig, env: NodeJS.ProcessEnv): string[] {
   for (const row of app.plugins) {
     if (rowName(row) !== LLM_OPENAI) continue
     const config = (row.config ?? {}) as { apiKeyEnv?: unknown; baseURL?: unknown }
-    const name = typeof config.apiKeyEnv === 'string' ? config.apiKeyEnv : config.baseURL === undefined ? 'DEEPSEEK_API_KEY' : undefined
+    const name =
+      typeof config.apiKeyEnv === 'string'
+        ? config.apiKeyEnv
+        : config.baseURL === undefined
+          ? 'DEEPSEEK_API_KEY'
+          : undefined
     const value = name === undefined ? undefined : env[name]
     if (value) values.push(value)
   }

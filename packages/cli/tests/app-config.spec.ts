@@ -7,7 +7,13 @@ import { AppConfigError, loadAppConfig, parseAppConfig } from '../src/app-config
 describe('parseAppConfig', () => {
   it('accepts package names, package rows and path rows', () => {
     const app = parseAppConfig(
-      { plugins: ['@bridle/plugin-workspace', { package: '@bridle/plugin-read-file', config: { maxBytes: 10 } }, { path: './p.js' }] },
+      {
+        plugins: [
+          '@bridle/plugin-workspace',
+          { package: '@bridle/plugin-read-file', config: { maxBytes: 10 } },
+          { path: './p.js' },
+        ],
+      },
       '/app/bridle.yaml',
       '/app',
     )
@@ -20,7 +26,11 @@ describe('parseAppConfig', () => {
 
   it('resolves the agent cwd and the harness source checkout against the config folder', () => {
     expect(parseAppConfig({ agent: { cwd: './proj' } }, '/app/bridle.yaml', '/app').agent.cwd).toBe('/app/proj')
-    const app = parseAppConfig({ systemPrompt: { persona: 'p', harnessSource: '../bridle' } }, '/app/bridle.yaml', '/app')
+    const app = parseAppConfig(
+      { systemPrompt: { persona: 'p', harnessSource: '../bridle' } },
+      '/app/bridle.yaml',
+      '/app',
+    )
     expect(app.systemPrompt).toEqual({ persona: 'p', harnessSource: '/bridle' })
   })
 
@@ -28,7 +38,9 @@ describe('parseAppConfig', () => {
     const bad = () => parseAppConfig({ plugins: [{ package: '@x/y', confg: {} }] }, '/app/bridle.yaml', '/app')
     expect(bad).toThrow(AppConfigError)
     expect(bad).toThrow(/^\/app\/bridle\.yaml: invalid app config: plugin "@x\/y": row: Unrecognized key: "confg"/)
-    expect(() => parseAppConfig({ agent: { maxTokens: -1 } }, '/a.yaml', '/')).toThrow(/\/a\.yaml: invalid app config: agent\.maxTokens: /)
+    expect(() => parseAppConfig({ agent: { maxTokens: -1 } }, '/a.yaml', '/')).toThrow(
+      /\/a\.yaml: invalid app config: agent\.maxTokens: /,
+    )
     expect(() => parseAppConfig({ plugin: [] }, '/a.yaml', '/')).toThrow(/\/a\.yaml: invalid app config: .*plugin/)
   })
 })

@@ -34,7 +34,9 @@ async function dev2(app: string, id: string) {
   const run = await bridle(['run', '--session', id, 'What is in README.md?'], app)
   expect(run.code).toBe(0)
   const cache = await bridle(['inspect', id, '--cache'], app)
-  expect(cache.stdout).toMatch(/messages ✗ at message 1: history compacted in turn 2 step 1 \(manual\): \d+ messages → 1 summary, checkpoint at seq \d+/)
+  expect(cache.stdout).toMatch(
+    /messages ✗ at message 1: history compacted in turn 2 step 1 \(manual\): \d+ messages → 1 summary, checkpoint at seq \d+/,
+  )
 }
 
 describe('compaction in the CLI', () => {
@@ -45,7 +47,9 @@ describe('compaction in the CLI', () => {
     expect(dev.stderr).toMatch(/bridle dev: compacted \d+ messages into a summary \(turn 2, checkpoint at seq \d+\)\n/)
     const id = sessionIdOf(dev.stderr)
     const overview = await bridle(['inspect', id], app)
-    expect(overview.stdout).toMatch(/turn 2 \(seq \d+\) completed\n {2}step 1 \(seq \d+\) compaction: \d+ messages → 1 summary/)
+    expect(overview.stdout).toMatch(
+      /turn 2 \(seq \d+\) completed\n {2}step 1 \(seq \d+\) compaction: \d+ messages → 1 summary/,
+    )
     const verified = await bridle(['inspect', id, '--verify'], app)
     expect(verified.code).toBe(0)
     expect(verified.stdout).toMatch(/✓ turn 2 step 1 attempt 1 \(summary request\)/)

@@ -35,7 +35,9 @@ class DevSession {
     this.child.stdout.on('data', (d) => (this.stdout += d))
     this.child.stderr.on('data', (d) => {
       this.stderr += d
-      this.waiters = this.waiters.filter((w) => (w.pattern.test(this.stderr.slice(w.from)) ? (w.resolve(), false) : true))
+      this.waiters = this.waiters.filter((w) =>
+        w.pattern.test(this.stderr.slice(w.from)) ? (w.resolve(), false) : true,
+      )
     })
   }
 
@@ -95,11 +97,19 @@ describe('bridle dev', () => {
 
     expect(await dev.end()).toBe(0)
     const id = sessionIdOf(dev.stderr)
-    const events = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l))
-    const headers = events.filter((e) => e.type === 'request/header').map((e) => ({ reason: e.data.reason, system: e.data.header.system as string }))
+    const events = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l))
+    const headers = events
+      .filter((e) => e.type === 'request/header')
+      .map((e) => ({ reason: e.data.reason, system: e.data.header.system as string }))
     expect(headers.map((h) => h.reason)).toEqual(['initial', 'change'])
     expect(headers[0]!.system).toContain('Note: version one.')
-    expect(events.find((e) => e.type === 'request/header').data.header.tools.map((t: { name: string }) => t.name)).toContain('echo_back')
+    expect(
+      events.find((e) => e.type === 'request/header').data.header.tools.map((t: { name: string }) => t.name),
+    ).toContain('echo_back')
     expect(headers[1]!.system).toContain('Note: version two.')
     expect(headers[1]!.system).not.toContain('version one')
     // the third and fourth requests logged no header: the broken edits changed nothing the model sees
@@ -128,7 +138,12 @@ describe('bridle dev with bridle.yaml rows', () => {
 
   it("loads a path: row inside the watched folder once, through the watcher, with the row's config; reloads it; says so", async () => {
     // the CLI README's own example: a house-rules plugin listed in bridle.yaml and living in plugins/
-    const app = makeApp(DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./plugins/house-rules.mjs\n    config: { rule: "Answer in one line." }\n'))
+    const app = makeApp(
+      DEMO_YAML.replace(
+        'plugins:\n',
+        'plugins:\n  - path: ./plugins/house-rules.mjs\n    config: { rule: "Answer in one line." }\n',
+      ),
+    )
     const file = join(app, 'plugins', 'house-rules.mjs')
     const rules = (suffix: string) =>
       `export default { name: 'house-rules', inject: ['systemPrompt'], apply(ctx, config) {\n` +
@@ -148,7 +163,11 @@ describe('bridle dev with bridle.yaml rows', () => {
     expect(await dev.end()).toBe(0)
     expect(dev.stderr).not.toMatch(/already registered|failed/)
     const id = sessionIdOf(dev.stderr)
-    const events = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l))
+    const events = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l))
     const systems = events.filter((e) => e.type === 'request/header').map((e) => e.data.header.system as string)
     expect(systems).toHaveLength(2)
     expect(systems[0]).toContain('Answer in one line. (v1)')
@@ -157,7 +176,8 @@ describe('bridle dev with bridle.yaml rows', () => {
   })
 
   it('refuses two rows for the same watched file before loading anything (exit 2, one line)', async () => {
-    const rows = '  - path: ./plugins/rules.mjs\n    config: { rule: a }\n  - path: plugins/rules.mjs\n    config: { rule: b }\n'
+    const rows =
+      '  - path: ./plugins/rules.mjs\n    config: { rule: a }\n  - path: plugins/rules.mjs\n    config: { rule: b }\n'
     const app = makeApp(DEMO_YAML.replace('plugins:\n', `plugins:\n${rows}`))
     writeFileSync(join(app, 'plugins', 'rules.mjs'), "export default { name: 'rules', apply() {} }\n")
     const out = await bridle(['dev'], app)
@@ -174,7 +194,9 @@ describe('bridle dev with bridle.yaml rows', () => {
     writeFileSync(join(app, 'lib', 'fixed.mjs'), "export default { name: 'fixed', apply() {} }\n")
     dev = new DevSession(app, ['-w', 'nope'])
     await dev.waitFor(/one prompt per line/, 0)
-    expect(dev.stderr).toContain('bridle dev: warning: the watch folder nope does not exist; nothing hot-reloads (create it and restart)')
+    expect(dev.stderr).toContain(
+      'bridle dev: warning: the watch folder nope does not exist; nothing hot-reloads (create it and restart)',
+    )
     expect(dev.stderr).toContain(
       'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in nope/ do): ./lib/fixed.mjs; restart bridle dev after editing them',
     )
@@ -204,7 +226,11 @@ describe('main(["dev", …]) in-process', () => {
       `for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r))\n` +
       `console.log(JSON.stringify({ code, resources: process.getActiveResourcesInfo() }))\n` +
       `process.exit(0)\n`
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: app, env: offlineEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: app,
+      env: offlineEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

@@ -12,7 +12,9 @@ describe('bridle failure paths', () => {
   afterEach(async () => server?.close())
 
   it('exits 1 and names the failure when the model call fails', async () => {
-    server = await startMockServer([{ kind: 'http-error', status: 401, body: { error: { message: 'bad key', type: 'auth' } } }])
+    server = await startMockServer([
+      { kind: 'http-error', status: 401, body: { error: { message: 'bad key', type: 'auth' } } },
+    ])
     const app = makeApp(DEMO_YAML)
     const out = await bridle(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'mock' }))
     expect(out.code).toBe(1)
@@ -43,7 +45,9 @@ describe('bridle with a plugin row that cannot load', () => {
     writeFileSync(join(app, 'plugins', 'broken.mjs'), 'export default {{\n')
     const out = await bridle(['sessions'], app)
     expect(out.code).toBe(2)
-    expect(out.stderr).toMatch(/^bridle: \S*bridle\.yaml: plugin "\.\/plugins\/broken\.mjs": cannot import \S*broken\.mjs: .*Unexpected token/m)
+    expect(out.stderr).toMatch(
+      /^bridle: \S*bridle\.yaml: plugin "\.\/plugins\/broken\.mjs": cannot import \S*broken\.mjs: .*Unexpected token/m,
+    )
   })
 
   it('names the file for a package that cannot be imported', async () => {
@@ -65,7 +69,10 @@ describe('bridle inspect --step with a section that only renders for the live ag
     const run = await bridle(['run', 'What is the package name?'], app)
     expect(run.code).toBe(0)
     const id = /^bridle: session (\S+)$/m.exec(run.stderr)![1]!
-    for (const flags of [['--step', '1'], ['--step', '1', '--cache']]) {
+    for (const flags of [
+      ['--step', '1'],
+      ['--step', '1', '--cache'],
+    ]) {
       const out = await bridle(['inspect', id, ...flags], app)
       expect(out.stderr).toBe('')
       expect(out.code).toBe(0)

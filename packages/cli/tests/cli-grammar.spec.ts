@@ -17,7 +17,8 @@ const oneErrorLine = (stderr: string) => {
 const SAMPLE_FILE = fileURLToPath(new URL('../package.json', import.meta.url))
 
 /** No session was written: boot-time errors stop before any model call. */
-const noSessions = (app: string) => !existsSync(join(app, 'sessions')) || readdirSync(join(app, 'sessions')).length === 0
+const noSessions = (app: string) =>
+  !existsSync(join(app, 'sessions')) || readdirSync(join(app, 'sessions')).length === 0
 
 describe('commander errors in the bridle grammar', () => {
   it.each([
@@ -44,7 +45,9 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     const app = makeApp(DEMO_YAML)
     const out = await bridle(['run', '-m', 'gpt-4o', 'hi'], app)
     expect(out.code).toBe(2)
-    expect(oneErrorLine(out.stderr)).toMatch(/^bridle: -m gpt-4o: no model route is configured to serve it; set BRIDLE_BASE_URL/)
+    expect(oneErrorLine(out.stderr)).toMatch(
+      /^bridle: -m gpt-4o: no model route is configured to serve it; set BRIDLE_BASE_URL/,
+    )
     expect(noSessions(app)).toBe(true)
   })
 
@@ -53,7 +56,9 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     for (const command of [['run', 'hi'], ['dev']]) {
       const out = await bridle(command, app)
       expect(out.code).toBe(2)
-      expect(oneErrorLine(out.stderr)).toBe(`bridle: ${join(app, 'bridle.yaml')}: agent.cwd: no such directory: ${join(app, 'no-such-dir')}`)
+      expect(oneErrorLine(out.stderr)).toBe(
+        `bridle: ${join(app, 'bridle.yaml')}: agent.cwd: no such directory: ${join(app, 'no-such-dir')}`,
+      )
     }
     expect(noSessions(app)).toBe(true)
   })
@@ -79,7 +84,9 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     )
     const out = await bridle(['run', 'hi'], app)
     expect(out.code).toBe(2)
-    expect(out.stderr).toMatch(/bridle: \S+bridle\.yaml: unknown prompt variable "\{\{owner\}\}" in section "house:rules"/)
+    expect(out.stderr).toMatch(
+      /bridle: \S+bridle\.yaml: unknown prompt variable "\{\{owner\}\}" in section "house:rules"/,
+    )
     expect(noSessions(app)).toBe(true)
   })
 
@@ -87,7 +94,9 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     const app = makeApp(DEMO_YAML.replace('systemPrompt:\n', 'systemPrompt:\n  harnessSource: ./bridle-src\n'))
     const out = await bridle(['run', 'hi'], app)
     expect(out.code).toBe(2)
-    expect(oneErrorLine(out.stderr)).toBe(`bridle: ${join(app, 'bridle.yaml')}: systemPrompt.harnessSource: no such directory: ${join(app, 'bridle-src')}`)
+    expect(oneErrorLine(out.stderr)).toBe(
+      `bridle: ${join(app, 'bridle.yaml')}: systemPrompt.harnessSource: no such directory: ${join(app, 'bridle-src')}`,
+    )
 
     // once it exists, the harness:source section tells the model where it is, apart from the workspace and cwd
     mkdirSync(join(app, 'bridle-src'))
@@ -95,11 +104,14 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     expect(ok.code).toBe(0)
     const step = JSON.parse((await bridle(['inspect', sessionIdOf(ok.stderr), '--step', '1', '--json'], app)).stdout)
     expect(step.step.system[1]).toMatchObject({ name: 'harness:source', order: -90, scope: 'global' })
-    expect(step.step.system[1].text).toContain(`The source checkout of the harness that runs you (Bridle) is at ${join(app, 'bridle-src')}.`)
+    expect(step.step.system[1].text).toContain(
+      `The source checkout of the harness that runs you (Bridle) is at ${join(app, 'bridle-src')}.`,
+    )
   })
 
   it("a shipped plugin's directory field that does not exist (read-file root, workspace defaultCwd)", async () => {
-    const yaml = (rows: string) => DEMO_YAML.replace('  - "@bridle/plugin-workspace"\n  - "@bridle/plugin-read-file"\n', rows)
+    const yaml = (rows: string) =>
+      DEMO_YAML.replace('  - "@bridle/plugin-workspace"\n  - "@bridle/plugin-read-file"\n', rows)
     const missing = join(tmpdir(), 'bridle-cli-no-such-root')
     const rows = {
       '@bridle/plugin-read-file': 'root',
@@ -110,18 +122,24 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
       for (const command of [['run', 'hi'], ['dev']]) {
         const out = await bridle(command, app)
         expect(out.code).toBe(2)
-        expect(oneErrorLine(out.stderr)).toBe(`bridle: ${join(app, 'bridle.yaml')}: plugin "${plugin}": ${field}: no such directory: ${missing}`)
+        expect(oneErrorLine(out.stderr)).toBe(
+          `bridle: ${join(app, 'bridle.yaml')}: plugin "${plugin}": ${field}: no such directory: ${missing}`,
+        )
       }
       expect(noSessions(app)).toBe(true)
     }
     // a file where a directory belongs is named as such
-    const app = makeApp(yaml(`  - package: "@bridle/plugin-read-file"\n    config: { root: ${JSON.stringify(SAMPLE_FILE)} }\n`))
+    const app = makeApp(
+      yaml(`  - package: "@bridle/plugin-read-file"\n    config: { root: ${JSON.stringify(SAMPLE_FILE)} }\n`),
+    )
     const out = await bridle(['run', 'hi'], app)
     expect(out.code).toBe(2)
-    expect(oneErrorLine(out.stderr)).toBe(`bridle: ${join(app, 'bridle.yaml')}: plugin "@bridle/plugin-read-file": root: not a directory: ${SAMPLE_FILE}`)
+    expect(oneErrorLine(out.stderr)).toBe(
+      `bridle: ${join(app, 'bridle.yaml')}: plugin "@bridle/plugin-read-file": root: not a directory: ${SAMPLE_FILE}`,
+    )
   })
 
-  it("a resumed session whose cwd is gone: named before any model call, and the log is left as it was", async () => {
+  it('a resumed session whose cwd is gone: named before any model call, and the log is left as it was', async () => {
     const app = makeApp(DEMO_YAML)
     const first = await bridle(['run', 'hi'], app)
     expect(first.code).toBe(0)
@@ -132,7 +150,10 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     mkdirSync(join(app, 'elsewhere'))
     writeFileSync(join(app, 'bridle.yaml'), DEMO_YAML.replace('./sample-project', './elsewhere'))
     rmSync(join(app, 'sample-project'), { recursive: true })
-    for (const command of [['run', '-s', id, 'again'], ['dev', '-s', id]]) {
+    for (const command of [
+      ['run', '-s', id, 'again'],
+      ['dev', '-s', id],
+    ]) {
       const out = await bridle(command, app)
       expect(out.code).toBe(2)
       expect(out.stderr.split('\n').filter(Boolean).at(-1)).toBe(
@@ -148,7 +169,9 @@ describe('boot-time validation: one line naming the field, exit 2, before any mo
     const out = await bridle(['run', 'hi'], app, offlineEnv({ BRIDLE_BASE_URL: 'not-a-url', BRIDLE_MODEL: 'm' }))
     expect(out.code).toBe(2)
     const line = oneErrorLine(out.stderr)
-    expect(line).toBe('bridle: BRIDLE_BASE_URL (model route @bridle/llm-openai): llm-openai: invalid config: baseURL: must be an absolute http: or https: URL')
+    expect(line).toBe(
+      'bridle: BRIDLE_BASE_URL (model route @bridle/llm-openai): llm-openai: invalid config: baseURL: must be an absolute http: or https: URL',
+    )
     expect(line).not.toContain('bridle.yaml')
   })
 })
@@ -162,12 +185,16 @@ describe('a plugin that fails to start', () => {
     const out = await bridle(['sessions'], app)
     expect(out.code).toBe(2)
     expect(out.stdout).toBe('')
-    expect(oneErrorLine(out.stderr)).toBe(`bridle: ${join(app, 'bridle.yaml')}: plugin "./plugins/boom.mjs" failed to start: boom in apply`)
+    expect(oneErrorLine(out.stderr)).toBe(
+      `bridle: ${join(app, 'bridle.yaml')}: plugin "./plugins/boom.mjs" failed to start: boom in apply`,
+    )
 
     const verbose = await bridle(['--verbose', 'sessions'], app)
     expect(verbose.code).toBe(2)
     expect(verbose.stdout).toBe('')
-    expect(verbose.stderr).toMatch(/^bridle: .*failed to start: boom in apply\nError: boom in apply\n {4}at Object\.apply \(file:\/\/\S+boom\.mjs:1:\d+\)/)
+    expect(verbose.stderr).toMatch(
+      /^bridle: .*failed to start: boom in apply\nError: boom in apply\n {4}at Object\.apply \(file:\/\/\S+boom\.mjs:1:\d+\)/,
+    )
   })
 })
 
@@ -186,7 +213,10 @@ describe('runtime failures exit 1; nothing verified is its own outcome', () => {
 
   it('one request verified reads "1 request matches its digest"; a log with no digest exits 3', async () => {
     const app = makeApp(
-      DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./plugins/gate.mjs\n  - package: "@bridle/plugin-scripted-model"\n    config: { turns: [{ steps: [{ text: "ok" }] }] }\n'),
+      DEMO_YAML.replace(
+        'plugins:\n',
+        'plugins:\n  - path: ./plugins/gate.mjs\n  - package: "@bridle/plugin-scripted-model"\n    config: { turns: [{ steps: [{ text: "ok" }] }] }\n',
+      ),
     )
     // a pre-step policy that blocks the prompt "stop": that turn ends without any request
     writeFileSync(

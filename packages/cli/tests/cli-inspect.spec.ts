@@ -38,7 +38,10 @@ describe('inspect: stream chunks and tool lines', () => {
     const out = await bridle(['inspect', id, '--events'], app)
     expect(out.code).toBe(0)
     const lines = out.stdout.match(/^ +\d+ \S+/gm) ?? []
-    const log = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').slice(1)
+    const log = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
     expect(lines).toHaveLength(log.length)
     expect(out.stdout).toMatch(/^ +\d+ tool\/result +read_file: 11 lines, \d+ chars$/m)
     const step = await bridle(['inspect', id, '--step', '2'], app)
@@ -52,7 +55,12 @@ describe('inspect names sections from the log alone', () => {
     const plugin = join(app, 'plugins', 'house.mjs')
     const sections = (...entries: [string, number, string][]) =>
       `export default { name: 'house', inject: ['systemPrompt'], apply(ctx) {\n` +
-      entries.map(([name, order, text]) => `  ctx.systemPrompt.section({ name: '${name}', order: ${order}, text: '${text}' })\n`).join('') +
+      entries
+        .map(
+          ([name, order, text]) =>
+            `  ctx.systemPrompt.section({ name: '${name}', order: ${order}, text: '${text}' })\n`,
+        )
+        .join('') +
       '} }\n'
     writeFileSync(plugin, sections(['house:rules', 60, 'Answer briefly.'], ['house:style', 70, 'Use plain words.']))
     const first = await bridle(['run', 'hello'], app)
@@ -97,7 +105,9 @@ describe('a log written before section manifests', () => {
     const out = await bridle(['inspect', id, '--step', '2.1', '--verify'], app)
     expect(out.stderr).toBe('')
     expect(out.code).toBe(0)
-    expect(out.stdout).toContain('system sections (3, in order; names matched against the current app: the log records none)')
+    expect(out.stdout).toContain(
+      'system sections (3, in order; names matched against the current app: the log records none)',
+    )
     expect(out.stdout).toMatch(/^ {2}2\. deployment:persona: You are running on model-b\.$/m)
     expect(out.stdout).toContain('verification passed: 4 requests match their digests')
   })

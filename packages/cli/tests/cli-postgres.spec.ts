@@ -67,14 +67,20 @@ describe('bridle with a session-postgres row', () => {
   })
 
   it('inspect --follow prints the events another process writes, until interrupted', async () => {
-    const follower = spawn(process.execPath, [BIN, 'inspect', id, '--follow'], { cwd: app, env: offlineEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    const follower = spawn(process.execPath, [BIN, 'inspect', id, '--follow'], {
+      cwd: app,
+      env: offlineEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     follower.stdout.on('data', (d) => (stdout += d))
     follower.stderr.on('data', (d) => (stderr += d))
     const exited = new Promise<number | null>((resolve) => follower.on('close', resolve))
     try {
-      await expect.poll(() => stderr, { timeout: 60_000 }).toMatch(new RegExp(`bridle: following session ${id} from seq \\d+; Ctrl-C to stop`))
+      await expect
+        .poll(() => stderr, { timeout: 60_000 })
+        .toMatch(new RegExp(`bridle: following session ${id} from seq \\d+; Ctrl-C to stop`))
       const before = stdout
       const third = await bridle(['run', '--session', id, 'One more question.'], app)
       expect(third.code, third.stderr).toBe(0)

@@ -20,7 +20,9 @@ describe('bridle run (offline, scripted model)', () => {
 
   it('streams the answer and the tool activity, says the model is scripted, and persists the session', () => {
     expect(first.code).toBe(0)
-    expect(first.stderr).toContain('bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model')
+    expect(first.stderr).toContain(
+      'bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model',
+    )
     expect(first.stdout).toContain('→ read_file {"path":"package.json"}')
     expect(first.stdout).toMatch(/^ {2}← read_file: 11 lines, \d+ chars$/m)
     expect(first.stdout).toContain('The package is named `acme-invoice-parser` (from package.json).')
@@ -30,7 +32,9 @@ describe('bridle run (offline, scripted model)', () => {
   it('lists the session', async () => {
     const listed = await bridle(['sessions'], app)
     expect(listed.code).toBe(0)
-    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+1\\s+\\d{4}-`, 'm'))
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+1\\s+\\d{4}-`, 'm'),
+    )
     const json = JSON.parse((await bridle(['sessions', '--json'], app)).stdout)
     expect(json).toEqual([expect.objectContaining({ id, turns: 1 })])
   })
@@ -52,7 +56,9 @@ describe('bridle run (offline, scripted model)', () => {
     expect(text).toContain('system sections (4, in order; names from the log)')
     const sections = [...text.matchAll(/^ {2}\d\. ([\w:-]+|\(unnamed\))(?: \(order -?\d+\))?:/gm)].map((m) => m[1])
     expect(sections).toEqual(['harness:identity', 'deployment:persona', 'workspace:paths', 'tool-guidance:read_file'])
-    expect(text).toMatch(/deployment:persona \(order 0\): You answer questions about the project in \/.*sample-project\./)
+    expect(text).toMatch(
+      /deployment:persona \(order 0\): You answer questions about the project in \/.*sample-project\./,
+    )
     expect(text).toContain('tools (1, in order) read_file')
     expect(text).toMatch(/1\. user · user .*What is the package name/)
     expect(text).toMatch(/2\. user · plugin @bridle\/system-prompt \(snapshot\)/)
@@ -85,7 +91,10 @@ describe('bridle run (offline, scripted model)', () => {
     expect(again.stdout).toContain('scripted offline model')
     const report = JSON.parse((await bridle(['inspect', id, '--json'], app)).stdout)
     expect(report.turns.map((t: { turn: number }) => t.turn)).toEqual([1, 2])
-    const lines = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const lines = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const reasons = lines.filter((e) => e.type === 'request/header').map((e) => e.data.reason)
     expect(reasons).toEqual(['initial', 'resume'])
     const verified = await bridle(['inspect', id, '--verify'], app)
@@ -103,7 +112,9 @@ describe('bridle run (offline, scripted model)', () => {
       writeFileSync(file, lines.join('\n'))
       const refused = await bridle(['inspect', id, '--verify'], app)
       expect(refused.code).toBe(1)
-      expect(refused.stderr).toContain(`bridle: corrupt session log: checksum mismatch in committed event at line ${index + 1} (log: ${file})`)
+      expect(refused.stderr).toContain(
+        `bridle: corrupt session log: checksum mismatch in committed event at line ${index + 1} (log: ${file})`,
+      )
       // A deliberate edit recomputes them; only the request digests can tell.
       writeFileSync(file, sealLog(lines.join('\n')))
       const out = await bridle(['inspect', id, '--verify'], app)
@@ -155,7 +166,10 @@ describe('bridle run against an OpenAI-compatible endpoint', () => {
     expect(out.stdout).toContain('Hello from the mock.')
     expect(out.stderr).toContain(`bridle: model openai-compatible/mock via ${server.url}`)
     expect(out.stderr).not.toContain('scripted')
-    const body = server.requests[0]!.body as { messages: { role: string; content: string }[]; tools: { function: { name: string } }[] }
+    const body = server.requests[0]!.body as {
+      messages: { role: string; content: string }[]
+      tools: { function: { name: string } }[]
+    }
     expect(body.messages[0]).toMatchObject({ role: 'system' })
     expect(body.messages[0]!.content).toContain('You are an AI agent powered by Bridle.')
     expect(body.tools.map((t) => t.function.name)).toEqual(['read_file'])

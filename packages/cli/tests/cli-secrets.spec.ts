@@ -24,7 +24,14 @@ describe('a server that echoes the key', () => {
   it('leaves no trace of it in the session log, in `run` output or in any `inspect` view', async () => {
     server = await startMockServer([
       { kind: 'http-error', status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}` } } },
-      { kind: 'sse', events: [chunk({ content: 'partial' }), { raw: `event: error\ndata: {"error":{"message":"key ${KEY} revoked"}}\n\n` }, DONE] },
+      {
+        kind: 'sse',
+        events: [
+          chunk({ content: 'partial' }),
+          { raw: `event: error\ndata: {"error":{"message":"key ${KEY} revoked"}}\n\n` },
+          DONE,
+        ],
+      },
       { kind: 'http-error', status: 200, contentType: 'text/html', body: `<h1>Forbidden</h1><p>token ${KEY}</p>` },
     ])
     const app = makeApp(DEMO_YAML)
@@ -34,11 +41,17 @@ describe('a server that echoes the key', () => {
     const second = await bridle(['run', '--session', id, 'again'], app, env)
     const third = await bridle(['run', '--session', id, 'once more'], app, env)
     // the key really went out; only its echo is redacted
-    expect(server.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`, `Bearer ${KEY}`])
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+      `Bearer ${KEY}`,
+      `Bearer ${KEY}`,
+      `Bearer ${KEY}`,
+    ])
     expect(first.code).toBe(1)
     expect(first.stderr).toContain('bridle: the turn failed: Incorrect API key provided: [redacted] (AUTH)')
     expect(second.stderr).toContain('bridle: the turn failed: key [redacted] revoked (SERVER)')
-    expect(third.stderr).toContain(`is not an event stream (content-type text/html): Forbidden token [redacted] (MALFORMED_RESPONSE)`)
+    expect(third.stderr).toContain(
+      `is not an event stream (content-type text/html): Forbidden token [redacted] (MALFORMED_RESPONSE)`,
+    )
 
     const log = readFileSync(join(app, 'sessions', `${id}.jsonl`), 'utf8')
     expect(log).toContain('[redacted]')
@@ -71,7 +84,9 @@ describe('a base URL with credentials', () => {
       stderr: 'bridle: BRIDLE_BASE_URL must not contain credentials (user:password@); put the key in BRIDLE_API_KEY\n',
     })
     expect(fromFlag.code).toBe(2)
-    expect(fromFlag.stderr).toBe('bridle: --base-url must not contain credentials (user:password@); put the key in BRIDLE_API_KEY\n')
+    expect(fromFlag.stderr).toBe(
+      'bridle: --base-url must not contain credentials (user:password@); put the key in BRIDLE_API_KEY\n',
+    )
     expect(existsSync(join(app, 'sessions')) ? readdirSync(join(app, 'sessions')) : []).toEqual([])
   })
 
@@ -93,17 +108,36 @@ agent: { provider: local, model: m }
 describe('failures that say what happened', () => {
   it('a refused connection names its cause (ECONNREFUSED)', async () => {
     const probe = createServer()
-    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)))
+    const port = await new Promise<number>((resolve) =>
+      probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)),
+    )
     await new Promise<void>((resolve) => probe.close(() => resolve()))
     const app = makeApp(DEMO_YAML)
-    const out = await bridle(['run', 'hi'], app, offlineEnv({ BRIDLE_BASE_URL: `http://127.0.0.1:${port}`, BRIDLE_MODEL: 'm' }))
+    const out = await bridle(
+      ['run', 'hi'],
+      app,
+      offlineEnv({ BRIDLE_BASE_URL: `http://127.0.0.1:${port}`, BRIDLE_MODEL: 'm' }),
+    )
     expect(out.code).toBe(1)
-    expect(out.stderr).toContain(`bridle: the turn failed: request to http://127.0.0.1:${port} failed: connect ECONNREFUSED 127.0.0.1:${port} (TRANSPORT)`)
+    expect(out.stderr).toContain(
+      `bridle: the turn failed: request to http://127.0.0.1:${port} failed: connect ECONNREFUSED 127.0.0.1:${port} (TRANSPORT)`,
+    )
   })
 
   it('an HTML page instead of a stream says what came back', async () => {
-    server = await startMockServer([{ kind: 'http-error', status: 200, contentType: 'text/html', body: '<title>Captive portal</title><p>Please sign in</p>' }])
-    const out = await bridle(['run', 'hi'], makeApp(DEMO_YAML), offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'm' }))
+    server = await startMockServer([
+      {
+        kind: 'http-error',
+        status: 200,
+        contentType: 'text/html',
+        body: '<title>Captive portal</title><p>Please sign in</p>',
+      },
+    ])
+    const out = await bridle(
+      ['run', 'hi'],
+      makeApp(DEMO_YAML),
+      offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'm' }),
+    )
     expect(out.code).toBe(1)
     expect(out.stderr).toContain(
       `bridle: the turn failed: response from ${server.url} is not an event stream (content-type text/html): Captive portal Please sign in (MALFORMED_RESPONSE)`,

@@ -33,10 +33,18 @@ describe('bridle run on a terminal', () => {
   })
 
   it('sums the usage the provider reported: tokens in, cached and out', async () => {
-    const usage = { prompt_tokens: 1200, completion_tokens: 34, total_tokens: 1234, prompt_cache_hit_tokens: 1000, prompt_cache_miss_tokens: 200 }
+    const usage = {
+      prompt_tokens: 1200,
+      completion_tokens: 34,
+      total_tokens: 1234,
+      prompt_cache_hit_tokens: 1000,
+      prompt_cache_miss_tokens: 200,
+    }
     server = await startMockServer([{ kind: 'sse', events: textEvents(['Hello ', 'there.'], { usage }) }])
     const app = makeApp(DEMO_YAML)
-    const tty = new Transcript(spawnTty(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'mock' })))
+    const tty = new Transcript(
+      spawnTty(['run', 'hello'], app, offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'mock' })),
+    )
     expect(await tty.closed).toBe(0)
     const text = plainTerminalText(tty.text)
     expect(text).toMatch(/^── 1 step · 0 tool calls · tokens 1200 in \/ 1000 cached \/ 34 out · \d+\.\ds$/m)
@@ -109,7 +117,7 @@ describe('Ctrl-C while a turn runs', () => {
     await tty.waitFor(/bridle› /, 0)
     tty.child.stdin.write('count\r')
     await tty.waitFor(/one two/)
-    const back = tty.waitFor(/the turn ended aborted \(cancelled with Ctrl-C\)[^]*bridle› /)
+    const back = tty.waitFor(/the turn ended aborted \(cancelled with Ctrl-C\)[\s\S]*bridle› /)
     tty.child.stdin.write('\x03')
     await back
     const answered = tty.waitFor(/A\s*g\s*a\s*i\s*n\s*\./)

@@ -12,14 +12,17 @@ beforeAll(async () => {
 })
 
 /** The JSON an --html file embeds. */
-const embedded = (html: string) => JSON.parse(/<script type="application\/json" id="bridle-data">(.*?)<\/script>/s.exec(html)![1]!)
+const embedded = (html: string) =>
+  JSON.parse(/<script type="application\/json" id="bridle-data">(.*?)<\/script>/s.exec(html)![1]!)
 
 describe('bridle inspect ID --html FILE', () => {
   it('writes one self-contained page: the bundle and the data inline, nothing loaded from anywhere', async () => {
     const file = join(fixture.app, 'session.html')
     const out = await bridle(['inspect', fixture.id, '--html', file], fixture.app)
     expect(out.code, out.stderr).toBe(0)
-    expect(out.stderr).toMatch(new RegExp(`^bridle: wrote .*session\\.html \\(session ${fixture.id}, 3 requests, \\d+ KiB\\)$`, 'm'))
+    expect(out.stderr).toMatch(
+      new RegExp(`^bridle: wrote .*session\\.html \\(session ${fixture.id}, 3 requests, \\d+ KiB\\)$`, 'm'),
+    )
     const html = readFileSync(file, 'utf8')
     expect(html).toContain("default-src 'none'")
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/)
@@ -71,7 +74,9 @@ describe('bridle view', () => {
 
     const session = (await (await fetch(new URL(`/api/sessions/${fixture.id}`, base))).json()) as SessionView
     const seq = session.turns[1]!.steps[0]!.requests[0]!.seq
-    const request = (await (await fetch(new URL(`/api/sessions/${fixture.id}/requests/${seq}`, base))).json()) as RequestView
+    const request = (await (
+      await fetch(new URL(`/api/sessions/${fixture.id}/requests/${seq}`, base))
+    ).json()) as RequestView
     expect(request.diff?.prefix.break?.cause).toMatch(/section \S*persona\S* changed/)
 
     const missing = await fetch(new URL('/api/sessions/nope', base))

@@ -21,10 +21,16 @@ describe('planOwnership', () => {
     const ownership = planOwnership(app, '/app/plugins')
     expect([...ownership.watched.keys()]).toEqual(['/app/plugins/rules.mjs', '/app/plugins/tool.js'])
     expect(ownership.watched.get('/app/plugins/rules.mjs')).toEqual({ path: './plugins/rules.mjs', config: { a: 1 } })
-    expect(ownership.fixed.map((row) => row.path)).toEqual(['./plugins/nested/deep.mjs', './plugins/types.ts', '../elsewhere.mjs'])
+    expect(ownership.fixed.map((row) => row.path)).toEqual([
+      './plugins/nested/deep.mjs',
+      './plugins/types.ts',
+      '../elsewhere.mjs',
+    ])
     const lines = describeOwnership(ownership, app, '/app/plugins')
     expect(lines).toHaveLength(3)
-    expect(lines[1]).toContain("plugins/tool.js is a bridle.yaml row inside the watched folder: the watcher loads it (with the row's config, none)")
+    expect(lines[1]).toContain(
+      "plugins/tool.js is a bridle.yaml row inside the watched folder: the watcher loads it (with the row's config, none)",
+    )
     expect(lines[2]).toBe(
       'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in plugins/ do): ' +
         './plugins/nested/deep.mjs, ./plugins/types.ts, ../elsewhere.mjs; restart bridle dev after editing them',
@@ -33,7 +39,12 @@ describe('planOwnership', () => {
 
   it('refuses two rows that name the same watched file, naming both', () => {
     const app = parseAppConfig(
-      { plugins: [{ path: './plugins/rules.mjs', config: { a: 1 } }, { path: 'plugins/rules.mjs', config: { a: 2 } }] },
+      {
+        plugins: [
+          { path: './plugins/rules.mjs', config: { a: 1 } },
+          { path: 'plugins/rules.mjs', config: { a: 2 } },
+        ],
+      },
       '/app/bridle.yaml',
       '/app',
     )

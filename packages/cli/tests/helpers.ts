@@ -17,7 +17,8 @@ export interface Finished {
 /** Environment without any model configuration, so tests never reach a real endpoint. */
 export function offlineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
-  for (const key of ['DEEPSEEK_API_KEY', 'BRIDLE_BASE_URL', 'BRIDLE_MODEL', 'BRIDLE_API_KEY', 'BRIDLE_CONTEXT_WINDOW']) delete env[key]
+  for (const key of ['DEEPSEEK_API_KEY', 'BRIDLE_BASE_URL', 'BRIDLE_MODEL', 'BRIDLE_API_KEY', 'BRIDLE_CONTEXT_WINDOW'])
+    delete env[key]
   return { ...env, ...extra }
 }
 
@@ -67,7 +68,10 @@ const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
 /** Strips terminal control sequences and carriage returns from pseudo-terminal output, for matching. */
 export const plainTerminalText = (text: string) =>
-  text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r\n/g, '\n').replace(/\r/g, '\n')
+  text
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+    .replace(/\r\n/g, '\n')
+    .replace(/\r/g, '\n')
 
 /**
  * `bridle ARGS` under a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs. Output arrives
@@ -88,11 +92,16 @@ export class Transcript {
   private waiters: { pattern: RegExp; from: number; resolve: () => void }[] = []
   readonly closed: Promise<number | null>
 
-  constructor(readonly child: ChildProcessWithoutNullStreams, streams = [child.stdout, child.stderr]) {
+  constructor(
+    readonly child: ChildProcessWithoutNullStreams,
+    streams = [child.stdout, child.stderr],
+  ) {
     for (const stream of streams) {
       stream.on('data', (d) => {
         this.text += d
-        this.waiters = this.waiters.filter((w) => (w.pattern.test(this.text.slice(w.from)) ? (w.resolve(), false) : true))
+        this.waiters = this.waiters.filter((w) =>
+          w.pattern.test(this.text.slice(w.from)) ? (w.resolve(), false) : true,
+        )
       })
     }
     this.closed = new Promise((resolve) => child.on('close', resolve))

@@ -11,7 +11,7 @@ import { SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import { SystemPrompt, type SystemPromptConfigInput } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import { expectTypeOf } from 'vitest'
 
 declare const ctx: Context
@@ -21,7 +21,10 @@ ctx.plugin(LlmRuntime)
 ctx.plugin(SessionStore)
 ctx.plugin(ToolRegistry)
 ctx.plugin(SystemPrompt)
-ctx.plugin(SystemPrompt, { persona: 'You answer questions about {{cwd}}.', toolOrder: ['read_file', '<unlisted-tools>'] })
+ctx.plugin(SystemPrompt, {
+  persona: 'You answer questions about {{cwd}}.',
+  toolOrder: ['read_file', '<unlisted-tools>'],
+})
 ctx.plugin(SystemPrompt, { persona: null }) // YAML's empty value counts as absent
 ctx.plugin(SessionJsonl, { root: '.bridle/sessions', writeBatchMaxDelayMs: 50 })
 ctx.plugin(AgentLoop, { maxParallelToolCalls: 4, agents: [{ id: 'helper', cwd: '/srv/app' }] })

@@ -5,12 +5,20 @@ import type { Io } from '../src/terminal.js'
 
 describe('CLI output redaction', () => {
   it('knows the CLI key variables and the apiKeyEnv of every llm-openai row (DEEPSEEK_API_KEY by default)', () => {
-    const env = { DEEPSEEK_API_KEY: 'sk-deep-000111222', BRIDLE_API_KEY: 'sk-bridle-333444', OPENAI_API_KEY: 'sk-openai-555666777', OTHER: 'x' }
+    const env = {
+      DEEPSEEK_API_KEY: 'sk-deep-000111222',
+      BRIDLE_API_KEY: 'sk-bridle-333444',
+      OPENAI_API_KEY: 'sk-openai-555666777',
+      OTHER: 'x',
+    }
     expect(envSecrets(env)).toEqual(['sk-deep-000111222', 'sk-bridle-333444'])
     const app = parseAppConfig(
       {
         plugins: [
-          { package: '@bridle/llm-openai', config: { provider: 'o', baseURL: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' } },
+          {
+            package: '@bridle/llm-openai',
+            config: { provider: 'o', baseURL: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY' },
+          },
           { package: '@bridle/llm-openai' },
           { package: '@bridle/llm-openai', config: { provider: 'l', baseURL: 'http://127.0.0.1:1', apiKeyEnv: null } },
           '@bridle/plugin-read-file',

@@ -10,7 +10,13 @@ import { startView, type RunningView } from './view-server.js'
 
 // Real headless Chromium from the npm registry (@sparticuz/chromium ships the binary inside the package), driven by
 // puppeteer-core. Flags keep it off the network: this machine's closed network refuses background connections.
-const QUIET = ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']
+const QUIET = [
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
 
 let fixture: ViewFixture
 let browser: Browser
@@ -48,7 +54,7 @@ afterAll(async () => {
 /** The visible text of the page once `selector` is there. */
 async function textOnce(selector: string): Promise<string> {
   await page.waitForSelector(selector)
-  return page.evaluate(() => document.body.innerText)
+  return page.evaluate(() => document.body.textContent)
 }
 
 /** What the session page shows of the two-turn fixture, on the served page and in the --html file alike. */
@@ -57,25 +63,39 @@ async function expectSessionPage(): Promise<void> {
   expect(text).toContain(`Session ${fixture.id}`)
   expect(text).toContain('✓ all verify')
   expect(await page.$$eval('[data-turn]', (turns) => turns.map((t) => t.getAttribute('data-turn')))).toEqual(['1', '2'])
-  expect(await page.$$eval('[data-step]', (steps) => steps.map((s) => s.getAttribute('data-step')))).toEqual(['1.1', '1.2', '2.1'])
+  expect(await page.$$eval('[data-step]', (steps) => steps.map((s) => s.getAttribute('data-step')))).toEqual([
+    '1.1',
+    '1.2',
+    '2.1',
+  ])
   expect(text).toContain('read_file')
   expect(text).toContain('tool-calls')
   // the model-visible prompt is shown as text, never run as markup
   expect(text).toContain(SCRIPT_PROMPT)
   expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
-  expect(await page.$$eval('script', (s) => s.filter((e) => e.textContent?.trim() === 'window.__pwned = 1').length)).toBe(0)
+  expect(
+    await page.$$eval('script', (s) => s.filter((e) => e.textContent?.trim() === 'window.__pwned = 1').length),
+  ).toBe(0)
   // the prefix chart: one point per request that has a previous one (3 requests → 2 points), the break in red
   await page.waitForSelector('[aria-label^="share of the prompt kept"] svg')
-  expect(await page.$$eval('[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle', (c) => c.length)).toBe(2)
+  expect(
+    await page.$$eval('[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle', (c) => c.length),
+  ).toBe(2)
 }
 
 /** Opens request 2.1 from the session page and checks the diff names the persona section as the cache break. */
 async function expectPersonaBreak(): Promise<void> {
   await page.click('[data-step="2.1"] a[href*="/request/"]')
   const text = await textOnce('.prefix-break')
-  expect(text).toMatch(/The cache prefix broke at byte [\d,]+, in the system \(line \d+\): system: section \S*persona\S* changed/)
-  expect(await page.$$eval('.line-diff li.added', (lines) => lines.map((l) => l.textContent).join('\n'))).toContain('briefly')
-  expect(await page.$$eval('[data-section]', (s) => s.map((e) => e.getAttribute('data-section')))).toContainEqual(expect.stringContaining('persona'))
+  expect(text).toMatch(
+    /The cache prefix broke at byte [\d,]+, in the system \(line \d+\): system: section \S*persona\S* changed/,
+  )
+  expect(await page.$$eval('.line-diff li.added', (lines) => lines.map((l) => l.textContent).join('\n'))).toContain(
+    'briefly',
+  )
+  expect(await page.$$eval('[data-section]', (s) => s.map((e) => e.getAttribute('data-section')))).toContainEqual(
+    expect.stringContaining('persona'),
+  )
 }
 
 describe('the viewer in headless Chromium', () => {
@@ -98,7 +118,9 @@ describe('the viewer in headless Chromium', () => {
     server = await startView([], fixture.app)
     await page.goto(server.url)
     await page.waitForSelector('tr[data-session]')
-    const rows = await page.$$eval('tr[data-session]', (trs) => trs.map((tr) => [tr.getAttribute('data-session'), (tr as HTMLElement).innerText]))
+    const rows = await page.$$eval('tr[data-session]', (trs) =>
+      trs.map((tr) => [tr.getAttribute('data-session'), (tr as HTMLElement).textContent]),
+    )
     expect(rows.map(([id]) => id)).toEqual([fixture.tampered, fixture.id])
     expect(rows[0]![1]).toContain('✗ verification failed')
     expect(rows[1]![1]).toContain('✓ all verify')

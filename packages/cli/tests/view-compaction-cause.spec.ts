@@ -20,7 +20,9 @@ describe('the viewer names a compaction as the cause of its break', () => {
   })
 
   it('a replace no compaction made, and a summary request, are named as such', () => {
-    expect(describeMessageCause({ kind: 'replace', seq: 9 }, 2)).toBe('history rewritten at message 3 by a surface replace (seq 9)')
+    expect(describeMessageCause({ kind: 'replace', seq: 9 }, 2)).toBe(
+      'history rewritten at message 3 by a surface replace (seq 9)',
+    )
     expect(describeMessageCause({ kind: 'compaction-request', seq: 12 }, 4)).toBe(
       'summary request: the instruction follows the first 4 messages (expected)',
     )

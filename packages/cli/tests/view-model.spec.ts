@@ -61,8 +61,10 @@ describe('view model: page data and addresses', () => {
   })
 
   it('treats only loopback names and addresses as loopback', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopback(host), host).toBe(true)
-    for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.com', '128.0.0.1']) expect(isLoopback(host), host).toBe(false)
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
+      expect(isLoopback(host), host).toBe(true)
+    for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.com', '128.0.0.1'])
+      expect(isLoopback(host), host).toBe(false)
   })
 })
 
@@ -113,7 +115,9 @@ describe('view model: a real session through ViewSource', () => {
     expect(request.system.spans.some((s) => s.name?.includes('persona'))).toBe(true)
     const diff = request.diff!
     expect(diff.system.kept).toBe(false)
-    expect(diff.system.lines.some((l) => l.kind === 'added' && l.text.includes('briefly') && l.section?.includes('persona'))).toBe(true)
+    expect(
+      diff.system.lines.some((l) => l.kind === 'added' && l.text.includes('briefly') && l.section?.includes('persona')),
+    ).toBe(true)
     expect(diff.prefix.break).toMatchObject({ part: 'system', cause: firstOfTurn2.breakCause })
     expect(diff.prefix.keptBytes).toBeLessThan(diff.prefix.totalBytes)
 

@@ -11,7 +11,11 @@ export interface RunningView {
 
 /** Starts the built `bridle view ARGS` in `cwd` and waits for the URL it prints. */
 export function startView(args: string[], cwd: string): Promise<RunningView> {
-  const child = spawn(process.execPath, [BIN, 'view', ...args], { cwd, env: offlineEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'view', ...args], {
+    cwd,
+    env: offlineEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stderr!.on('data', (d) => (stderr += d))

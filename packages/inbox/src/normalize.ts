@@ -40,7 +40,8 @@ function idOf(message: unknown): string | undefined {
 export function assertInboxMessage(m: unknown): asserts m is UserMessage {
   if (idOf(m) === undefined) throw new TypeError('inbox message must have a non-empty string id')
   const { role, content } = m as { role?: unknown; content?: unknown }
-  if (role !== 'user') throw new TypeError(`inbox message "${idOf(m)}" must have role "user", got ${JSON.stringify(role)}`)
+  if (role !== 'user')
+    throw new TypeError(`inbox message "${idOf(m)}" must have role "user", got ${JSON.stringify(role)}`)
   if (!Array.isArray(content)) throw new TypeError(`inbox message "${idOf(m)}" must have a content array`)
 }
 

@@ -15,7 +15,13 @@ type Op =
 const target = fc.constantFrom<InboxTarget>('next-turn', 'next-step')
 const coordinate = fc.oneof(fc.integer({ min: -6, max: 6 }), fc.constantFrom(NaN, Infinity, -Infinity, 1.7, -2.5))
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ op: fc.constant('splice' as const), target, start: coordinate, deleteCount: coordinate, count: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({
+    op: fc.constant('splice' as const),
+    target,
+    start: coordinate,
+    deleteCount: coordinate,
+    count: fc.integer({ min: 0, max: 3 }),
+  }),
   fc.record({ op: fc.constant('remove' as const), pick: fc.nat(10) }),
   fc.record({ op: fc.constant('replace' as const), pick: fc.nat(10), keepId: fc.boolean() }),
   fc.constant({ op: 'clear' as const }),

@@ -252,9 +252,7 @@ describe('Inbox replay', () => {
     const forked = new Inbox(child, { inserted() {}, discarded() {}, claimed() {} })
     expect(forked.hasPending).toBe(false)
     const restored = Session.create('r', session.events)
-    expect(new Inbox(restored, { inserted() {}, discarded() {}, claimed() {} }).nextTurn.map(text)).toEqual([
-      'pending',
-    ])
+    expect(new Inbox(restored, { inserted() {}, discarded() {}, claimed() {} }).nextTurn.map(text)).toEqual(['pending'])
   })
 
   it('a bad persisted record fails construction, naming its seq, with the cause', () => {

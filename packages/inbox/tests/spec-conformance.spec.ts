@@ -56,7 +56,7 @@ describe('state and records (§3, §5)', () => {
     expect(inbox.hasPending).toBe(false)
   })
 
-  it('the pending entry is a distinct frozen copy, not the caller\'s object', () => {
+  it("the pending entry is a distinct frozen copy, not the caller's object", () => {
     const inbox = new Inbox(Session.create('copy'), quiet)
     const p = msg('p')
     inbox.append('next-turn', p)
@@ -153,9 +153,12 @@ describe('append failures leave everything unchanged (§5.3)', () => {
     const { ctx, session } = attached('veto')
     const { notes, notify } = recorded()
     const inbox = new Inbox(session, notify)
-    ctx.on('internal/event' as never, ((_t: string, name: string, args: any[]) => {
-      if (name === 'session/event' && args[1]?.type === INBOX_SPLICED) throw new Error('vetoed by policy')
-    }) as never)
+    ctx.on(
+      'internal/event' as never,
+      ((_t: string, name: string, args: any[]) => {
+        if (name === 'session/event' && args[1]?.type === INBOX_SPLICED) throw new Error('vetoed by policy')
+      }) as never,
+    )
     expect(() => inbox.append('next-turn', msg('p'))).toThrow('vetoed by policy')
     expect(session.events).toHaveLength(0)
     expect(inbox.hasPending).toBe(false)
@@ -253,7 +256,10 @@ describe('replay details (§4)', () => {
       [{ target: 'next-turn', start: 0, inserted: [a, a] }, `message "${a.id}" is already pending`],
     ]
     for (const [data, cause] of cases) {
-      const session = Session.create('bad', [spliced(0, { target: 'next-step', start: 0, inserted: [] }), spliced(1, data)] as SessionEvent[])
+      const session = Session.create('bad', [
+        spliced(0, { target: 'next-step', start: 0, inserted: [] }),
+        spliced(1, data),
+      ] as SessionEvent[])
       let thrown: unknown
       try {
         new Inbox(session, quiet)

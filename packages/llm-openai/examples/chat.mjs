@@ -27,7 +27,9 @@ if (process.env.BRIDLE_BASE_URL) {
   config = {}
   model = process.env.BRIDLE_MODEL ?? 'deepseek-chat'
 } else {
-  mock = await startMockServer([{ kind: 'sse', events: textEvents(['[offline mock] ', 'Hello from the loopback server.']) }])
+  mock = await startMockServer([
+    { kind: 'sse', events: textEvents(['[offline mock] ', 'Hello from the loopback server.']) },
+  ])
   config = { provider: 'mock', baseURL: mock.url, apiKeyEnv: null }
   model = 'mock'
 }
@@ -44,7 +46,11 @@ for await (const chunk of ctx.llm.stream({ provider, model, messages: [createUse
   if (chunk.type === 'usage') console.error(`\nusage: ${JSON.stringify(chunk.usage)}`)
   if (chunk.type === 'finish') {
     const reason = chunk.reason
-    console.error(reason.kind === 'error' || reason.kind === 'aborted' ? `failed: ${reason.failure.code}: ${reason.failure.message}` : `finish: ${reason.kind}`)
+    console.error(
+      reason.kind === 'error' || reason.kind === 'aborted'
+        ? `failed: ${reason.failure.code}: ${reason.failure.message}`
+        : `finish: ${reason.kind}`,
+    )
     if (reason.kind === 'error' || reason.kind === 'aborted') process.exitCode = 1
   }
 }

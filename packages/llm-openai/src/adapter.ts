@@ -130,7 +130,12 @@ export class OpenAICompatAdapter implements LlmAdapter {
       }
       throw new LlmError(`event stream from ${config.baseURL} ended without [DONE]`, 'STREAM_CLOSED')
     } catch (error) {
-      const ladder = { config, record, internal: internal.signal, ...(options.signal === undefined ? {} : { signal: options.signal }) }
+      const ladder = {
+        config,
+        record,
+        internal: internal.signal,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      }
       throw redactError(toLlmError(error, ladder), secretsOf(config, apiKey))
     } finally {
       this.calls.delete(internal)
@@ -155,7 +160,12 @@ function secretsOf(config: OpenAICompatConfig, apiKey: string | null): string[] 
   return [...(apiKey === null ? [] : [apiKey]), ...Object.values(config.headers)]
 }
 
-function requestStream(client: OpenAI, body: Record<string, unknown>, signal: AbortSignal, retryCount: number): Promise<Response> {
+function requestStream(
+  client: OpenAI,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+  retryCount: number,
+): Promise<Response> {
   return client.chat.completions
     .create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
       signal,

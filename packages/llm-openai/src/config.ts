@@ -91,7 +91,10 @@ export const ConfigSchema = z
       .string()
       .refine(isHttpUrl, 'must be an absolute http: or https: URL')
       // the message never repeats the value: it holds the secret
-      .refine((url) => !urlHasCredentials(url), 'must not contain credentials (user:password@); give the key through apiKeyEnv')
+      .refine(
+        (url) => !urlHasCredentials(url),
+        'must not contain credentials (user:password@); give the key through apiKeyEnv',
+      )
       .optional(),
     apiKeyEnv: z
       .string()
@@ -104,7 +107,12 @@ export const ConfigSchema = z
     streamIdleTimeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(300_000),
     streamDataTimeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(600_000),
     maxRetryDelayMs: z.number().int().min(0).max(MAX_TIMER_MS).default(60_000),
-    maxLineBytes: z.number().int().min(64).max(MAX_LINE_BYTES).default(8 * 1024 * 1024),
+    maxLineBytes: z
+      .number()
+      .int()
+      .min(64)
+      .max(MAX_LINE_BYTES)
+      .default(8 * 1024 * 1024),
     maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
     reasoningReplay: z.enum(['tool-turns', 'never']).default('tool-turns'),
     includeUsage: z.boolean().default(true),

@@ -131,7 +131,12 @@ type Read = () => Promise<ReadResult>
  * returns true when more may follow, false when the body already ended) or clearly not (then reads a
  * snippet and throws `MALFORMED_RESPONSE` naming the content type).
  */
-async function checkOpening(read: Read, feed: (bytes: Uint8Array) => void, baseURL: string, contentType: string): Promise<boolean> {
+async function checkOpening(
+  read: Read,
+  feed: (bytes: Uint8Array) => void,
+  baseURL: string,
+  contentType: string,
+): Promise<boolean> {
   const parts: Uint8Array[] = []
   let size = 0
   let ended = false
@@ -158,5 +163,9 @@ async function checkOpening(read: Read, feed: (bytes: Uint8Array) => void, baseU
       size += value.byteLength
     }
   }
-  throw notEventStreamError(baseURL, contentType, new TextDecoder().decode(Buffer.concat(parts).subarray(0, SNIPPET_BYTES)))
+  throw notEventStreamError(
+    baseURL,
+    contentType,
+    new TextDecoder().decode(Buffer.concat(parts).subarray(0, SNIPPET_BYTES)),
+  )
 }

@@ -4,12 +4,7 @@
  * message, and every message is scrubbed of the call's secrets before it leaves the adapter.
  */
 import { LlmError, redactSecrets } from '@bridle/llm'
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from 'openai'
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 import { abortError } from './abort.js'
 import type { CallRecord } from './client.js'
 import type { OpenAICompatConfig } from './config.js'
@@ -30,7 +25,8 @@ export function toLlmError(error: unknown, context: LadderContext): LlmError {
   const { config, signal, record } = context
   if (error instanceof IdleTimeoutError || error instanceof DataTimeoutError) return error
   if (signal?.aborted === true) return new LlmError('request aborted', 'ABORTED')
-  if (context.internal?.aborted === true && context.internal.reason instanceof LlmError) return abortError(context.internal)
+  if (context.internal?.aborted === true && context.internal.reason instanceof LlmError)
+    return abortError(context.internal)
   if (error instanceof LlmError) return error
   if (error instanceof APIUserAbortError) return new LlmError('request aborted', 'ABORTED')
   if (error instanceof APIConnectionTimeoutError) {

@@ -30,8 +30,7 @@ export function detailsOfObject(json: unknown): ErrorDetails {
   const top = asRecord(json)
   if (top === undefined) return {}
   const nested = asRecord(top.error)
-  const message =
-    str(nested?.message) ?? str(top.error) ?? str(top.message) ?? str(top.detail)
+  const message = str(nested?.message) ?? str(top.error) ?? str(top.message) ?? str(top.detail)
   const code = str(nested?.code) ?? str(top.code)
   const type = str(nested?.type) ?? str(top.type)
   return {

@@ -33,7 +33,10 @@ export interface GuardedReadOptions {
 }
 
 /** One `read()`, bounded by the idle timeout, an outer deadline and the signal. */
-export async function guardedRead(reader: ReadableStreamDefaultReader<Uint8Array>, options: GuardedReadOptions): Promise<ReadResult> {
+export async function guardedRead(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  options: GuardedReadOptions,
+): Promise<ReadResult> {
   const read = reader.read()
   read.catch(() => {})
   const idle = startDeadline(options.idleTimeoutMs, options.onIdle)
@@ -47,7 +50,12 @@ export async function guardedRead(reader: ReadableStreamDefaultReader<Uint8Array
   })
   aborted.catch(() => {})
   try {
-    return await Promise.race([read, idle.expired, aborted, ...(options.deadline === undefined ? [] : [options.deadline.expired])])
+    return await Promise.race([
+      read,
+      idle.expired,
+      aborted,
+      ...(options.deadline === undefined ? [] : [options.deadline.expired]),
+    ])
   } finally {
     idle.clear()
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)

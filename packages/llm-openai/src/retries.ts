@@ -54,7 +54,12 @@ export async function withRetries<T>(
  * retry: the failure reports the requested wait instead), else exponential backoff from 0.5 s
  * doubling to 8 s with up to 25 % jitter, capped at `maxRetryDelayMs`.
  */
-export function retryDelayMs(error: unknown, retry: number, limits: RetryLimits, clock: RetryClock = realClock): number | undefined {
+export function retryDelayMs(
+  error: unknown,
+  retry: number,
+  limits: RetryLimits,
+  clock: RetryClock = realClock,
+): number | undefined {
   if (!isRetryable(error)) return undefined
   const headers = error instanceof APIError ? (error.headers as Headers | undefined) : undefined
   const requested = headers === undefined ? undefined : requestedWaitMs(headers, clock.now())

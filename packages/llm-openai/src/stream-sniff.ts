@@ -60,10 +60,16 @@ export function snippetOf(text: string): string {
 export function notEventStreamError(baseURL: string, contentType: string, text: string): LlmError {
   const snippet = snippetOf(text)
   if (isJsonType(contentType)) {
-    return new LlmError(`expected an event stream from ${baseURL}, got application/json: ${snippet}`, 'MALFORMED_RESPONSE')
+    return new LlmError(
+      `expected an event stream from ${baseURL}, got application/json: ${snippet}`,
+      'MALFORMED_RESPONSE',
+    )
   }
   const type = contentType.trim() === '' ? 'none' : oneLineType(contentType)
-  return new LlmError(`response from ${baseURL} is not an event stream (content-type ${type}): ${snippet}`, 'MALFORMED_RESPONSE')
+  return new LlmError(
+    `response from ${baseURL} is not an event stream (content-type ${type}): ${snippet}`,
+    'MALFORMED_RESPONSE',
+  )
 }
 
 /** True when the content type says event stream. */

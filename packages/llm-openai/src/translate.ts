@@ -2,13 +2,7 @@
  * Delta translation: one parsed `chat.completion.chunk` at a time → neutral
  * `StreamChunk`s, then finalization at `[DONE]`. Pure state machine; no I/O, no timers.
  */
-import {
-  LlmError,
-  callId,
-  type ContentBlock,
-  type FinishReason,
-  type StreamChunk,
-} from '@bridle/llm'
+import { LlmError, callId, type ContentBlock, type FinishReason, type StreamChunk } from '@bridle/llm'
 import { asRecord } from './json-object.js'
 import { translateUsage } from './usage.js'
 

@@ -27,9 +27,18 @@ describe('SDK retries (before the first chunk only)', () => {
   })
 
   it('[429 retry-after 0, 429] → RATE_LIMIT after two requests', async () => {
-    const limited = { kind: 'http-error' as const, status: 429, body: { error: { message: 'Rate limit reached' } }, headers: { 'retry-after': '0' } }
+    const limited = {
+      kind: 'http-error' as const,
+      status: 429,
+      body: { error: { message: 'Rate limit reached' } },
+      headers: { 'retry-after': '0' },
+    }
     h = await boot([limited, limited], { maxRetries: 1 })
-    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({ code: 'RATE_LIMIT', status: 429, message: 'Rate limit reached' })
+    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({
+      code: 'RATE_LIMIT',
+      status: 429,
+      message: 'Rate limit reached',
+    })
     expect(h.server.requests).toHaveLength(2)
   })
 })

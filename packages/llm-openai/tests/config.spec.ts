@@ -106,7 +106,9 @@ describe('config', () => {
 
   it('rejects forbidden headers case-insensitively and unknown keys', () => {
     for (const name of ['Authorization', 'user-agent', 'ACCEPT', 'Content-Type']) {
-      expect(configError({ headers: { [name]: 'x' } }).message).toContain(`headers.${name}: header "${name}" is set by the adapter`)
+      expect(configError({ headers: { [name]: 'x' } }).message).toContain(
+        `headers.${name}: header "${name}" is set by the adapter`,
+      )
     }
     expect(resolveConfig({ headers: { 'x-team': 'a' } }).headers).toEqual({ 'x-team': 'a' })
     expect(configError({ temperature: 1 }).message).toContain('temperature')
@@ -122,7 +124,10 @@ describe('config', () => {
   })
 
   it('is idempotent: a resolved config resolves to itself (cordis may re-run Config on reload)', () => {
-    for (const raw of [{}, { provider: 'l', baseURL: 'http://127.0.0.1:1', apiKeyEnv: null, models: [{ id: 'm', contextWindow: 5 }] }]) {
+    for (const raw of [
+      {},
+      { provider: 'l', baseURL: 'http://127.0.0.1:1', apiKeyEnv: null, models: [{ id: 'm', contextWindow: 5 }] },
+    ]) {
       const once = resolveConfig(raw)
       expect(resolveConfig(once)).toEqual(once)
     }

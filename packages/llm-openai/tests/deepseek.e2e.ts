@@ -1,6 +1,6 @@
 /**
  * Optional live check against the real DeepSeek API. Excluded from the normal run (the workspace
- * only collects *.spec.ts / *.test.ts); runs only with BRIDLE_E2E=1 and DEEPSEEK_API_KEY set:
+ * only collects *.spec.ts); runs only with BRIDLE_E2E=1 and DEEPSEEK_API_KEY set:
  *   BRIDLE_E2E=1 DEEPSEEK_API_KEY=sk-... pnpm vitest run --config vitest.e2e.config.ts
  */
 import { BlockAssembler, LlmRuntime, createUserMessage, streamGrammarViolations, type StreamChunk } from '@bridle/llm'

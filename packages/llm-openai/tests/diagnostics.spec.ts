@@ -9,7 +9,9 @@ describe('rootCause', () => {
     expect(rootCause(new TypeError('terminated', { cause: socket }))).toBe('other side closed (UND_ERR_SOCKET)')
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' })
     const wrapped = new Error('Connection error.', { cause: new TypeError('fetch failed', { cause: refused }) })
-    expect(withCause('request to http://h failed', wrapped)).toBe('request to http://h failed: connect ECONNREFUSED 127.0.0.1:9')
+    expect(withCause('request to http://h failed', wrapped)).toBe(
+      'request to http://h failed: connect ECONNREFUSED 127.0.0.1:9',
+    )
   })
 
   it('looks inside an AggregateError (both address families refused) and falls back to a bare code', () => {
@@ -17,7 +19,9 @@ describe('rootCause', () => {
     const v4 = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' })
     const aggregate = Object.assign(new AggregateError([v6, v4], ''), { code: 'ECONNREFUSED' })
     expect(rootCause(new TypeError('fetch failed', { cause: aggregate }))).toBe('connect ECONNREFUSED ::1:9')
-    expect(rootCause(new TypeError('fetch failed', { cause: Object.assign(new Error(''), { code: 'ENOTFOUND' }) }))).toBe('ENOTFOUND')
+    expect(
+      rootCause(new TypeError('fetch failed', { cause: Object.assign(new Error(''), { code: 'ENOTFOUND' }) })),
+    ).toBe('ENOTFOUND')
   })
 
   it('says nothing when the chain holds only generic wrappers; survives cycles', () => {

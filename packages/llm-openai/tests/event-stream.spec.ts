@@ -37,7 +37,8 @@ const enc = (s: string) => new TextEncoder().encode(s)
 
 describe('SSE reader', () => {
   it('frames LF, CRLF and CR endings, joins multi-line data, drops comments and blank data, strips a BOM', async () => {
-    const text = '\uFEFFdata: a\n\n: keep-alive\r\n\r\ndata: b1\r\ndata: b2\r\n\r\nevent: error\rdata: c\r\rdata:\n\ndata:   \n\n'
+    const text =
+      '\uFEFFdata: a\n\n: keep-alive\r\n\r\ndata: b1\r\ndata: b2\r\n\r\nevent: error\rdata: c\r\rdata:\n\ndata:   \n\n'
     expect(await collect(bodyOf([enc(text)]))).toEqual([
       { data: 'a' },
       { data: 'b1\nb2' },
@@ -52,10 +53,13 @@ describe('SSE reader', () => {
   })
 
   it('property: any byte split yields the same events, multi-byte characters included', async () => {
-    const payloads = fc.array(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== '' && !/[\r\n]/.test(s)), {
-      minLength: 1,
-      maxLength: 5,
-    })
+    const payloads = fc.array(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== '' && !/[\r\n]/.test(s)),
+      {
+        minLength: 1,
+        maxLength: 5,
+      },
+    )
     await fc.assert(
       fc.asyncProperty(payloads, fc.array(fc.nat(), { maxLength: 20 }), fc.boolean(), async (datas, cuts, crlf) => {
         const nl = crlf ? '\r\n' : '\n'
@@ -98,7 +102,8 @@ describe('SSE reader', () => {
     const controller = new AbortController()
     const stalled = new ReadableStream<Uint8Array>({})
     const pending = (async () => {
-      for await (const _ of readSseEvents(stalled, { idleTimeoutMs: 60_000, baseURL: 'x', signal: controller.signal })) void _
+      for await (const _ of readSseEvents(stalled, { idleTimeoutMs: 60_000, baseURL: 'x', signal: controller.signal }))
+        void _
     })()
     controller.abort()
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED', message: 'request aborted' })

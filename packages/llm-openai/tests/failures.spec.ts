@@ -18,38 +18,77 @@ async function failWith(behaviour: MockBehaviour, overrides: Record<string, unkn
   return failureOf(r.finish)
 }
 
-const httpError = (status: number, body: string | object, extra: Partial<Extract<MockBehaviour, { kind: 'http-error' }>> = {}) =>
-  ({ kind: 'http-error', status, body, ...extra }) as MockBehaviour
+const httpError = (
+  status: number,
+  body: string | object,
+  extra: Partial<Extract<MockBehaviour, { kind: 'http-error' }>> = {},
+) => ({ kind: 'http-error', status, body, ...extra }) as MockBehaviour
 
 describe('HTTP errors → LlmFailure', () => {
   it.each([
-    [401, { error: { message: 'Authentication Fails (no such user)', type: 'authentication_error' } }, 'AUTH', 'Authentication Fails (no such user)'],
+    [
+      401,
+      { error: { message: 'Authentication Fails (no such user)', type: 'authentication_error' } },
+      'AUTH',
+      'Authentication Fails (no such user)',
+    ],
     [403, { error: { message: 'forbidden' } }, 'AUTH', 'forbidden'],
     [402, { error: { message: 'Insufficient Balance', type: 'unknown_error' } }, 'QUOTA', 'Insufficient Balance'],
-    [429, { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } }, 'QUOTA', 'You exceeded your current quota'],
+    [
+      429,
+      { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } },
+      'QUOTA',
+      'You exceeded your current quota',
+    ],
     [429, { error: { message: 'Rate limit reached' } }, 'RATE_LIMIT', 'Rate limit reached'],
     [
       400,
-      { error: { message: "This model's maximum context length is 131072 tokens. However, you requested 200000 tokens", type: 'invalid_request_error' } },
+      {
+        error: {
+          message: "This model's maximum context length is 131072 tokens. However, you requested 200000 tokens",
+          type: 'invalid_request_error',
+        },
+      },
       'CONTEXT_WINDOW_EXCEEDED',
       "This model's maximum context length is 131072 tokens. However, you requested 200000 tokens",
     ],
     [
       400,
-      { error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 9000, n_ctx: 4096 } },
+      {
+        error: {
+          code: 400,
+          message: 'the request exceeds the available context size, try increasing it',
+          type: 'exceed_context_size_error',
+          n_prompt_tokens: 9000,
+          n_ctx: 4096,
+        },
+      },
       'CONTEXT_WINDOW_EXCEEDED',
       'the request exceeds the available context size, try increasing it',
     ],
-    [400, { object: 'error', message: 'legacy vLLM: unknown field', type: 'BadRequestError', code: 400 }, 'INVALID_REQUEST', 'legacy vLLM: unknown field'],
+    [
+      400,
+      { object: 'error', message: 'legacy vLLM: unknown field', type: 'BadRequestError', code: 400 },
+      'INVALID_REQUEST',
+      'legacy vLLM: unknown field',
+    ],
     [422, { detail: 'validation failed' }, 'INVALID_REQUEST', 'validation failed'],
-    [400, { error: 'model "nope" not found, try pulling it first' }, 'INVALID_REQUEST', 'model "nope" not found, try pulling it first'],
+    [
+      400,
+      { error: 'model "nope" not found, try pulling it first' },
+      'INVALID_REQUEST',
+      'model "nope" not found, try pulling it first',
+    ],
     [408, {}, 'TIMEOUT', 'Mock API error (HTTP 408)'],
     [503, { error: { message: 'Service is too busy' } }, 'SERVER', 'Service is too busy'],
     [404, '404 page not found', 'HTTP_404', '404 page not found'],
   ] as const)('%i %j → %s', async (status, errorBody, code, message) => {
-    const failure = await failWith(httpError(status, errorBody, typeof errorBody === 'string' ? { contentType: 'text/plain' } : {}), {
-      displayName: 'Mock',
-    })
+    const failure = await failWith(
+      httpError(status, errorBody, typeof errorBody === 'string' ? { contentType: 'text/plain' } : {}),
+      {
+        displayName: 'Mock',
+      },
+    )
     expect(failure).toMatchObject({ code, message, status })
   })
 
@@ -61,7 +100,8 @@ describe('HTTP errors → LlmFailure', () => {
   })
 
   it('Retry-After seconds, HTTP-date and invalid; retry-after-ms; x-request-id', async () => {
-    const limited = (headers: Record<string, string>) => httpError(429, { error: { message: 'slow down' } }, { headers })
+    const limited = (headers: Record<string, string>) =>
+      httpError(429, { error: { message: 'slow down' } }, { headers })
     expect(await failWith(limited({ 'retry-after': '7', 'x-request-id': 'req_123' }))).toMatchObject({
       code: 'RATE_LIMIT',
       providerRetryAfterMs: 7000,
@@ -77,7 +117,9 @@ describe('HTTP errors → LlmFailure', () => {
     expect(invalid).not.toHaveProperty('providerRetryAfterMs')
     expect(invalid).not.toHaveProperty('requestId')
     await teardown(h)
-    expect(await failWith(limited({ 'retry-after-ms': '250', 'retry-after': '9' }))).toMatchObject({ providerRetryAfterMs: 250 })
+    expect(await failWith(limited({ 'retry-after-ms': '250', 'retry-after': '9' }))).toMatchObject({
+      providerRetryAfterMs: 250,
+    })
   })
 })
 
@@ -93,7 +135,11 @@ describe('broken streams', () => {
   })
 
   it('missing [DONE], unterminated [DONE], and an empty body → STREAM_CLOSED', async () => {
-    for (const events of [textEvents(['a']).slice(0, -1), [chunk({ content: 'a' }, 'stop'), { raw: 'data: [DONE]' }], []]) {
+    for (const events of [
+      textEvents(['a']).slice(0, -1),
+      [chunk({ content: 'a' }, 'stop'), { raw: 'data: [DONE]' }],
+      [],
+    ]) {
       h = await boot([{ kind: 'sse', events }])
       const r = await run(h.ctx)
       expect(failureOf(r.finish)).toEqual({
@@ -124,12 +170,22 @@ describe('broken streams', () => {
     const a = failureOf((await run(h.ctx)).finish)
     expect(a.code).toBe('MALFORMED_RESPONSE')
     expect(a.message).toBe(`malformed event from ${h.server.url}: ${junk.slice(0, 120)}`)
-    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({ code: 'MALFORMED_RESPONSE', message: `malformed event from ${h.server.url}: [1,2]` })
+    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      message: `malformed event from ${h.server.url}: [1,2]`,
+    })
   })
 
   it('mid-stream error events: `event: error` and `{error}` payloads, classified by wording', async () => {
     h = await boot([
-      { kind: 'sse', events: [chunk({ content: 'a' }), { raw: 'event: error\ndata: {"error":{"message":"upstream overloaded"}}\n\n'}, DONE] },
+      {
+        kind: 'sse',
+        events: [
+          chunk({ content: 'a' }),
+          { raw: 'event: error\ndata: {"error":{"message":"upstream overloaded"}}\n\n' },
+          DONE,
+        ],
+      },
       { kind: 'sse', events: [{ error: { message: 'Insufficient balance', type: 'insufficient_quota' } }, DONE] },
       { kind: 'sse', events: [{ error: { message: 'context_length_exceeded: prompt too long' } }, DONE] },
       { kind: 'sse', events: [{ raw: 'event: error\ndata: plain words\n\n' }, DONE] },
@@ -143,7 +199,10 @@ describe('broken streams', () => {
   it('a connection reset mid-body → TRANSPORT', async () => {
     h = await boot([{ kind: 'close-early', events: [chunk({ content: 'par' })] }])
     const r = await run(h.ctx)
-    expect(failureOf(r.finish)).toMatchObject({ code: 'TRANSPORT', message: `event stream from ${h.server.url} failed: other side closed (UND_ERR_SOCKET)` })
+    expect(failureOf(r.finish)).toMatchObject({
+      code: 'TRANSPORT',
+      message: `event stream from ${h.server.url} failed: other side closed (UND_ERR_SOCKET)`,
+    })
     expect(r.message.content).toEqual([{ type: 'text', text: 'par' }])
   })
 
@@ -154,7 +213,10 @@ describe('broken streams', () => {
     await new Promise<void>((resolve) => probe.close(() => resolve()))
     const url = `http://127.0.0.1:${port}`
     h = await boot([], { baseURL: url })
-    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({ code: 'TRANSPORT', message: `request to ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}` })
+    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({
+      code: 'TRANSPORT',
+      message: `request to ${url} failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+    })
   })
 
   it('no response headers within timeoutMs → TIMEOUT', async () => {
@@ -169,7 +231,10 @@ describe('broken streams', () => {
     h = await boot([{ kind: 'hang', events: [chunk({ reasoning_content: 'thinking' })] }], { streamIdleTimeoutMs: 200 })
     const r = await run(h.ctx)
     expect(r.chunks[0]).toEqual({ type: 'block-start', index: 0, blockType: 'reasoning' })
-    expect(failureOf(r.finish)).toEqual({ code: 'TIMEOUT', message: `event stream from ${h.server.url} idle for 200ms` })
+    expect(failureOf(r.finish)).toEqual({
+      code: 'TIMEOUT',
+      message: `event stream from ${h.server.url} idle for 200ms`,
+    })
     await h.server.requests[0]!.disconnected
   })
 })
@@ -200,7 +265,9 @@ describe('failures before any I/O', () => {
 
   it('an image block → UNSUPPORTED_CONTENT; no request made', async () => {
     h = await boot([], { displayName: 'Mock' })
-    const r = await run(h.ctx, { messages: [createUserMessage([{ type: 'image', attachment: { id: 'i', mediaType: 'image/png' } }])] })
+    const r = await run(h.ctx, {
+      messages: [createUserMessage([{ type: 'image', attachment: { id: 'i', mediaType: 'image/png' } }])],
+    })
     expect(failureOf(r.finish)).toEqual({ code: 'UNSUPPORTED_CONTENT', message: 'Mock route accepts text only' })
     expect(h.server.requests).toHaveLength(0)
   })

@@ -100,7 +100,8 @@ export async function run(ctx: Context, partial: Partial<GenerateOptions> = {}):
 
 /** The failure of an `error` or `aborted` finish; fails the test otherwise. */
 export function failureOf(finish: FinishReason) {
-  if (finish.kind !== 'error' && finish.kind !== 'aborted') throw new Error(`expected a failed finish, got ${finish.kind}`)
+  if (finish.kind !== 'error' && finish.kind !== 'aborted')
+    throw new Error(`expected a failed finish, got ${finish.kind}`)
   return finish.failure
 }
 

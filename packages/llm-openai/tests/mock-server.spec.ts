@@ -18,7 +18,13 @@ describe('mock server', () => {
 
   it('records method, path, lower-case headers, raw and parsed bodies; plays behaviours FIFO', async () => {
     server = await startMockServer([{ kind: 'sse', events: ['one', DONE] }])
-    server.push({ kind: 'http-error', status: 418, body: 'teapot', contentType: 'text/plain', headers: { 'x-request-id': 'r1' } })
+    server.push({
+      kind: 'http-error',
+      status: 418,
+      body: 'teapot',
+      contentType: 'text/plain',
+      headers: { 'x-request-id': 'r1' },
+    })
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     const first = await fetch(`${server.url}/chat/completions`, {
       method: 'POST',
@@ -56,13 +62,16 @@ describe('mock server', () => {
         return { kind: 'sse', events: [{ double: n * 2 }, DONE] }
       },
     })
-    const post = (body: string) => fetch(`${server!.url}/chat/completions`, { method: 'POST', body }).then((r) => r.text())
+    const post = (body: string) =>
+      fetch(`${server!.url}/chat/completions`, { method: 'POST', body }).then((r) => r.text())
     expect(await post('{"n":1}')).toBe('data: scripted\n\ndata: [DONE]\n\n')
     expect(await post('{"n":2}')).toBe('data: {"double":4}\n\ndata: [DONE]\n\n')
     expect(await post('{"n":3}')).toBe('data: {"double":6}\n\ndata: [DONE]\n\n')
     const failed = await fetch(`${server.url}/chat/completions`, { method: 'POST', body: '{"n":-1}' })
     expect(failed.status).toBe(500)
-    expect(await failed.json()).toEqual({ error: { message: 'mock responder threw: Error: negative', type: 'mock_error' } })
+    expect(await failed.json()).toEqual({
+      error: { message: 'mock responder threw: Error: negative', type: 'mock_error' },
+    })
     expect(server.unexpected).toBe(0)
     expect(server.requests).toHaveLength(4)
   })

@@ -49,9 +49,17 @@ function runChild(url: string, scenario: string): Promise<ChildResult> {
   })
 }
 
-const waitAnswer: MockBehaviour = { kind: 'http-error', status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '40' } }
+const waitAnswer: MockBehaviour = {
+  kind: 'http-error',
+  status: 429,
+  body: { error: { message: 'slow down' } },
+  headers: { 'retry-after': '40' },
+}
 const hangingBody: MockBehaviour = { kind: 'hang', events: [chunk({ content: 'partial' })] }
-const disposed = { kind: 'aborted', failure: { code: 'ABORTED', message: 'request aborted: the mock route was disposed' } }
+const disposed = {
+  kind: 'aborted',
+  failure: { code: 'ABORTED', message: 'request aborted: the mock route was disposed' },
+}
 const cancelled = { kind: 'aborted', failure: { code: 'ABORTED', message: 'request aborted' } }
 
 describe('a child process exits on its own after the call ends', () => {
@@ -61,14 +69,23 @@ describe('a child process exits on its own after the call ends', () => {
     ['cancel-body', hangingBody, cancelled],
     ['dispose-body', hangingBody, disposed],
     ['consumer-return', hangingBody, 'consumer stopped'],
-  ] as const)('%s', async (scenario, behaviour, finish) => {
-    server = await startMockServer([behaviour])
-    const result = await runChild(server.url, scenario)
-    expect(result.stderr).toBe('')
-    expect(result.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([{ finish }])
-    expect(result.exited, 'the child was still running: a timer or socket kept it alive').toBe(true)
-    expect(result.code).toBe(0)
-    expect(server.requests).toHaveLength(1)
-    if (behaviour.kind === 'hang') await server.requests[0]!.disconnected
-  }, 60_000)
+  ] as const)(
+    '%s',
+    async (scenario, behaviour, finish) => {
+      server = await startMockServer([behaviour])
+      const result = await runChild(server.url, scenario)
+      expect(result.stderr).toBe('')
+      expect(
+        result.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as unknown),
+      ).toEqual([{ finish }])
+      expect(result.exited, 'the child was still running: a timer or socket kept it alive').toBe(true)
+      expect(result.code).toBe(0)
+      expect(server.requests).toHaveLength(1)
+      if (behaviour.kind === 'hang') await server.requests[0]!.disconnected
+    },
+    60_000,
+  )
 })

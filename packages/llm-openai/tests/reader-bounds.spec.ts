@@ -31,7 +31,11 @@ function pacedBody(next: (n: number) => string | undefined, delayMs: number): Re
   )
 }
 
-async function drain(body: ReadableStream<Uint8Array>, options: Partial<EventReaderOptions>, onEvent?: (e: SseEvent) => Promise<void>) {
+async function drain(
+  body: ReadableStream<Uint8Array>,
+  options: Partial<EventReaderOptions>,
+  onEvent?: (e: SseEvent) => Promise<void>,
+) {
   const events: SseEvent[] = []
   for await (const e of readSseEvents(body, { idleTimeoutMs: 60_000, baseURL: 'http://mock', ...options })) {
     events.push(e)
@@ -48,7 +52,10 @@ describe('deadline for the next data event', () => {
     await vi.advanceTimersByTimeAsync(1000)
     const error = await result
     expect(error).toBeInstanceOf(LlmError)
-    expect(error).toMatchObject({ code: 'TIMEOUT', message: 'event stream from http://mock sent no data for 1000ms (keep-alives only)' })
+    expect(error).toMatchObject({
+      code: 'TIMEOUT',
+      message: 'event stream from http://mock sent no data for 1000ms (keep-alives only)',
+    })
     expect(vi.getTimerCount()).toBe(0)
   })
 
@@ -76,7 +83,10 @@ describe('deadline for the next data event', () => {
     expect(vi.getTimerCount()).toBe(0)
 
     const controller = new AbortController()
-    const waiting = readSseEvents(pacedBody(() => ': ka\n\n', 10), { idleTimeoutMs: 50, dataTimeoutMs: 1000, baseURL: 'x', signal: controller.signal })
+    const waiting = readSseEvents(
+      pacedBody(() => ': ka\n\n', 10),
+      { idleTimeoutMs: 50, dataTimeoutMs: 1000, baseURL: 'x', signal: controller.signal },
+    )
     const pending = waiting.next()
     await vi.advanceTimersByTimeAsync(35)
     controller.abort()
@@ -109,14 +119,20 @@ describe('line and event size cap', () => {
   it('a line that never ends stops the reader just past the cap (bounded memory)', async () => {
     const { body, pulled } = endless('data: ', 'x'.repeat(16 * 1024))
     const error = await drain(body, { maxLineBytes: 64 * 1024 }).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'MALFORMED_RESPONSE', message: 'event stream from http://mock sent a line longer than 65536 bytes' })
+    expect(error).toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      message: 'event stream from http://mock sent a line longer than 65536 bytes',
+    })
     expect(pulled.bytes).toBeLessThanOrEqual(64 * 1024 + 16 * 1024 + 6)
   })
 
   it('an event of many short data lines and no blank line is capped too; comment lines do not count', async () => {
     const { body, pulled } = endless('data: start\n', `data: ${'y'.repeat(1000)}\n`)
     const error = await drain(body, { maxLineBytes: 64 * 1024 }).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'MALFORMED_RESPONSE', message: 'event stream from http://mock sent an event longer than 65536 bytes' })
+    expect(error).toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      message: 'event stream from http://mock sent an event longer than 65536 bytes',
+    })
     expect(pulled.bytes).toBeLessThanOrEqual(64 * 1024 + 2 * 1007)
 
     const comments = enc(`${': ping\n'.repeat(20_000)}data: ok\n\n`)

@@ -39,7 +39,11 @@ describe('registration on ctx.llm', () => {
       context: { contextWindow: 131072 },
       defaultMaxTokens: 32768,
     })
-    expect(await ctx.llm.resolveModel('deepseek', 'deepseek-v9')).toEqual({ provider: 'deepseek', id: 'deepseek-v9', name: 'deepseek-v9' })
+    expect(await ctx.llm.resolveModel('deepseek', 'deepseek-v9')).toEqual({
+      provider: 'deepseek',
+      id: 'deepseek-v9',
+      name: 'deepseek-v9',
+    })
   })
 
   it('disposing the plugin removes the route', () => {
@@ -53,7 +57,12 @@ describe('registration on ctx.llm', () => {
   it('two instances with different providers coexist, each disposable on its own', () => {
     const ctx = runtime()
     const a = ctx.plugin(llmOpenai, { provider: 'vllm', baseURL: 'http://127.0.0.1:8000/v1', apiKeyEnv: null })
-    ctx.plugin(llmOpenai, { provider: 'ollama', displayName: 'Ollama', baseURL: 'http://127.0.0.1:11434/v1', apiKeyEnv: null })
+    ctx.plugin(llmOpenai, {
+      provider: 'ollama',
+      displayName: 'Ollama',
+      baseURL: 'http://127.0.0.1:11434/v1',
+      apiKeyEnv: null,
+    })
     expect(ctx.llm.listProviders()).toEqual([
       { id: 'vllm', name: 'vllm' },
       { id: 'ollama', name: 'Ollama' },
@@ -75,7 +84,16 @@ describe('registration on ctx.llm', () => {
         provider: 'openai',
         baseURL: 'https://api.openai.com/v1',
         apiKeyEnv: 'OPENAI_API_KEY',
-        models: [{ id: 'o4-mini', name: 'o4 mini', description: 'small', contextWindow: 200000, reasoningEfforts: ['low', 'medium', 'high'], defaultReasoningEffort: 'medium' }],
+        models: [
+          {
+            id: 'o4-mini',
+            name: 'o4 mini',
+            description: 'small',
+            contextWindow: 200000,
+            reasoningEfforts: ['low', 'medium', 'high'],
+            defaultReasoningEffort: 'medium',
+          },
+        ],
       }),
     )
     expect(adapter.resolveModel('openai', 'o4-mini')).toEqual({
@@ -93,7 +111,9 @@ describe('registration on ctx.llm', () => {
         defaultEffort: 'medium',
       },
     })
-    expect(adapter.listModels('openai')).toEqual([{ provider: 'openai', id: 'o4-mini', name: 'o4 mini', description: 'small' }])
+    expect(adapter.listModels('openai')).toEqual([
+      { provider: 'openai', id: 'o4-mini', name: 'o4 mini', description: 'small' },
+    ])
     expect(adapter.providerInfo('openai')).toEqual({ id: 'openai', name: 'openai' })
     expect(adapter.retryPolicy()).toBeUndefined()
   })

@@ -39,7 +39,12 @@ describe('what is sent', () => {
       models: [{ id: 'mock-chat', contextWindow: 8192, defaultMaxTokens: 256, reasoningEfforts: ['low', 'high'] }],
     })
     await run(h.ctx, { maxTokens: 32, temperature: 0.5, stop: ['STOP'], reasoningEffort: 'high' as never })
-    expect(body(0)).toMatchObject({ max_completion_tokens: 32, temperature: 0.5, stop: ['STOP'], reasoning_effort: 'high' })
+    expect(body(0)).toMatchObject({
+      max_completion_tokens: 32,
+      temperature: 0.5,
+      stop: ['STOP'],
+      reasoning_effort: 'high',
+    })
     expect(body(0)).not.toHaveProperty('max_tokens')
     await run(h.ctx)
     expect(body(1)).toMatchObject({ max_completion_tokens: 256 })
@@ -110,7 +115,11 @@ describe('what is sent', () => {
         ],
         source: { provider, model: 'x' },
       })
-    const messages = (provider: string) => [createUserMessage('q'), turn(provider), createToolResultMessage({ callId: callId('c'), content: 'r' })]
+    const messages = (provider: string) => [
+      createUserMessage('q'),
+      turn(provider),
+      createToolResultMessage({ callId: callId('c'), content: 'r' }),
+    ]
     h = await boot([ok()])
     await run(h.ctx, { messages: messages('other') })
     expect(h.server.requests[0]!.rawBody).not.toContain('reasoning_content')

@@ -19,7 +19,12 @@ afterEach(async () => {
 /** A clock whose sleeps return at once and are recorded. */
 function recordingClock(random = 0): RetryClock & { waits: number[] } {
   const waits: number[] = []
-  return { waits, sleep: async (ms) => void waits.push(ms), random: () => random, now: () => Date.parse('2030-01-01T00:00:00Z') }
+  return {
+    waits,
+    sleep: async (ms) => void waits.push(ms),
+    random: () => random,
+    now: () => Date.parse('2030-01-01T00:00:00Z'),
+  }
 }
 
 const limited = (headers: Record<string, string>): MockBehaviour => ({
@@ -40,14 +45,24 @@ describe('retry delay cap', () => {
     // real timers and the default cap (60 s): an adapter that honoured the header would hit the test timeout
     h = await boot([limited({ 'retry-after': '3600' })], { maxRetries: 2 })
     const failure = failureOf((await run(h.ctx)).finish)
-    expect(failure).toEqual({ code: 'RATE_LIMIT', message: 'Rate limit reached', status: 429, providerRetryAfterMs: 3_600_000 })
+    expect(failure).toEqual({
+      code: 'RATE_LIMIT',
+      message: 'Rate limit reached',
+      status: 429,
+      providerRetryAfterMs: 3_600_000,
+    })
     expect(h.server.requests).toHaveLength(1)
   }, 10_000)
 
   it('a server-requested wait within the cap is waited exactly; beyond the cap the retries end', async () => {
     const clock = recordingClock()
     h = await bootAdapter(
-      [busy({ 'retry-after': '2' }), limited({ 'retry-after-ms': '150' }), limited({ 'retry-after': 'Tue, 01 Jan 2030 00:00:30 GMT' }), busy({ 'retry-after': '31' })],
+      [
+        busy({ 'retry-after': '2' }),
+        limited({ 'retry-after-ms': '150' }),
+        limited({ 'retry-after': 'Tue, 01 Jan 2030 00:00:30 GMT' }),
+        busy({ 'retry-after': '31' }),
+      ],
       { maxRetries: 5, maxRetryDelayMs: 30_000 },
       clock,
     )
@@ -58,7 +73,11 @@ describe('retry delay cap', () => {
 
   it('without a header: 0.5 s doubling backoff with jitter, capped by maxRetryDelayMs', async () => {
     const clock = recordingClock(1)
-    h = await bootAdapter([busy(), busy(), busy(), busy(), { kind: 'sse', events: textEvents(['ok']) }], { maxRetries: 4, maxRetryDelayMs: 1200 }, clock)
+    h = await bootAdapter(
+      [busy(), busy(), busy(), busy(), { kind: 'sse', events: textEvents(['ok']) }],
+      { maxRetries: 4, maxRetryDelayMs: 1200 },
+      clock,
+    )
     expect((await run(h.ctx)).finish).toEqual({ kind: 'stop' })
     // 500, 1000, 2000, 4000 ms scaled by the largest jitter (×0.75), then capped at 1200 ms
     expect(clock.waits).toEqual([375, 750, 1200, 1200])
@@ -67,7 +86,12 @@ describe('retry delay cap', () => {
   it('x-should-retry: false stops at once; 4xx other than 408/409/429 is never retried; maxRetries bounds the attempts', async () => {
     const clock = recordingClock()
     h = await bootAdapter(
-      [busy({ 'x-should-retry': 'false' }), { kind: 'http-error', status: 400, body: { error: { message: 'bad' } } }, busy(), busy()],
+      [
+        busy({ 'x-should-retry': 'false' }),
+        { kind: 'http-error', status: 400, body: { error: { message: 'bad' } } },
+        busy(),
+        busy(),
+      ],
       { maxRetries: 1 },
       clock,
     )
@@ -119,7 +143,10 @@ describe('a retry wait ends on cancel and on dispose', () => {
     })
     expect(booted.server.requests).toHaveLength(1)
     // a disposed adapter takes no new calls
-    expect(failureOf((await run(booted.ctx)).finish)).toEqual({ code: 'ABORTED', message: 'request aborted: the mock route was disposed' })
+    expect(failureOf((await run(booted.ctx)).finish)).toEqual({
+      code: 'ABORTED',
+      message: 'request aborted: the mock route was disposed',
+    })
     expect(booted.server.requests).toHaveLength(1)
   }, 10_000)
 
@@ -130,6 +157,9 @@ describe('a retry wait ends on cancel and on dispose', () => {
     const pending = run(h.ctx, { signal: controller.signal })
     await sleeping
     controller.abort()
-    expect((await pending).finish).toEqual({ kind: 'aborted', failure: { code: 'ABORTED', message: 'request aborted' } })
+    expect((await pending).finish).toEqual({
+      kind: 'aborted',
+      failure: { code: 'ABORTED', message: 'request aborted' },
+    })
   }, 10_000)
 })

@@ -37,7 +37,10 @@ const tool = (name: string): ToolSchema => ({
 
 describe('request body', () => {
   it('sends only what is set: no null fields, no tools key when empty, no tool_choice', () => {
-    const body = buildRequestBody(base({ tools: [] }), resolveConfig({ baseURL: 'http://127.0.0.1:1', apiKeyEnv: null }))
+    const body = buildRequestBody(
+      base({ tools: [] }),
+      resolveConfig({ baseURL: 'http://127.0.0.1:1', apiKeyEnv: null }),
+    )
     expect(body).toEqual({
       model: 'mock-chat',
       messages: [{ role: 'user', content: 'hi' }],
@@ -77,7 +80,10 @@ describe('request body', () => {
     )
     expect(body).toMatchObject({ temperature: 0.2, stop: ['END'], max_tokens: 99, reasoning_effort: 'high' })
     expect(body).toMatchObject({ seed: 7, top_k: 5, shared: 'model' })
-    const other = buildRequestBody(base({ maxTokens: 10, stop: [] }), { ...config, maxTokensField: 'max_completion_tokens' })
+    const other = buildRequestBody(base({ maxTokens: 10, stop: [] }), {
+      ...config,
+      maxTokensField: 'max_completion_tokens',
+    })
     expect(other).toMatchObject({ max_completion_tokens: 10 })
     expect(other).not.toHaveProperty('max_tokens')
     expect(other).not.toHaveProperty('stop')
@@ -92,14 +98,26 @@ describe('request body', () => {
 })
 
 describe('messages', () => {
-  const call = (id: string, name: string, args: string) => ({ type: 'tool-call' as const, id: callId(id), name, arguments: args })
+  const call = (id: string, name: string, args: string) => ({
+    type: 'tool-call' as const,
+    id: callId(id),
+    name,
+    arguments: args,
+  })
 
   it('puts the system prompt first and maps system history messages', () => {
     const wire = serializeMessages(
       base({
         system: 'You are terse.',
         messages: [
-          createMessage({ role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], source: { kind: 'user' } }),
+          createMessage({
+            role: 'system',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'text', text: 'b' },
+            ],
+            source: { kind: 'user' },
+          }),
           createUserMessage('hi'),
         ],
       }),
@@ -153,9 +171,18 @@ describe('messages', () => {
       content: [thought, { type: 'text', text: 'ok' }, call('c1', 'f', '{}')],
       source: { provider: 'mock', model: 'm' },
     })
-    const sameTextTurn = createAssistantMessage({ content: [thought, { type: 'text', text: 'hi' }], source: { provider: 'mock', model: 'm' } })
-    const otherRoute = createAssistantMessage({ content: [thought, call('c2', 'f', '{}')], source: { provider: 'other', model: 'm' } })
-    const blank = createAssistantMessage({ content: [{ type: 'reasoning', text: '' }, call('c3', 'f', '{}')], source: { provider: 'mock', model: 'm' } })
+    const sameTextTurn = createAssistantMessage({
+      content: [thought, { type: 'text', text: 'hi' }],
+      source: { provider: 'mock', model: 'm' },
+    })
+    const otherRoute = createAssistantMessage({
+      content: [thought, call('c2', 'f', '{}')],
+      source: { provider: 'other', model: 'm' },
+    })
+    const blank = createAssistantMessage({
+      content: [{ type: 'reasoning', text: '' }, call('c3', 'f', '{}')],
+      source: { provider: 'mock', model: 'm' },
+    })
     const wire = serializeMessages(base({ messages: [sameToolTurn, sameTextTurn, otherRoute, blank] }), config)
     expect(wire[0]).toMatchObject({ role: 'assistant', content: 'ok', reasoning_content: 'think' })
     expect(wire[1]).toEqual({ role: 'assistant', content: 'hi' })

@@ -20,12 +20,7 @@ import {
   type StreamChunk,
 } from '@bridle/llm'
 import * as llmOpenai from '@bridle/llm-openai'
-import {
-  DEEPSEEK_BASE_URL,
-  DEEPSEEK_MODELS,
-  OpenAICompatAdapter,
-  resolveConfig,
-} from '@bridle/llm-openai'
+import { DEEPSEEK_BASE_URL, DEEPSEEK_MODELS, OpenAICompatAdapter, resolveConfig } from '@bridle/llm-openai'
 import {
   DONE,
   KEEPALIVE,
@@ -69,7 +64,12 @@ async function boot(script: MockBehaviour[], overrides: Record<string, unknown> 
 }
 
 async function run(ctx: Context, partial: Partial<GenerateOptions> = {}) {
-  const options: GenerateOptions = { provider: 'mock', model: 'mock-chat', messages: [createUserMessage('hi')], ...partial }
+  const options: GenerateOptions = {
+    provider: 'mock',
+    model: 'mock-chat',
+    messages: [createUserMessage('hi')],
+    ...partial,
+  }
   const assembler = new BlockAssembler()
   const chunks: StreamChunk[] = []
   for await (const c of ctx.llm.stream(options)) {
@@ -77,11 +77,16 @@ async function run(ctx: Context, partial: Partial<GenerateOptions> = {}) {
     assembler.push(c)
   }
   expect(streamGrammarViolations(chunks)).toEqual([])
-  return { chunks, finish: assembler.finish, message: assembler.message({ provider: options.provider, model: options.model }) }
+  return {
+    chunks,
+    finish: assembler.finish,
+    message: assembler.message({ provider: options.provider, model: options.model }),
+  }
 }
 
 function failure(finish: FinishReason) {
-  if (finish.kind !== 'error' && finish.kind !== 'aborted') throw new Error(`expected a failed finish, got ${finish.kind}`)
+  if (finish.kind !== 'error' && finish.kind !== 'aborted')
+    throw new Error(`expected a failed finish, got ${finish.kind}`)
   return finish.failure
 }
 
@@ -145,12 +150,34 @@ describe('§2 plugin surface and configuration', () => {
 
   it('rejects unknown keys, reserved extraBody keys, forbidden headers, duplicate model ids, bad efforts and ranges', () => {
     expect(configError({ bogus: 1 }).message.startsWith('llm-openai: invalid config: ')).toBe(true)
-    for (const key of ['model', 'messages', 'stream', 'stream_options', 'tools', 'tool_choice', 'temperature', 'stop', 'max_tokens', 'max_completion_tokens', 'reasoning_effort']) {
+    for (const key of [
+      'model',
+      'messages',
+      'stream',
+      'stream_options',
+      'tools',
+      'tool_choice',
+      'temperature',
+      'stop',
+      'max_tokens',
+      'max_completion_tokens',
+      'reasoning_effort',
+    ]) {
       expect(configError({ extraBody: { [key]: 1 } }).message).toContain(`extraBody.${key}`)
-      expect(configError({ models: [{ id: 'a', contextWindow: 1, extraBody: { [key]: 1 } }] }).message).toContain('models.0.extraBody')
+      expect(configError({ models: [{ id: 'a', contextWindow: 1, extraBody: { [key]: 1 } }] }).message).toContain(
+        'models.0.extraBody',
+      )
     }
-    for (const header of ['authorization', 'User-Agent', 'accept', 'content-type']) configError({ headers: { [header]: 'x' } })
-    expect(configError({ models: [{ id: 'a', contextWindow: 1 }, { id: 'a', contextWindow: 1 }] }).message).toContain('models.1')
+    for (const header of ['authorization', 'User-Agent', 'accept', 'content-type'])
+      configError({ headers: { [header]: 'x' } })
+    expect(
+      configError({
+        models: [
+          { id: 'a', contextWindow: 1 },
+          { id: 'a', contextWindow: 1 },
+        ],
+      }).message,
+    ).toContain('models.1')
     configError({ models: [{ id: 'a', contextWindow: 1, reasoningEfforts: [] }] })
     configError({ models: [{ id: 'a', contextWindow: 1, reasoningEfforts: ['x', 'x'] }] })
     configError({ models: [{ id: 'a', contextWindow: 1, reasoningEfforts: ['x'], defaultReasoningEffort: 'y' }] })
@@ -172,7 +199,12 @@ describe('§2 plugin surface and configuration', () => {
     ctx.plugin(llmOpenai, { bogus: true } as never)
     expect(ctx.llm.listProviders()).toEqual([])
     ctx.plugin(llmOpenai, { provider: 'a', baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: null })
-    const b = ctx.plugin(llmOpenai, { provider: 'b', displayName: 'Bee', baseURL: 'http://127.0.0.1:2/v1', apiKeyEnv: null })
+    const b = ctx.plugin(llmOpenai, {
+      provider: 'b',
+      displayName: 'Bee',
+      baseURL: 'http://127.0.0.1:2/v1',
+      apiKeyEnv: null,
+    })
     expect(ctx.llm.listProviders()).toEqual([
       { id: 'a', name: 'a' },
       { id: 'b', name: 'Bee' },
@@ -195,7 +227,15 @@ describe('§3 metadata methods', () => {
         apiKeyEnv: null,
         models: [
           { id: 'plain', contextWindow: 100 },
-          { id: 'think', name: 'Thinker', description: 'd', contextWindow: 200, defaultMaxTokens: 50, reasoningEfforts: ['low', 'high'], defaultReasoningEffort: 'low' },
+          {
+            id: 'think',
+            name: 'Thinker',
+            description: 'd',
+            contextWindow: 200,
+            defaultMaxTokens: 50,
+            reasoningEfforts: ['low', 'high'],
+            defaultReasoningEffort: 'low',
+          },
         ],
       }),
     )
@@ -204,7 +244,12 @@ describe('§3 metadata methods', () => {
       { provider: 'x', id: 'plain', name: 'plain' },
       { provider: 'x', id: 'think', name: 'Thinker', description: 'd' },
     ])
-    expect(adapter.resolveModel('x', 'plain')).toEqual({ provider: 'x', id: 'plain', name: 'plain', context: { contextWindow: 100 } })
+    expect(adapter.resolveModel('x', 'plain')).toEqual({
+      provider: 'x',
+      id: 'plain',
+      name: 'plain',
+      context: { contextWindow: 100 },
+    })
     expect(adapter.resolveModel('x', 'think')).toEqual({
       provider: 'x',
       id: 'think',
@@ -212,7 +257,13 @@ describe('§3 metadata methods', () => {
       description: 'd',
       context: { contextWindow: 200 },
       defaultMaxTokens: 50,
-      reasoning: { efforts: [{ id: 'low', name: 'low' }, { id: 'high', name: 'high' }], defaultEffort: 'low' },
+      reasoning: {
+        efforts: [
+          { id: 'low', name: 'low' },
+          { id: 'high', name: 'high' },
+        ],
+        defaultEffort: 'low',
+      },
     })
     expect(adapter.resolveModel('x', 'unlisted')).toEqual({ provider: 'x', id: 'unlisted', name: 'unlisted' })
     expect(adapter.retryPolicy()).toBeUndefined()
@@ -224,7 +275,12 @@ describe('§3 metadata methods', () => {
     ctx.plugin(LlmRuntime)
     ctx.plugin(llmOpenai, {})
     const chunks: StreamChunk[] = []
-    for await (const c of ctx.llm.stream({ provider: 'deepseek', model: 'deepseek-reasoner', messages: [], reasoningEffort: reasoningEffortId('high') }))
+    for await (const c of ctx.llm.stream({
+      provider: 'deepseek',
+      model: 'deepseek-reasoner',
+      messages: [],
+      reasoningEffort: reasoningEffortId('high'),
+    }))
       chunks.push(c)
     expect(chunks).toHaveLength(1)
     expect(failure((chunks[0] as { reason: FinishReason }).reason).code).toBe('UNSUPPORTED_REASONING_EFFORT')
@@ -268,7 +324,10 @@ describe('§4 pre-I/O failures carry the exact wording', () => {
     controller.abort()
     const { chunks } = await run(ctx, { signal: controller.signal })
     expect(chunks).toHaveLength(1)
-    expect((chunks[0] as { reason: FinishReason }).reason).toMatchObject({ kind: 'aborted', failure: { code: 'ABORTED' } })
+    expect((chunks[0] as { reason: FinishReason }).reason).toMatchObject({
+      kind: 'aborted',
+      failure: { code: 'ABORTED' },
+    })
     expect(server.requests).toHaveLength(0)
   })
 })
@@ -280,7 +339,9 @@ describe('§5 request', () => {
     const [recorded] = server.requests
     expect(recorded!.method).toBe('POST')
     expect(recorded!.path).toBe('/chat/completions')
-    const manifest = JSON.parse(readFileSync(new URL('../../llm/package.json', import.meta.url), 'utf8')) as { version: string }
+    const manifest = JSON.parse(readFileSync(new URL('../../llm/package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
     expect(recorded!.headers['user-agent']).toBe(`bridle/${manifest.version}`)
     expect(recorded!.headers.accept).toBe('text/event-stream')
     expect(recorded!.headers.authorization).toBe(`Bearer ${KEY}`)
@@ -371,7 +432,9 @@ describe('§6.7 worked examples', () => {
       {
         kind: 'sse',
         events: [
-          chunk({ tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'read_file', arguments: '' } }] }),
+          chunk({
+            tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'read_file', arguments: '' } }],
+          }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path"' } }] }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: ': "a.txt"}' } }] }),
           chunk({}, 'tool_calls', { prompt_tokens: 3, completion_tokens: 1 }),
@@ -385,7 +448,11 @@ describe('§6.7 worked examples', () => {
       { type: 'tool-call-delta', index: 0, id: 'call_0', name: 'read_file', argumentsDelta: '' },
       { type: 'tool-call-delta', index: 0, id: 'call_0', name: 'read_file', argumentsDelta: '{"path"' },
       { type: 'tool-call-delta', index: 0, id: 'call_0', name: 'read_file', argumentsDelta: ': "a.txt"}' },
-      { type: 'block-end', index: 0, block: { type: 'tool-call', id: 'call_0', name: 'read_file', arguments: '{"path": "a.txt"}' } },
+      {
+        type: 'block-end',
+        index: 0,
+        block: { type: 'tool-call', id: 'call_0', name: 'read_file', arguments: '{"path": "a.txt"}' },
+      },
       { type: 'usage', usage: { inputTokens: 3, outputTokens: 1 } },
       { type: 'finish', reason: { kind: 'tool-calls' } },
     ])
@@ -393,7 +460,13 @@ describe('§6.7 worked examples', () => {
 
   it('two parallel calls become two blocks with distinct indexes', async () => {
     const { ctx } = await boot([
-      { kind: 'sse', events: toolCallEvents([{ id: 'a', name: 'f', argFragments: ['{', '}'] }, { id: 'b', name: 'g', argFragments: ['{}'] }]) },
+      {
+        kind: 'sse',
+        events: toolCallEvents([
+          { id: 'a', name: 'f', argFragments: ['{', '}'] },
+          { id: 'b', name: 'g', argFragments: ['{}'] },
+        ]),
+      },
     ])
     const { message, finish } = await run(ctx)
     expect(finish).toEqual({ kind: 'tool-calls' })
@@ -406,8 +479,13 @@ describe('§6.7 worked examples', () => {
 
 describe('§6.5 finish reasons', () => {
   it('stop with no blocks → EMPTY_RESPONSE with the exact message', async () => {
-    const { ctx } = await boot([{ kind: 'sse', events: [chunk({ role: 'assistant', content: '' }), chunk({ content: '' }, 'stop'), DONE] }])
-    expect(failure((await run(ctx)).finish)).toEqual({ message: 'model returned a completed response with no content', code: 'EMPTY_RESPONSE' })
+    const { ctx } = await boot([
+      { kind: 'sse', events: [chunk({ role: 'assistant', content: '' }), chunk({ content: '' }, 'stop'), DONE] },
+    ])
+    expect(failure((await run(ctx)).finish)).toEqual({
+      message: 'model returned a completed response with no content',
+      code: 'EMPTY_RESPONSE',
+    })
   })
 
   it('unmodelled reasons → "model stopped: <reason>" with the upper-cased code', async () => {
@@ -415,7 +493,10 @@ describe('§6.5 finish reasons', () => {
       { kind: 'sse', events: textEvents(['x'], { finishReason: 'content_filter' }) },
       { kind: 'sse', events: textEvents(['x'], { finishReason: 'insufficient_system_resource' }) },
     ])
-    expect(failure((await run(ctx)).finish)).toEqual({ message: 'model stopped: content_filter', code: 'CONTENT_FILTER' })
+    expect(failure((await run(ctx)).finish)).toEqual({
+      message: 'model stopped: content_filter',
+      code: 'CONTENT_FILTER',
+    })
     expect(failure((await run(ctx)).finish)).toEqual({
       message: 'model stopped: insufficient_system_resource',
       code: 'INSUFFICIENT_SYSTEM_RESOURCE',
@@ -438,7 +519,12 @@ describe('§6.6 usage', () => {
       {
         kind: 'sse',
         events: textEvents(['x'], {
-          usage: { prompt_tokens: 1200, completion_tokens: 80, prompt_cache_hit_tokens: 1024, prompt_cache_miss_tokens: 176 },
+          usage: {
+            prompt_tokens: 1200,
+            completion_tokens: 80,
+            prompt_cache_hit_tokens: 1024,
+            prompt_cache_miss_tokens: 176,
+          },
         }),
       },
       {
@@ -457,7 +543,10 @@ describe('§6.6 usage', () => {
       },
     ])
     const usageOf = (chunks: StreamChunk[]) => chunks.find((c) => c.type === 'usage')
-    expect(usageOf((await run(ctx)).chunks)).toEqual({ type: 'usage', usage: { inputTokens: 176, outputTokens: 80, cacheReadTokens: 1024 } })
+    expect(usageOf((await run(ctx)).chunks)).toEqual({
+      type: 'usage',
+      usage: { inputTokens: 176, outputTokens: 80, cacheReadTokens: 1024 },
+    })
     expect(usageOf((await run(ctx)).chunks)).toEqual({
       type: 'usage',
       usage: { inputTokens: 10, outputTokens: 7, cacheReadTokens: 0, reasoningTokens: 5 },
@@ -467,40 +556,89 @@ describe('§6.6 usage', () => {
 
 describe('§6.1 HTTP errors', () => {
   const cases: { behaviour: MockBehaviour; code: string; message?: string; status: number }[] = [
-    { behaviour: { kind: 'http-error', status: 401, body: { error: { message: 'bad key' } } }, code: 'AUTH', message: 'bad key', status: 401 },
-    { behaviour: { kind: 'http-error', status: 403, body: '' }, code: 'AUTH', status: 403 },
-    { behaviour: { kind: 'http-error', status: 402, body: { error: { message: 'Insufficient Balance' } } }, code: 'QUOTA', status: 402 },
     {
-      behaviour: { kind: 'http-error', status: 429, body: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } },
+      behaviour: { kind: 'http-error', status: 401, body: { error: { message: 'bad key' } } },
+      code: 'AUTH',
+      message: 'bad key',
+      status: 401,
+    },
+    { behaviour: { kind: 'http-error', status: 403, body: '' }, code: 'AUTH', status: 403 },
+    {
+      behaviour: { kind: 'http-error', status: 402, body: { error: { message: 'Insufficient Balance' } } },
+      code: 'QUOTA',
+      status: 402,
+    },
+    {
+      behaviour: {
+        kind: 'http-error',
+        status: 429,
+        body: {
+          error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' },
+        },
+      },
       code: 'QUOTA',
       status: 429,
     },
-    { behaviour: { kind: 'http-error', status: 429, body: { error: { message: 'slow down' } } }, code: 'RATE_LIMIT', message: 'slow down', status: 429 },
     {
-      behaviour: { kind: 'http-error', status: 400, body: { error: { message: 'too long', code: 'context_length_exceeded' } } },
+      behaviour: { kind: 'http-error', status: 429, body: { error: { message: 'slow down' } } },
+      code: 'RATE_LIMIT',
+      message: 'slow down',
+      status: 429,
+    },
+    {
+      behaviour: {
+        kind: 'http-error',
+        status: 400,
+        body: { error: { message: 'too long', code: 'context_length_exceeded' } },
+      },
       code: 'CONTEXT_WINDOW_EXCEEDED',
       status: 400,
     },
     {
-      behaviour: { kind: 'http-error', status: 400, body: { error: { message: 'the request exceeds the available context size', type: 'exceed_context_size_error' } } },
+      behaviour: {
+        kind: 'http-error',
+        status: 400,
+        body: {
+          error: { message: 'the request exceeds the available context size', type: 'exceed_context_size_error' },
+        },
+      },
       code: 'CONTEXT_WINDOW_EXCEEDED',
       status: 400,
     },
     {
-      behaviour: { kind: 'http-error', status: 400, body: { object: 'error', message: 'legacy vllm says no', type: 'BadRequestError' } },
+      behaviour: {
+        kind: 'http-error',
+        status: 400,
+        body: { object: 'error', message: 'legacy vllm says no', type: 'BadRequestError' },
+      },
       code: 'INVALID_REQUEST',
       message: 'legacy vllm says no',
       status: 400,
     },
-    { behaviour: { kind: 'http-error', status: 422, body: { detail: 'unprocessable thing' } }, code: 'INVALID_REQUEST', message: 'unprocessable thing', status: 422 },
-    { behaviour: { kind: 'http-error', status: 408, body: { error: 'ollama-style string' } }, code: 'TIMEOUT', message: 'ollama-style string', status: 408 },
+    {
+      behaviour: { kind: 'http-error', status: 422, body: { detail: 'unprocessable thing' } },
+      code: 'INVALID_REQUEST',
+      message: 'unprocessable thing',
+      status: 422,
+    },
+    {
+      behaviour: { kind: 'http-error', status: 408, body: { error: 'ollama-style string' } },
+      code: 'TIMEOUT',
+      message: 'ollama-style string',
+      status: 408,
+    },
     {
       behaviour: { kind: 'http-error', status: 502, body: '  <html>Bad Gateway</html>\n', contentType: 'text/html' },
       code: 'SERVER',
       message: '<html>Bad Gateway</html>',
       status: 502,
     },
-    { behaviour: { kind: 'http-error', status: 404, body: '' }, code: 'HTTP_404', message: 'Mock API error (HTTP 404)', status: 404 },
+    {
+      behaviour: { kind: 'http-error', status: 404, body: '' },
+      code: 'HTTP_404',
+      message: 'Mock API error (HTTP 404)',
+      status: 404,
+    },
   ]
   for (const c of cases) {
     it(`${c.status} ${JSON.stringify(c.behaviour.kind === 'http-error' ? c.behaviour.body : '')} → ${c.code}`, async () => {
@@ -514,14 +652,34 @@ describe('§6.1 HTTP errors', () => {
 
   it('message cut to 500 chars; retry-after-ms, Retry-After seconds and x-request-id become facts', async () => {
     const { ctx } = await boot([
-      { kind: 'http-error', status: 503, body: { error: { message: 'y'.repeat(900) } }, headers: { 'retry-after': '2', 'x-request-id': 'req-42' } },
+      {
+        kind: 'http-error',
+        status: 503,
+        body: { error: { message: 'y'.repeat(900) } },
+        headers: { 'retry-after': '2', 'x-request-id': 'req-42' },
+      },
       { kind: 'http-error', status: 503, body: {}, headers: { 'retry-after-ms': '1500', 'retry-after': '9' } },
       { kind: 'http-error', status: 503, body: {}, headers: { 'retry-after': 'soon' } },
     ])
     const first = failure((await run(ctx)).finish)
-    expect(first).toEqual({ message: 'y'.repeat(500), code: 'SERVER', status: 503, providerRetryAfterMs: 2000, requestId: 'req-42' })
-    expect(failure((await run(ctx)).finish)).toEqual({ message: 'mock API error (HTTP 503)', code: 'SERVER', status: 503, providerRetryAfterMs: 1500 })
-    expect(failure((await run(ctx)).finish)).toEqual({ message: 'mock API error (HTTP 503)', code: 'SERVER', status: 503 })
+    expect(first).toEqual({
+      message: 'y'.repeat(500),
+      code: 'SERVER',
+      status: 503,
+      providerRetryAfterMs: 2000,
+      requestId: 'req-42',
+    })
+    expect(failure((await run(ctx)).finish)).toEqual({
+      message: 'mock API error (HTTP 503)',
+      code: 'SERVER',
+      status: 503,
+      providerRetryAfterMs: 1500,
+    })
+    expect(failure((await run(ctx)).finish)).toEqual({
+      message: 'mock API error (HTTP 503)',
+      code: 'SERVER',
+      status: 503,
+    })
   })
 })
 
@@ -565,7 +723,13 @@ describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
     const { ctx } = await boot([
       {
         kind: 'sse',
-        events: [KEEPALIVE, { raw: `data: ${JSON.stringify(chunk({ content: '你好' }))}\r\n\r\n` }, chunk({}, 'stop'), DONE, chunk({ content: 'ignored' })],
+        events: [
+          KEEPALIVE,
+          { raw: `data: ${JSON.stringify(chunk({ content: '你好' }))}\r\n\r\n` },
+          chunk({}, 'stop'),
+          DONE,
+          chunk({ content: 'ignored' }),
+        ],
         chunkBytes: 1,
       },
     ])
@@ -575,7 +739,9 @@ describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
   })
 
   it('idle body → TIMEOUT "event stream from <baseURL> idle for <ms>ms" after the partial blocks', async () => {
-    const { ctx, server } = await boot([{ kind: 'hang', events: [chunk({ content: 'partial' })] }], { streamIdleTimeoutMs: 200 })
+    const { ctx, server } = await boot([{ kind: 'hang', events: [chunk({ content: 'partial' })] }], {
+      streamIdleTimeoutMs: 200,
+    })
     const { chunks, finish } = await run(ctx)
     expect(chunks[0]).toEqual({ type: 'block-start', index: 0, blockType: 'text' })
     expect(failure(finish)).toEqual({ message: `event stream from ${server.url} idle for 200ms`, code: 'TIMEOUT' })
@@ -583,7 +749,10 @@ describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
 
   it('no headers → TIMEOUT "request to <baseURL> timed out after <timeoutMs>ms"', async () => {
     const { ctx, server } = await boot([{ kind: 'hang' }], { timeoutMs: 200 })
-    expect(failure((await run(ctx)).finish)).toEqual({ message: `request to ${server.url} timed out after 200ms`, code: 'TIMEOUT' })
+    expect(failure((await run(ctx)).finish)).toEqual({
+      message: `request to ${server.url} timed out after 200ms`,
+      code: 'TIMEOUT',
+    })
   })
 
   // the spec's sentence, followed by the cause (issue 18: transport errors carry their cause)
@@ -637,10 +806,18 @@ describe('§9 mock server', () => {
 
   it('canned builders follow the documented shapes', () => {
     const text = textEvents(['a'])
-    expect(text[0]).toMatchObject({ object: 'chat.completion.chunk', choices: [{ delta: { role: 'assistant', content: '' } }] })
-    expect(text.at(-2)).toMatchObject({ choices: [{ delta: { content: '' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } })
+    expect(text[0]).toMatchObject({
+      object: 'chat.completion.chunk',
+      choices: [{ delta: { role: 'assistant', content: '' } }],
+    })
+    expect(text.at(-2)).toMatchObject({
+      choices: [{ delta: { content: '' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    })
     expect(text.at(-1)).toBe('[DONE]')
-    expect(reasoningEvents('r', 't')[0]).toMatchObject({ choices: [{ delta: { role: 'assistant', content: null, reasoning_content: '' } }] })
+    expect(reasoningEvents('r', 't')[0]).toMatchObject({
+      choices: [{ delta: { role: 'assistant', content: null, reasoning_content: '' } }],
+    })
     expect(usageOnlyChunk({ prompt_tokens: 1 })).toMatchObject({ choices: [], usage: { prompt_tokens: 1 } })
     expect(DONE).toBe('[DONE]')
     expect(KEEPALIVE).toEqual({ raw: ': keep-alive\n\n' })
@@ -658,7 +835,14 @@ describe('§5 request details', () => {
       includeUsage: false,
       headers: { 'x-extra': 'yes' },
       extraBody: { a: 1, b: 1 },
-      models: [{ id: 'mock-chat', contextWindow: 8192, reasoningEfforts: ['low', 'high'], extraBody: { b: 2, c: { d: true } } }],
+      models: [
+        {
+          id: 'mock-chat',
+          contextWindow: 8192,
+          reasoningEfforts: ['low', 'high'],
+          extraBody: { b: 2, c: { d: true } },
+        },
+      ],
     })
     const tools = [
       { name: 'zeta', description: 'z', parameters: { type: 'object' } },
@@ -698,7 +882,9 @@ describe('§5 request details', () => {
         content: [
           { type: 'reasoning', text: `why-${provider}` },
           { type: 'text', text: 'visible' },
-          ...(withTool ? [{ type: 'tool-call' as const, id: callId(`c-${provider}`), name: 'f', arguments: '{"x":1}' }] : []),
+          ...(withTool
+            ? [{ type: 'tool-call' as const, id: callId(`c-${provider}`), name: 'f', arguments: '{"x":1}' }]
+            : []),
         ],
         source: { provider, model: 'mock-chat' },
       })
@@ -730,7 +916,12 @@ describe('§6.4 delta translation details', () => {
     const { ctx } = await boot([
       {
         kind: 'sse',
-        events: [chunk({ reasoning: 'r1' }), chunk({ reasoning_content: 'r2', reasoning: 'dup' }), chunk({ content: 't' }, 'stop'), DONE],
+        events: [
+          chunk({ reasoning: 'r1' }),
+          chunk({ reasoning_content: 'r2', reasoning: 'dup' }),
+          chunk({ content: 't' }, 'stop'),
+          DONE,
+        ],
       },
     ])
     const { message } = await run(ctx)
@@ -779,9 +970,19 @@ describe('§6.4 delta translation details', () => {
   })
 
   it('a tool call that never got an id or name is assembled as call-<index> with name ""', async () => {
-    const { ctx } = await boot([{ kind: 'sse', events: [chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }), chunk({}, 'tool_calls'), DONE] }])
+    const { ctx } = await boot([
+      {
+        kind: 'sse',
+        events: [chunk({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }), chunk({}, 'tool_calls'), DONE],
+      },
+    ])
     const { chunks } = await run(ctx)
-    expect(chunks.find((c) => c.type === 'tool-call-delta')).toEqual({ type: 'tool-call-delta', index: 0, id: '', argumentsDelta: '{}' })
+    expect(chunks.find((c) => c.type === 'tool-call-delta')).toEqual({
+      type: 'tool-call-delta',
+      index: 0,
+      id: '',
+      argumentsDelta: '{}',
+    })
     expect(chunks.find((c) => c.type === 'block-end')).toEqual({
       type: 'block-end',
       index: 0,

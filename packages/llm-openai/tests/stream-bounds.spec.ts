@@ -7,7 +7,15 @@ import { LlmRuntime } from '@bridle/llm'
 import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as llmOpenai from '../src/index.js'
-import { startMockServer, textEvents, KEEPALIVE, chunk, encodeSseItem, type MockBehaviour, type MockServer } from '../src/testing.js'
+import {
+  startMockServer,
+  textEvents,
+  KEEPALIVE,
+  chunk,
+  encodeSseItem,
+  type MockBehaviour,
+  type MockServer,
+} from '../src/testing.js'
 import { boot, failureOf, request, run, teardown, type Harness } from './harness.js'
 
 let h: Harness | undefined
@@ -24,16 +32,22 @@ describe('a stream that never delivers data', () => {
     })
     const r = await run(h.ctx)
     expect(r.chunks[0]).toEqual({ type: 'block-start', index: 0, blockType: 'text' })
-    expect(failureOf(r.finish)).toEqual({ code: 'TIMEOUT', message: `event stream from ${h.server.url} sent no data for 150ms (keep-alives only)` })
+    expect(failureOf(r.finish)).toEqual({
+      code: 'TIMEOUT',
+      message: `event stream from ${h.server.url} sent no data for 150ms (keep-alives only)`,
+    })
     await h.server.requests[0]!.disconnected
   }, 10_000)
 })
 
 describe('SSE line cap', () => {
   it('a line that never ends → MALFORMED_RESPONSE naming the cap; reading stops and the socket is closed', async () => {
-    h = await boot([{ kind: 'repeat', events: [{ raw: 'data: ' }], item: { raw: 'x'.repeat(16 * 1024) }, intervalMs: 2 }], {
-      maxLineBytes: 64 * 1024,
-    })
+    h = await boot(
+      [{ kind: 'repeat', events: [{ raw: 'data: ' }], item: { raw: 'x'.repeat(16 * 1024) }, intervalMs: 2 }],
+      {
+        maxLineBytes: 64 * 1024,
+      },
+    )
     expect(failureOf((await run(h.ctx)).finish)).toEqual({
       code: 'MALFORMED_RESPONSE',
       message: `event stream from ${h.server.url} sent a line longer than 65536 bytes`,
@@ -51,7 +65,12 @@ describe('SSE line cap', () => {
 })
 
 describe('a 2xx answer that is not an event stream', () => {
-  const page = (contentType: string, body: string): MockBehaviour => ({ kind: 'http-error', status: 200, body, contentType })
+  const page = (contentType: string, body: string): MockBehaviour => ({
+    kind: 'http-error',
+    status: 200,
+    body,
+    contentType,
+  })
 
   it('an HTML page (a login portal, a proxy error) → "not an event stream (content-type …)" with its text', async () => {
     const html =
@@ -69,7 +88,11 @@ describe('a 2xx answer that is not an event stream', () => {
   it('plain text with control characters is shown sanitized, on one line, cut to 120 characters', async () => {
     h = await boot([page('text/plain', `upstream\u001b[31m says\r\n\tno ${'z'.repeat(300)}`)])
     const message = failureOf((await run(h.ctx)).finish).message
-    expect(message).toMatch(new RegExp(`^response from ${h.server.url} is not an event stream \\(content-type text/plain\\): upstream \\[31m says no z+…$`))
+    expect(message).toMatch(
+      new RegExp(
+        `^response from ${h.server.url} is not an event stream \\(content-type text/plain\\): upstream \\[31m says no z+…$`,
+      ),
+    )
     expect(message.split(': ').at(-1)).toHaveLength(120)
     expect(message).not.toMatch(/[\u0000-\u001f]/)
   })
@@ -111,7 +134,12 @@ describe('disposing the plugin ends its calls in flight', () => {
     process.env.BRIDLE_DISPOSE_KEY = 'sk-dispose-0123456789'
     const ctx = new Context()
     ctx.plugin(LlmRuntime)
-    const fork = ctx.plugin(llmOpenai, { provider: 'mock', baseURL: server.url, apiKeyEnv: 'BRIDLE_DISPOSE_KEY', maxRetries: 0 })
+    const fork = ctx.plugin(llmOpenai, {
+      provider: 'mock',
+      baseURL: server.url,
+      apiKeyEnv: 'BRIDLE_DISPOSE_KEY',
+      maxRetries: 0,
+    })
     let finish: unknown
     try {
       for await (const c of ctx.llm.stream(request())) {
@@ -121,7 +149,10 @@ describe('disposing the plugin ends its calls in flight', () => {
     } finally {
       delete process.env.BRIDLE_DISPOSE_KEY
     }
-    expect(finish).toEqual({ kind: 'aborted', failure: { code: 'ABORTED', message: 'request aborted: the mock route was disposed' } })
+    expect(finish).toEqual({
+      kind: 'aborted',
+      failure: { code: 'ABORTED', message: 'request aborted: the mock route was disposed' },
+    })
     await server.requests[0]!.disconnected
   })
 })

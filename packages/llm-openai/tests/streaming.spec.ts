@@ -1,13 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  DONE,
-  KEEPALIVE,
-  chunk,
-  reasoningEvents,
-  textEvents,
-  toolCallEvents,
-  usageOnlyChunk,
-} from '../src/testing.js'
+import { DONE, KEEPALIVE, chunk, reasoningEvents, textEvents, toolCallEvents, usageOnlyChunk } from '../src/testing.js'
 import { boot, failureOf, run, teardown, type Harness } from './harness.js'
 
 let h: Harness | undefined
@@ -18,7 +10,9 @@ afterEach(async () => {
 
 describe('streaming translation over the wire', () => {
   it('text: block chunks, usage, stop; request is POST /chat/completions', async () => {
-    h = await boot([{ kind: 'sse', events: textEvents(['Hel', 'lo'], { usage: { prompt_tokens: 5, completion_tokens: 2 } }) }])
+    h = await boot([
+      { kind: 'sse', events: textEvents(['Hel', 'lo'], { usage: { prompt_tokens: 5, completion_tokens: 2 } }) },
+    ])
     const r = await run(h.ctx)
     expect(r.chunks).toEqual([
       { type: 'block-start', index: 0, blockType: 'text' },
@@ -100,7 +94,12 @@ describe('streaming translation over the wire', () => {
   })
 
   it('`length` → max-tokens, and truncated tool calls never reach the message', async () => {
-    h = await boot([{ kind: 'sse', events: toolCallEvents([{ id: 'c', name: 'f', argFragments: ['{"a'] }], { finishReason: 'length' }) }])
+    h = await boot([
+      {
+        kind: 'sse',
+        events: toolCallEvents([{ id: 'c', name: 'f', argFragments: ['{"a'] }], { finishReason: 'length' }),
+      },
+    ])
     const r = await run(h.ctx)
     expect(r.finish).toEqual({ kind: 'max-tokens' })
     expect(r.message.content).toEqual([])
@@ -111,7 +110,10 @@ describe('streaming translation over the wire', () => {
       { kind: 'sse', events: textEvents(['partial'], { finishReason: 'content_filter' }) },
       { kind: 'sse', events: textEvents([]) },
     ])
-    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({ code: 'CONTENT_FILTER', message: 'model stopped: content_filter' })
+    expect(failureOf((await run(h.ctx)).finish)).toMatchObject({
+      code: 'CONTENT_FILTER',
+      message: 'model stopped: content_filter',
+    })
     expect(failureOf((await run(h.ctx)).finish)).toMatchObject({
       code: 'EMPTY_RESPONSE',
       message: 'model returned a completed response with no content',
@@ -123,7 +125,12 @@ describe('streaming translation over the wire', () => {
       {
         kind: 'sse',
         events: textEvents(['a'], {
-          usage: { prompt_tokens: 1200, completion_tokens: 80, prompt_cache_hit_tokens: 1024, prompt_cache_miss_tokens: 176 },
+          usage: {
+            prompt_tokens: 1200,
+            completion_tokens: 80,
+            prompt_cache_hit_tokens: 1024,
+            prompt_cache_miss_tokens: 176,
+          },
         }),
       },
       {
@@ -142,7 +149,12 @@ describe('streaming translation over the wire', () => {
       },
     ])
     expect((await run(h.ctx)).usage).toEqual({ inputTokens: 176, outputTokens: 80, cacheReadTokens: 1024 })
-    expect((await run(h.ctx)).usage).toEqual({ inputTokens: 44, outputTokens: 40, cacheReadTokens: 256, reasoningTokens: 12 })
+    expect((await run(h.ctx)).usage).toEqual({
+      inputTokens: 44,
+      outputTokens: 40,
+      cacheReadTokens: 256,
+      reasoningTokens: 12,
+    })
   })
 
   it('one byte per write, CJK text and CRLF framing', async () => {
@@ -156,7 +168,18 @@ describe('streaming translation over the wire', () => {
 
   it('keep-alive comments are ignored; events after [DONE] are never read', async () => {
     h = await boot([
-      { kind: 'sse', events: [KEEPALIVE, KEEPALIVE, ...textEvents(['x']).slice(0, -1), KEEPALIVE, DONE, chunk({ content: 'LATE' }), DONE] },
+      {
+        kind: 'sse',
+        events: [
+          KEEPALIVE,
+          KEEPALIVE,
+          ...textEvents(['x']).slice(0, -1),
+          KEEPALIVE,
+          DONE,
+          chunk({ content: 'LATE' }),
+          DONE,
+        ],
+      },
     ])
     const r = await run(h.ctx)
     expect(r.message.content).toEqual([{ type: 'text', text: 'x' }])

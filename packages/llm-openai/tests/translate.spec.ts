@@ -50,8 +50,16 @@ describe('delta translation', () => {
   })
 
   it('accepts the `reasoning` field (vLLM, Ollama) and never counts both fields twice', () => {
-    const chunks = translate([chunk({ reasoning: 'a' }), chunk({ reasoning_content: 'b', reasoning: 'IGNORED' }), chunk({}, 'stop'), '[DONE]'])
-    expect(chunks.filter((c) => c.type === 'reasoning-delta').map((c) => (c as { text: string }).text)).toEqual(['a', 'b'])
+    const chunks = translate([
+      chunk({ reasoning: 'a' }),
+      chunk({ reasoning_content: 'b', reasoning: 'IGNORED' }),
+      chunk({}, 'stop'),
+      '[DONE]',
+    ])
+    expect(chunks.filter((c) => c.type === 'reasoning-delta').map((c) => (c as { text: string }).text)).toEqual([
+      'a',
+      'b',
+    ])
     expect(finishOf(chunks)).toEqual({ kind: 'stop' })
   })
 
@@ -65,7 +73,9 @@ describe('delta translation', () => {
   })
 
   it('tool call: the worked example, deltas carry sticky id and name', () => {
-    const chunks = translate(toolCallEvents([{ id: 'call_0', name: 'read_file', argFragments: ['{"path"', ': "a.txt"}'] }]))
+    const chunks = translate(
+      toolCallEvents([{ id: 'call_0', name: 'read_file', argFragments: ['{"path"', ': "a.txt"}'] }]),
+    )
     expect(chunks.filter((c) => c.type === 'tool-call-delta')).toEqual([
       { type: 'tool-call-delta', index: 0, id: 'call_0', name: 'read_file', argumentsDelta: '' },
       { type: 'tool-call-delta', index: 0, id: 'call_0', name: 'read_file', argumentsDelta: '{"path"' },
@@ -166,7 +176,9 @@ describe('delta translation', () => {
           toolCallEvents(calls.map((argFragments, i) => ({ id: `id${i}`, name: `t${i}`, argFragments }))),
         )
         expect(streamGrammarViolations(chunks)).toEqual([])
-        const ends = chunks.filter((c) => c.type === 'block-end').map((c) => (c as { block: { arguments: string } }).block)
+        const ends = chunks
+          .filter((c) => c.type === 'block-end')
+          .map((c) => (c as { block: { arguments: string } }).block)
         expect(ends.map((b) => b.arguments)).toEqual(calls.map((parts) => parts.join('')))
         expect(finishOf(chunks)).toEqual({ kind: 'tool-calls' })
       }),

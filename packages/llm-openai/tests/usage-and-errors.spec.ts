@@ -5,7 +5,12 @@ import { httpErrorCode, retryAfterMs, translateUsage } from '../src/index.js'
 describe('usage', () => {
   it('DeepSeek cache hits are subtracted from the prompt (spec example)', () => {
     expect(
-      translateUsage({ prompt_tokens: 1200, completion_tokens: 80, prompt_cache_hit_tokens: 1024, prompt_cache_miss_tokens: 176 }),
+      translateUsage({
+        prompt_tokens: 1200,
+        completion_tokens: 80,
+        prompt_cache_hit_tokens: 1024,
+        prompt_cache_miss_tokens: 176,
+      }),
     ).toEqual({ inputTokens: 176, outputTokens: 80, cacheReadTokens: 1024 })
   })
 
@@ -21,7 +26,9 @@ describe('usage', () => {
   })
 
   it('DeepSeek field wins over OpenAI field; invalid numbers count as not reported; floors at 0', () => {
-    expect(translateUsage({ prompt_tokens: 10, prompt_cache_hit_tokens: 4, prompt_tokens_details: { cached_tokens: 9 } })).toEqual({
+    expect(
+      translateUsage({ prompt_tokens: 10, prompt_cache_hit_tokens: 4, prompt_tokens_details: { cached_tokens: 9 } }),
+    ).toEqual({
       inputTokens: 6,
       outputTokens: 0,
       cacheReadTokens: 4,
@@ -30,7 +37,11 @@ describe('usage', () => {
       inputTokens: 0,
       outputTokens: 0,
     })
-    expect(translateUsage({ prompt_tokens: 3, prompt_cache_hit_tokens: 5 })).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 5 })
+    expect(translateUsage({ prompt_tokens: 3, prompt_cache_hit_tokens: 5 })).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 5,
+    })
   })
 })
 
@@ -43,7 +54,9 @@ describe('HTTP classification table', () => {
     expect(httpErrorCode(429, { message: 'slow down' })).toBe('RATE_LIMIT')
     expect(httpErrorCode(400, { code: 'context_length_exceeded' })).toBe('CONTEXT_WINDOW_EXCEEDED')
     expect(httpErrorCode(400, { type: 'exceed_context_size_error' })).toBe('CONTEXT_WINDOW_EXCEEDED')
-    expect(httpErrorCode(413, { message: "This model's maximum context length is 65536 tokens" })).toBe('CONTEXT_WINDOW_EXCEEDED')
+    expect(httpErrorCode(413, { message: "This model's maximum context length is 65536 tokens" })).toBe(
+      'CONTEXT_WINDOW_EXCEEDED',
+    )
     expect(httpErrorCode(413, {})).toBe('HTTP_413')
     expect(httpErrorCode(422, {})).toBe('INVALID_REQUEST')
     expect(httpErrorCode(400, { message: 'bad' })).toBe('INVALID_REQUEST')

@@ -99,7 +99,8 @@ export function validateRetryPolicy(policy: unknown): LlmRetryPolicy {
   if (codes.length === 0) throw new TypeError('retry policy retryableCodes must not be empty')
   const seen = new Set<string>()
   for (const code of codes) {
-    if (typeof code !== 'string' || code === '') throw new TypeError('retry policy retryableCodes must not contain empty codes')
+    if (typeof code !== 'string' || code === '')
+      throw new TypeError('retry policy retryableCodes must not contain empty codes')
     if (seen.has(code)) throw new TypeError(`retry policy retryableCodes lists "${code}" twice`)
     seen.add(code)
   }

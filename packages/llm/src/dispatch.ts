@@ -31,7 +31,10 @@ export function failureFinish(error: unknown, signal: AbortSignal | undefined): 
   const failure = toLlmFailure(error)
   if (failure.code === 'ABORTED') return { type: 'finish', reason: { kind: 'aborted', failure } }
   if (signal?.aborted) {
-    return { type: 'finish', reason: { kind: 'aborted', failure: createLlmFailure(`LLM call aborted: ${failure.message}`, 'ABORTED') } }
+    return {
+      type: 'finish',
+      reason: { kind: 'aborted', failure: createLlmFailure(`LLM call aborted: ${failure.message}`, 'ABORTED') },
+    }
   }
   return { type: 'finish', reason: { kind: 'error', failure } }
 }
@@ -82,7 +85,8 @@ async function select(
   options: GenerateOptions,
   captured: CapturedAdapter | undefined,
 ): Promise<{ adapter: LlmAdapter; request: GenerateOptions }> {
-  if (captured) return { adapter: captured.adapter, request: stripForeignReplayState(options, captured.adapter, registry) }
+  if (captured)
+    return { adapter: captured.adapter, request: stripForeignReplayState(options, captured.adapter, registry) }
   const route = registry.get(options.provider)
   if (!route) throw noAdapterError(options.provider)
   const adapter = route.owner.adapter

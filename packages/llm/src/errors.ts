@@ -103,11 +103,16 @@ export function isLlmFailure(value: unknown): value is LlmFailure {
  * Builds a frozen `LlmFailure` from a message, a code and optional facts. Invalid facts are dropped; an
  * ill-formed code becomes `UNKNOWN`. Never throws.
  */
-export function createLlmFailure(message: unknown, code: unknown, facts?: LlmErrorFacts | LlmFailure | null): LlmFailure {
-  const failure: { message: string; code: string; status?: number; providerRetryAfterMs?: number; requestId?: string } = {
-    message: typeof message === 'string' ? message : String(message),
-    code: isFailureCode(code) ? code : 'UNKNOWN',
-  }
+export function createLlmFailure(
+  message: unknown,
+  code: unknown,
+  facts?: LlmErrorFacts | LlmFailure | null,
+): LlmFailure {
+  const failure: { message: string; code: string; status?: number; providerRetryAfterMs?: number; requestId?: string } =
+    {
+      message: typeof message === 'string' ? message : String(message),
+      code: isFailureCode(code) ? code : 'UNKNOWN',
+    }
   if (typeof facts === 'object' && facts !== null) {
     const status = ownData(facts, 'status')
     const retry = ownData(facts, 'providerRetryAfterMs')

@@ -16,7 +16,12 @@ function lineageRegistry(): Lineage {
   let map = holder[LINEAGE_KEY]
   if (!(map instanceof WeakMap)) {
     map = new WeakMap()
-    Object.defineProperty(globalThis, LINEAGE_KEY, { value: map, configurable: true, enumerable: false, writable: false })
+    Object.defineProperty(globalThis, LINEAGE_KEY, {
+      value: map,
+      configurable: true,
+      enumerable: false,
+      writable: false,
+    })
   }
   return map
 }

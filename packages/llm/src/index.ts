@@ -13,7 +13,13 @@ export { extendHistory, historyBaseOf } from './history.js'
 export * from './adapter.js'
 export * from './attribution.js'
 export * from './model.js'
-export { AdapterRegistry, isValidProviderName, MAX_PROVIDER_NAME_LENGTH, type AdapterRoute, type RegistrationRecord } from './registry.js'
+export {
+  AdapterRegistry,
+  isValidProviderName,
+  MAX_PROVIDER_NAME_LENGTH,
+  type AdapterRoute,
+  type RegistrationRecord,
+} from './registry.js'
 export { failureFinish, stripForeignReplayState } from './dispatch.js'
 export * from './runtime.js'
 export * from './assembler.js'

@@ -118,8 +118,10 @@ export function jsonStringBytes(text: string): number {
     // The escaped text would pass V8's string limit: count the escapes one by one instead.
     let bytes = Buffer.byteLength(text, 'utf8') + 2
     for (const [ch] of text.matchAll(ESCAPED)) {
-      if (SHORT_ESCAPES.has(ch)) bytes += 1 // `\n` is 2 bytes for 1
-      else if (ch.charCodeAt(0) < 0x20) bytes += 5 // `\u0001` is 6 bytes for 1
+      if (SHORT_ESCAPES.has(ch))
+        bytes += 1 // `\n` is 2 bytes for 1
+      else if (ch.charCodeAt(0) < 0x20)
+        bytes += 5 // `\u0001` is 6 bytes for 1
       else bytes += 3 // a lone surrogate: `\udXXX` is 6 bytes for the 3 of its UTF-8 replacement
     }
     return bytes
@@ -152,10 +154,14 @@ export function jsonLimitViolation(value: unknown, limits: JsonLimits = JSON_LIM
   const depth = depthViolation(value, limits.maxDepth)
   if (depth !== undefined) return depth
   let bound = 0
-  const over = walkSizes(value, (piece) => {
-    bound += piece
-    return bound > limits.maxBytes
-  }, true)
+  const over = walkSizes(
+    value,
+    (piece) => {
+      bound += piece
+      return bound > limits.maxBytes
+    },
+    true,
+  )
   if (over === undefined) return undefined
   return sizeViolation(value, limits.maxBytes)
 }
@@ -164,11 +170,15 @@ export function jsonLimitViolation(value: unknown, limits: JsonLimits = JSON_LIM
 function sizeViolation(value: unknown, maxBytes: number): JsonLimitViolation | undefined {
   let total = 0
   let passedAt: string | undefined
-  walkSizes(value, (piece, path) => {
-    total += piece
-    if (passedAt === undefined && total > maxBytes) passedAt = path()
-    return false
-  }, false)
+  walkSizes(
+    value,
+    (piece, path) => {
+      total += piece
+      if (passedAt === undefined && total > maxBytes) passedAt = path()
+      return false
+    },
+    false,
+  )
   return passedAt === undefined ? undefined : { kind: 'size', path: passedAt, limit: maxBytes, bytes: total }
 }
 
@@ -212,7 +222,11 @@ function depthViolation(value: unknown, maxDepth: number): JsonLimitViolation | 
  * Visits the JSON size of a value piece by piece (punctuation, keys, scalars) in serialization order; `add` returns
  * true to stop. With `bound`, strings count by their O(1) upper bound. Returns the stopping path thunk or undefined.
  */
-function walkSizes(value: unknown, add: (bytes: number, path: () => string) => boolean, bound: boolean): true | undefined {
+function walkSizes(
+  value: unknown,
+  add: (bytes: number, path: () => string) => boolean,
+  bound: boolean,
+): true | undefined {
   const size = (v: unknown) => (bound && typeof v === 'string' ? jsonStringBytesBound(v) : jsonScalarBytes(v))
   if (typeof value !== 'object' || value === null) return add(size(value), () => '$') ? true : undefined
   const stack: Frame[] = [{ node: value, ...keysOf(value), next: 0 }]

@@ -6,7 +6,13 @@
 import { randomUUID } from 'node:crypto'
 import type { CallId, JsonValue, MessageId } from './ids.js'
 import type { ContentBlock, ToolResultBlock } from './content.js'
-import { assertMessageSource, type MessageSource, type ModelSource, type ToolSource, type UserSource } from './source.js'
+import {
+  assertMessageSource,
+  type MessageSource,
+  type ModelSource,
+  type ToolSource,
+  type UserSource,
+} from './source.js'
 import { deepFreeze, isDeepFrozen } from './freeze.js'
 import { describeJsonLimitViolation, JsonLimitError, jsonLimitViolation, MESSAGE_JSON_LIMITS } from './json-limits.js'
 
@@ -55,7 +61,8 @@ export function assertContentBlocks(content: unknown, where = 'content'): assert
   content.forEach((block: unknown, i) => {
     const at = `${where}[${i}]`
     if (!isRecord(block)) throw new TypeError(`${at} must be an object`)
-    if (typeof block.type !== 'string' || block.type === '') throw new TypeError(`${at}.type must be a non-empty string`)
+    if (typeof block.type !== 'string' || block.type === '')
+      throw new TypeError(`${at}.type must be a non-empty string`)
     switch (block.type) {
       case 'text':
       case 'reasoning':
@@ -75,7 +82,8 @@ export function assertContentBlocks(content: unknown, where = 'content'): assert
       case 'tool-result':
         if (typeof block.toolCallId !== 'string' || block.toolCallId === '')
           throw new TypeError(`${at}.toolCallId must be a non-empty string`)
-        if (block.isError !== undefined && block.isError !== true) throw new TypeError(`${at}.isError must be true when present`)
+        if (block.isError !== undefined && block.isError !== true)
+          throw new TypeError(`${at}.isError must be true when present`)
         assertContentBlocks(block.content, `${at}.content`)
         break
       default:
@@ -102,7 +110,9 @@ function owned<T>(value: T, where: string): T {
 function assertWithinLimits(id: string, role: unknown, content: unknown, source: unknown): void {
   const violation = jsonLimitViolation({ id, role, content, source }, MESSAGE_JSON_LIMITS)
   if (violation === undefined) return
-  throw new TypeError(`message ${describeJsonLimitViolation(violation)}`, { cause: new JsonLimitError('message', violation) })
+  throw new TypeError(`message ${describeJsonLimitViolation(violation)}`, {
+    cause: new JsonLimitError('message', violation),
+  })
 }
 
 function build(id: string, role: unknown, content: unknown, source: unknown): Message {

@@ -96,7 +96,8 @@ function validateReasoning(reasoning: unknown, where: string): void {
 
 /** Validates a route's model catalog and returns a deep-frozen copy; any problem is `INVALID_CATALOG`. */
 export function validateCatalog(list: unknown, provider: string): readonly LlmModelInfo[] {
-  const fail = (problem: string) => new LlmError(`model catalog of provider "${provider}": ${problem}`, 'INVALID_CATALOG')
+  const fail = (problem: string) =>
+    new LlmError(`model catalog of provider "${provider}": ${problem}`, 'INVALID_CATALOG')
   if (!Array.isArray(list)) throw fail('must be a list')
   const ids = new Set<string>()
   list.forEach((entry: unknown, i) => {
@@ -110,7 +111,9 @@ export function validateCatalog(list: unknown, provider: string): readonly LlmMo
   try {
     return deepFreeze(structuredClone(list) as LlmModelInfo[])
   } catch (error) {
-    throw new LlmError(`model catalog of provider "${provider}": must be plain data`, 'INVALID_CATALOG', { cause: error })
+    throw new LlmError(`model catalog of provider "${provider}": must be plain data`, 'INVALID_CATALOG', {
+      cause: error,
+    })
   }
 }
 

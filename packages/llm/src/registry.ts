@@ -88,7 +88,11 @@ export class AdapterRegistry {
    * Validates a complete provider set for `record` (or a new registration when `record` is undefined) and
    * returns the routes to install. Throws `INVALID_ADAPTER` or `DUPLICATE_ADAPTER`; changes nothing.
    */
-  private plan(providers: unknown, adapter: LlmAdapter, record: RegistrationRecord | undefined): Map<string, AdapterRoute> {
+  private plan(
+    providers: unknown,
+    adapter: LlmAdapter,
+    record: RegistrationRecord | undefined,
+  ): Map<string, AdapterRoute> {
     if (!Array.isArray(providers)) throw invalid('provider names must be given as a list')
     if (!record && providers.length === 0) throw invalid('registerAdapter needs at least one provider name')
     const seen = new Set<string>()

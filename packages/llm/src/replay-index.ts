@@ -38,7 +38,10 @@ export function replayIndexOf(messages: readonly Message[]): ReplayIndex {
   const base = lineal ?? (head === undefined ? undefined : byHead.get(head))
   let start = 0
   let providers: Map<string, number>
-  if (base !== undefined && (base === lineal || (messages.length >= base.messages.length && sharesPrefix(messages, base.messages)))) {
+  if (
+    base !== undefined &&
+    (base === lineal || (messages.length >= base.messages.length && sharesPrefix(messages, base.messages)))
+  ) {
     start = base.messages.length
     providers = new Map(base.providers)
   } else {

@@ -101,7 +101,11 @@ export function isTokenDelta(chunk: StreamChunk): boolean {
   }
 }
 
-const DELTA_BLOCK_TYPE = { 'text-delta': 'text', 'reasoning-delta': 'reasoning', 'tool-call-delta': 'tool-call' } as const
+const DELTA_BLOCK_TYPE = {
+  'text-delta': 'text',
+  'reasoning-delta': 'reasoning',
+  'tool-call-delta': 'tool-call',
+} as const
 const CLEAN_FINISHES = new Set(['stop', 'tool-calls', 'max-tokens'])
 
 /**
@@ -154,7 +158,9 @@ export function streamGrammarViolations(chunks: Iterable<StreamChunk>): string[]
       const endType = chunk.block?.type
       if (type === undefined) violations.push(`${at}: block-end for index ${index}, which is not open`)
       else if (endType !== type)
-        violations.push(`${at}: block-end for index ${index} carries a ${String(endType)} block, but the open block is ${type}`)
+        violations.push(
+          `${at}: block-end for index ${index} carries a ${String(endType)} block, but the open block is ${type}`,
+        )
       else open.delete(index)
     } else if (chunk.type in DELTA_BLOCK_TYPE) {
       const expected = DELTA_BLOCK_TYPE[chunk.type as keyof typeof DELTA_BLOCK_TYPE]

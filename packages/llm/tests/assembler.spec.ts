@@ -92,7 +92,12 @@ describe('BlockAssembler', () => {
     expect(a.replayState).toEqual({ id: 'resp_1', items: [1] })
     const message = a.message({ provider: 'deepseek', model: 'deepseek-chat' })
     expect(message.role).toBe('assistant')
-    expect(message.source).toEqual({ kind: 'model', provider: 'deepseek', model: 'deepseek-chat', replayState: { id: 'resp_1', items: [1] } })
+    expect(message.source).toEqual({
+      kind: 'model',
+      provider: 'deepseek',
+      model: 'deepseek-chat',
+      replayState: { id: 'resp_1', items: [1] },
+    })
     expect(message.content).toEqual([{ type: 'text', text: 'hi' }])
     expect(Object.isFrozen(message)).toBe(true)
     expect(isDeepFrozen(message)).toBe(true)

@@ -31,10 +31,18 @@ describe('terminal stage: every throw becomes one terminal finish chunk', () => 
 
   it('resolution failures (bad model info, unsupported effort)', async () => {
     const ctx = createApp()
-    ctx.llm.registerAdapter(['bad'], scriptedAdapter(undefined, { resolveModel: () => ({ provider: 'bad', id: 'x', name: '' }) }))
+    ctx.llm.registerAdapter(
+      ['bad'],
+      scriptedAdapter(undefined, { resolveModel: () => ({ provider: 'bad', id: 'x', name: '' }) }),
+    )
     ctx.llm.registerAdapter(['plain'], scriptedAdapter())
-    expect(finishOf(await collect(ctx.llm.stream(request('bad'))))).toMatchObject({ kind: 'error', failure: { code: 'INVALID_MODEL_INFO' } })
-    expect(finishOf(await collect(ctx.llm.stream(request('plain', 'm', { reasoningEffort: 'high' as never }))))).toMatchObject({
+    expect(finishOf(await collect(ctx.llm.stream(request('bad'))))).toMatchObject({
+      kind: 'error',
+      failure: { code: 'INVALID_MODEL_INFO' },
+    })
+    expect(
+      finishOf(await collect(ctx.llm.stream(request('plain', 'm', { reasoningEffort: 'high' as never })))),
+    ).toMatchObject({
       kind: 'error',
       failure: { code: 'UNSUPPORTED_REASONING_EFFORT' },
     })
@@ -79,14 +87,20 @@ describe('terminal stage: every throw becomes one terminal finish chunk', () => 
     expect(chunks).toEqual([
       { type: 'block-start', index: 0, blockType: 'text' },
       { type: 'text-delta', index: 0, text: 'partial' },
-      { type: 'finish', reason: { kind: 'error', failure: { message: 'upstream reset', code: 'TRANSPORT', requestId: 'req-9' } } },
+      {
+        type: 'finish',
+        reason: { kind: 'error', failure: { message: 'upstream reset', code: 'TRANSPORT', requestId: 'req-9' } },
+      },
     ])
     expect(streamGrammarViolations(chunks)).toEqual([])
   })
 
   it('normalizes foreign errors structurally, HarnessErrors by code, anything else as UNKNOWN', async () => {
     const thrown: unknown[] = [
-      Object.assign(new Error('copy'), { code: 'RATE_LIMIT', failure: { message: 'slow', code: 'RATE_LIMIT', providerRetryAfterMs: 2000 } }),
+      Object.assign(new Error('copy'), {
+        code: 'RATE_LIMIT',
+        failure: { message: 'slow', code: 'RATE_LIMIT', providerRetryAfterMs: 2000 },
+      }),
       new HarnessError('harness', 'SERVER'),
       new Error('outer', { cause: new Error('inner') }),
       'a string',
@@ -100,7 +114,6 @@ describe('terminal stage: every throw becomes one terminal finish chunk', () => 
     for (let i = 0; i < thrown.length; i++) {
       const ctx = createApp()
       ctx.llm.registerAdapter(['p'], {
-        // eslint-disable-next-line require-yield
         async *stream() {
           throw thrown[i]
         },
@@ -120,7 +133,6 @@ describe('terminal stage: every throw becomes one terminal finish chunk', () => 
       },
     })
     ctx.llm.registerAdapter(['q'], {
-      // eslint-disable-next-line require-yield
       async *stream(options) {
         options.signal?.throwIfAborted()
         throw new Error('socket closed')
@@ -146,7 +158,10 @@ describe('terminal stage: every throw becomes one terminal finish chunk', () => 
     expect(chunks.slice(0, 3)).toEqual(textChunks('hi'))
     expect(chunks[3]).toEqual({
       type: 'finish',
-      reason: { kind: 'error', failure: { code: 'MALFORMED_RESPONSE', message: 'adapter stream ended without a finish chunk' } },
+      reason: {
+        kind: 'error',
+        failure: { code: 'MALFORMED_RESPONSE', message: 'adapter stream ended without a finish chunk' },
+      },
     })
   })
 })
@@ -203,7 +218,7 @@ describe('terminal stage: stream shape and cleanup', () => {
         try {
           yield STOP
         } finally {
-          // eslint-disable-next-line no-unsafe-finally
+          // biome-ignore lint/correctness/noUnsafeFinally: the test is about a throw from an adapter's cleanup
           throw new Error('cleanup failed')
         }
       },
@@ -304,8 +319,16 @@ describe('request handed to the adapter', () => {
     const ctx = createApp()
     const adapter = scriptedAdapter()
     ctx.llm.registerAdapter(['p'], adapter)
-    const history = [createUserMessage('hi'), createAssistantMessage({ content: [{ type: 'text', text: 'yo' }], source: { provider: 'p', model: 'm', replayState: { r: 1 } } })]
-    const options = markLoopRequest(deepFreeze({ ...request(), messages: history, signal: new AbortController().signal }))
+    const history = [
+      createUserMessage('hi'),
+      createAssistantMessage({
+        content: [{ type: 'text', text: 'yo' }],
+        source: { provider: 'p', model: 'm', replayState: { r: 1 } },
+      }),
+    ]
+    const options = markLoopRequest(
+      deepFreeze({ ...request(), messages: history, signal: new AbortController().signal }),
+    )
     await collect(ctx.llm.stream(options))
     expect(adapter.requests[0]).toBe(options)
     const prepared = await ctx.llm.prepareCall({ provider: 'p', model: 'm' })
@@ -316,7 +339,13 @@ describe('request handed to the adapter', () => {
   it('unprepared dispatch materializes model defaults into a deep-frozen copy', async () => {
     const ctx = createApp()
     const adapter = scriptedAdapter(undefined, {
-      resolveModel: (p, m) => ({ provider: p, id: m, name: m, defaultMaxTokens: 777, reasoning: { efforts: [{ id: 'x' as never, name: 'X' }], defaultEffort: 'x' as never } }),
+      resolveModel: (p, m) => ({
+        provider: p,
+        id: m,
+        name: m,
+        defaultMaxTokens: 777,
+        reasoning: { efforts: [{ id: 'x' as never, name: 'X' }], defaultEffort: 'x' as never },
+      }),
     })
     ctx.llm.registerAdapter(['p'], adapter)
     const signal = new AbortController().signal
@@ -339,7 +368,10 @@ describe('request handed to the adapter', () => {
     ctx.llm.registerAdapter(['mine', 'mine-alias'], mine)
     ctx.llm.registerAdapter(['theirs'], theirs)
     const assistant = (provider: string) =>
-      createAssistantMessage({ content: [{ type: 'text', text: provider }], source: { provider, model: 'm', replayState: { from: provider } } })
+      createAssistantMessage({
+        content: [{ type: 'text', text: provider }],
+        source: { provider, model: 'm', replayState: { from: provider } },
+      })
     const own = assistant('mine')
     const alias = assistant('mine-alias')
     const foreign = assistant('theirs')
@@ -369,7 +401,10 @@ describe('request handed to the adapter', () => {
     const theirs = scriptedAdapter()
     const mineReg = ctx.llm.registerAdapter(['mine'], mine)
     const theirsReg = ctx.llm.registerAdapter(['theirs'], theirs)
-    const foreign = createAssistantMessage({ content: [{ type: 'text', text: 't' }], source: { provider: 'theirs', model: 'm', replayState: { x: 1 } } })
+    const foreign = createAssistantMessage({
+      content: [{ type: 'text', text: 't' }],
+      source: { provider: 'theirs', model: 'm', replayState: { x: 1 } },
+    })
     const options = deepFreeze({ ...request('mine'), messages: [createUserMessage('u'), foreign] })
     await collect(ctx.llm.stream(options))
     expect('replayState' in mine.requests[0]!.messages[1]!.source).toBe(false)
@@ -389,7 +424,11 @@ describe('request handed to the adapter', () => {
 describe('adapter interface defaults', () => {
   it('an adapter with only stream() works everywhere', async () => {
     const ctx = createApp()
-    const adapter: LlmAdapter = { stream: async function* () { yield STOP } }
+    const adapter: LlmAdapter = {
+      stream: async function* () {
+        yield STOP
+      },
+    }
     ctx.llm.registerAdapter(['min'], adapter)
     expect(ctx.llm.listProviders()).toEqual([{ id: 'min', name: 'min' }])
     expect(await ctx.llm.listModels('min')).toEqual([])

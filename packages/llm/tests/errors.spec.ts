@@ -33,7 +33,13 @@ describe('LlmError', () => {
       expect(error.failure).toEqual({ message: 'boom', code: 'SERVER' })
     }
     const error = new LlmError('boom', 'RATE_LIMIT', { status: 429, providerRetryAfterMs: 1500, requestId: 'req-1' })
-    expect(error.failure).toEqual({ message: 'boom', code: 'RATE_LIMIT', status: 429, providerRetryAfterMs: 1500, requestId: 'req-1' })
+    expect(error.failure).toEqual({
+      message: 'boom',
+      code: 'RATE_LIMIT',
+      status: 429,
+      providerRetryAfterMs: 1500,
+      requestId: 'req-1',
+    })
   })
 
   it('has name, own code, cause and a frozen failure', () => {
@@ -135,7 +141,7 @@ describe('provider message classifiers', () => {
       'context_length_exceeded',
       'Error: context length exceeded',
       'the request exceeds the available context size, try increasing it',
-      'prompt is too large for the model\'s context window',
+      "prompt is too large for the model's context window",
       'Input of 9000 tokens exceeds the model context of 8192.',
     ]
     for (const text of yes) expect(isContextWindowExceededError(text), text).toBe(true)
@@ -154,7 +160,8 @@ describe('provider message classifiers', () => {
       'insufficient credits',
     ]
     for (const text of yes) expect(isQuotaExceededError(text), text).toBe(true)
-    for (const text of ['Rate limit reached for requests', 'server overloaded']) expect(isQuotaExceededError(text)).toBe(false)
+    for (const text of ['Rate limit reached for requests', 'server overloaded'])
+      expect(isQuotaExceededError(text)).toBe(false)
   })
 })
 

@@ -29,9 +29,12 @@ const utf8 = (text: string) => Buffer.byteLength(text, 'utf8')
 describe('jsonStringBytes', () => {
   it('is the UTF-8 size of JSON.stringify(text), escapes and lone surrogates included (property, seeded)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constant('binary'), fc.constant('grapheme')) as never, maxLength: 40 }), (text) => {
-        expect(jsonStringBytes(text)).toBe(utf8(JSON.stringify(text)))
-      }),
+      fc.property(
+        fc.string({ unit: fc.oneof(fc.constant('binary'), fc.constant('grapheme')) as never, maxLength: 40 }),
+        (text) => {
+          expect(jsonStringBytes(text)).toBe(utf8(JSON.stringify(text)))
+        },
+      ),
       { seed: 77, numRuns: 400 },
     )
     for (const text of ['', '"', '\\', '\n\t\b\f\r', '\u0001\u001f', 'é', '😀', '\ud800', '\udc00x', 'a\ud83d']) {
@@ -55,7 +58,11 @@ describe('jsonLimitViolation', () => {
 
   it('counts depth in levels of arrays and objects and names the first place too deep', () => {
     expect(jsonLimitViolation(nested(3), { maxDepth: 3, maxBytes: 100 })).toBeUndefined()
-    expect(jsonLimitViolation(nested(4), { maxDepth: 3, maxBytes: 100 })).toEqual({ kind: 'depth', path: '$[0][0][0]', limit: 3 })
+    expect(jsonLimitViolation(nested(4), { maxDepth: 3, maxBytes: 100 })).toEqual({
+      kind: 'depth',
+      path: '$[0][0][0]',
+      limit: 3,
+    })
     expect(jsonLimitViolation({ a: [{ 'b c': {} }] }, { maxDepth: 3, maxBytes: 100 })).toEqual({
       kind: 'depth',
       path: '$.a[0]["b c"]',
@@ -78,7 +85,9 @@ describe('jsonLimitViolation', () => {
 
 describe('wording', () => {
   it('describes each limit with the place it was passed', () => {
-    expect(describeJsonLimitViolation({ kind: 'depth', path: '$.a', limit: 1000 })).toBe('nests deeper than the 1000-level JSON limit (at $.a)')
+    expect(describeJsonLimitViolation({ kind: 'depth', path: '$.a', limit: 1000 })).toBe(
+      'nests deeper than the 1000-level JSON limit (at $.a)',
+    )
     expect(describeJsonLimitViolation({ kind: 'size', path: '$.t', limit: MAX_JSON_BYTES, bytes: 40_000_000 })).toBe(
       'is 40000000 bytes as JSON, over the 32 MiB limit (33554432 bytes; passed at $.t)',
     )
@@ -88,9 +97,19 @@ describe('wording', () => {
     expect(error.name).toBe('JsonLimitError')
   })
   it('formats byte counts and shortens deep paths', () => {
-    expect([formatBytes(97), formatBytes(2048), formatBytes(1536), formatBytes(32 * 1024 * 1024)]).toEqual(['97 bytes', '2 KiB', '1.5 KiB', '32 MiB'])
+    expect([formatBytes(97), formatBytes(2048), formatBytes(1536), formatBytes(32 * 1024 * 1024)]).toEqual([
+      '97 bytes',
+      '2 KiB',
+      '1.5 KiB',
+      '32 MiB',
+    ])
     expect(jsonPath('$', ['.a', '[0]'])).toBe('$.a[0]')
-    expect(jsonPath('$', Array.from({ length: 20 }, (_, i) => `[${i}]`))).toBe('$[0][1][2][3][4][5][6][7]…(10 more)…[18][19]')
+    expect(
+      jsonPath(
+        '$',
+        Array.from({ length: 20 }, (_, i) => `[${i}]`),
+      ),
+    ).toBe('$[0][1][2][3][4][5][6][7]…(10 more)…[18][19]')
   })
 })
 
@@ -116,13 +135,25 @@ describe('message constructors enforce the message limit (TypeError with a JsonL
     })()
     expect(error).toBeInstanceOf(TypeError)
     expect((error as Error).cause).toBeInstanceOf(JsonLimitError)
-    expect((error as Error).message).toMatch(/^message nests deeper than the 996-level JSON limit \(at \$\.content\[0\]\.content\[0\]/)
+    expect((error as Error).message).toMatch(
+      /^message nests deeper than the 996-level JSON limit \(at \$\.content\[0\]\.content\[0\]/,
+    )
   })
   it('refuses oversized assistant replay state and imported messages alike', () => {
     expect(() =>
-      createAssistantMessage({ content: [], source: { provider: 'p', model: 'm', replayState: nested(2000) as never } }),
+      createAssistantMessage({
+        content: [],
+        source: { provider: 'p', model: 'm', replayState: nested(2000) as never },
+      }),
     ).toThrow(/^message nests deeper than the 996-level JSON limit \(at \$\.source\.replayState/)
-    expect(() => freezeMessage({ id: 'm1', role: 'user', content: [{ type: 'text', text: 'é'.repeat(17_000_000) }], source: { kind: 'user' } })).toThrow(
+    expect(() =>
+      freezeMessage({
+        id: 'm1',
+        role: 'user',
+        content: [{ type: 'text', text: 'é'.repeat(17_000_000) }],
+        source: { kind: 'user' },
+      }),
+    ).toThrow(
       /^message is 340000\d\d bytes as JSON, over the 31\.9 MiB limit \(33488896 bytes; passed at \$\.content\[0\]\.text\)$/,
     )
   })

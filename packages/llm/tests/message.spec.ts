@@ -37,11 +37,17 @@ describe('message constructors: rejections', () => {
       () => createMessage({ role: 'robot' as never, content: [], source: { kind: 'user' } }),
       () => createMessage({ role: 'user', content: 'text' as never, source: { kind: 'user' } }),
       () => createMessage({ role: 'user', content: [{ type: 'text' } as never], source: { kind: 'user' } }),
-      () => createMessage({ role: 'user', content: [{ type: 'tool-call', id: 'c', name: 'n' } as never], source: { kind: 'user' } }),
+      () =>
+        createMessage({
+          role: 'user',
+          content: [{ type: 'tool-call', id: 'c', name: 'n' } as never],
+          source: { kind: 'user' },
+        }),
       () => createMessage({ role: 'user', content: [null as never], source: { kind: 'user' } }),
       () => createMessage({ role: 'user', content: [], source: {} as never }),
       () => createMessage({ role: 'user', content: [], source: { kind: 'plugin' } as never }),
-      () => createMessage({ role: 'user', content: [], source: { kind: 'plugin', plugin: 'p', form: 'bogus' } as never }),
+      () =>
+        createMessage({ role: 'user', content: [], source: { kind: 'plugin', plugin: 'p', form: 'bogus' } as never }),
       () => createUserMessage([{ type: 'image', attachment: { id: '' } } as never]),
       () => createUserMessage([{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'text' }] } as never]),
       () => createAssistantMessage({ content: [], source: { provider: '', model: 'm' } }),
@@ -113,18 +119,30 @@ describe('message constructors: results', () => {
     }
     expect(user).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'hello' }], source: { kind: 'user' } })
     expect(assistant.role).toBe('assistant')
-    expect(assistant.source).toEqual({ kind: 'model', provider: 'p', model: 'm', replayState: { raw: [1, { x: true }] } })
+    expect(assistant.source).toEqual({
+      kind: 'model',
+      provider: 'p',
+      model: 'm',
+      replayState: { raw: [1, { x: true }] },
+    })
     expect(tool).toMatchObject({
       role: 'user',
       source: { kind: 'tool', callId: 'c1' },
-      content: [{ type: 'tool-result', toolCallId: 'c1', isError: true, content: [{ type: 'text', text: 'file text' }] }],
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', isError: true, content: [{ type: 'text', text: 'file text' }] },
+      ],
     })
     expect(tool.content).toHaveLength(1)
   })
 
   it('never freeze the caller’s own objects', () => {
     const content: ContentBlock[] = [{ type: 'text', text: 'a' }]
-    const source: MessageSource = { kind: 'plugin', plugin: 'p', form: 'snapshot', sections: [{ name: 'cwd', text: '/w' }] }
+    const source: MessageSource = {
+      kind: 'plugin',
+      plugin: 'p',
+      form: 'snapshot',
+      sections: [{ name: 'cwd', text: '/w' }],
+    }
     const m = createMessage({ role: 'user', content, source })
     expect(Object.isFrozen(content)).toBe(false)
     expect(Object.isFrozen(source)).toBe(false)
@@ -137,7 +155,12 @@ describe('message constructors: results', () => {
   })
 
   it('freezeMessage keeps the id and clones', () => {
-    const original = { id: 'msg-1', role: 'assistant', content: [{ type: 'text', text: 'x' }], source: { kind: 'model', provider: 'p', model: 'm' } }
+    const original = {
+      id: 'msg-1',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'x' }],
+      source: { kind: 'model', provider: 'p', model: 'm' },
+    }
     const frozen = freezeMessage(original as never)
     expect(frozen.id).toBe(messageId('msg-1'))
     expect(frozen).toEqual(original)

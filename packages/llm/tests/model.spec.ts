@@ -28,7 +28,8 @@ describe('resolveModel validation', () => {
       () => null,
       (p: string, m: string) => ({ provider: p, id: m, name: 'n', extra: () => 1 }),
     ]
-    for (const info of bad) expect(await codeOf(appWithModel(info).llm.resolveModel('p', 'm'))).toBe('INVALID_MODEL_INFO')
+    for (const info of bad)
+      expect(await codeOf(appWithModel(info).llm.resolveModel('p', 'm'))).toBe('INVALID_MODEL_INFO')
   })
 
   it('INVALID_MODEL_CONTEXT, INVALID_MODEL_MAX_TOKENS, INVALID_MODEL_REASONING', async () => {
@@ -95,12 +96,15 @@ describe('resolveModel validation', () => {
     expect(info).not.toBe(raw)
     expect(Object.isFrozen(info.context)).toBe(true)
     const ctx2 = createApp()
-    ctx2.llm.registerAdapter(['q'], scriptedAdapter(undefined, {
-      resolveModel: (p, m, s) => {
-        seen = s
-        return { provider: p, id: m, name: m }
-      },
-    }))
+    ctx2.llm.registerAdapter(
+      ['q'],
+      scriptedAdapter(undefined, {
+        resolveModel: (p, m, s) => {
+          seen = s
+          return { provider: p, id: m, name: m }
+        },
+      }),
+    )
     await ctx2.llm.resolveModel('q', 'x', signal)
     expect(seen).toBe(signal)
     ctx2.llm.registerAdapter(['d'], scriptedAdapter())
@@ -120,13 +124,13 @@ describe('config resolution through prepareCall', () => {
 
   it('UNSUPPORTED_REASONING_EFFORT when the model has no reasoning info or does not list the effort', async () => {
     const plain = appWithModel((p, m) => ({ provider: p, id: m, name: m }))
-    expect(await codeOf(plain.llm.prepareCall({ provider: 'p', model: 'm', reasoningEffort: reasoningEffortId('low') }))).toBe(
-      'UNSUPPORTED_REASONING_EFFORT',
-    )
+    expect(
+      await codeOf(plain.llm.prepareCall({ provider: 'p', model: 'm', reasoningEffort: reasoningEffortId('low') })),
+    ).toBe('UNSUPPORTED_REASONING_EFFORT')
     const reasoning = appWithModel(reasoningModel)
-    expect(await codeOf(reasoning.llm.prepareCall({ provider: 'p', model: 'm', reasoningEffort: reasoningEffortId('max') }))).toBe(
-      'UNSUPPORTED_REASONING_EFFORT',
-    )
+    expect(
+      await codeOf(reasoning.llm.prepareCall({ provider: 'p', model: 'm', reasoningEffort: reasoningEffortId('max') })),
+    ).toBe('UNSUPPORTED_REASONING_EFFORT')
   })
 
   it('materializes defaultMaxTokens and defaultEffort with flags, without mutating the input', async () => {
@@ -136,13 +140,27 @@ describe('config resolution through prepareCall', () => {
     expect(prepared.config).toEqual({ provider: 'p', model: 'm', maxTokens: 4096, reasoningEffort: 'high' })
     expect(prepared.adapterDefaults).toEqual({ maxTokens: true, reasoningEffort: true })
     expect(proposed).toEqual({ provider: 'p', model: 'm' })
-    expect(Object.isFrozen(prepared) && Object.isFrozen(prepared.config) && Object.isFrozen(prepared.adapterDefaults)).toBe(true)
+    expect(
+      Object.isFrozen(prepared) && Object.isFrozen(prepared.config) && Object.isFrozen(prepared.adapterDefaults),
+    ).toBe(true)
   })
 
   it('explicit values win and are not flagged; no clamping against the context window', async () => {
     const ctx = appWithModel((p, m) => ({ ...reasoningModel(p, m), context: { contextWindow: 100 } }))
-    const prepared = await ctx.llm.prepareCall({ provider: 'p', model: 'm', maxTokens: 1_000_000, reasoningEffort: reasoningEffortId('low'), stop: ['x'] })
-    expect(prepared.config).toEqual({ provider: 'p', model: 'm', maxTokens: 1_000_000, reasoningEffort: 'low', stop: ['x'] })
+    const prepared = await ctx.llm.prepareCall({
+      provider: 'p',
+      model: 'm',
+      maxTokens: 1_000_000,
+      reasoningEffort: reasoningEffortId('low'),
+      stop: ['x'],
+    })
+    expect(prepared.config).toEqual({
+      provider: 'p',
+      model: 'm',
+      maxTokens: 1_000_000,
+      reasoningEffort: 'low',
+      stop: ['x'],
+    })
     expect(prepared.adapterDefaults).toEqual({})
     expect(prepared.context).toEqual({ contextWindow: 100 })
     expect(prepared.model.name).toBe('m')

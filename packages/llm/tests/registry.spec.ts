@@ -68,7 +68,15 @@ describe('registerAdapter: failures leave state unchanged', () => {
       [['a'], { stream: 1 }],
       [['a'], { ...ok, providerInfo: () => ({ id: 'other', name: 'A' }) }],
       [['a'], { ...ok, providerInfo: () => ({ id: 'a', name: '' }) }],
-      [['a'], { ...ok, providerInfo: () => { throw new Error('boom') } }],
+      [
+        ['a'],
+        {
+          ...ok,
+          providerInfo: () => {
+            throw new Error('boom')
+          },
+        },
+      ],
       [['a'], { ...ok, retryPolicy: () => ({ maxRetries: -1 }) }],
       [['a'], { ...ok, retryPolicy: () => ({ initialDelayMs: 20_000 }) }],
       [['a'], { ...ok, retryPolicy: () => ({ jitterRatio: 2 }) }],
@@ -78,7 +86,10 @@ describe('registerAdapter: failures leave state unchanged', () => {
       [['a'], { ...ok, retryPolicy: () => ({ initialDelayMs: 0 }) }],
     ]
     cases.forEach(([names, adapter], i) => {
-      expect(codeOf(() => ctx.llm.registerAdapter(names, adapter as LlmAdapter)), `case ${i}`).toBe('INVALID_ADAPTER')
+      expect(
+        codeOf(() => ctx.llm.registerAdapter(names, adapter as LlmAdapter)),
+        `case ${i}`,
+      ).toBe('INVALID_ADAPTER')
     })
     expect(ctx.llm.listProviders()).toEqual([])
     expect(codeOf(() => ctx.llm.registerAdapter(['x'.repeat(64)], ok))).toBeUndefined()
@@ -88,7 +99,10 @@ describe('registerAdapter: failures leave state unchanged', () => {
 describe('registerAdapter: queries and lifecycle', () => {
   it('lists providers in registration order with frozen info and policy', () => {
     const ctx = createApp()
-    ctx.llm.registerAdapter(['b', 'a'], scriptedAdapter(undefined, { providerInfo: (p) => ({ id: p, name: `Route ${p}` }) }))
+    ctx.llm.registerAdapter(
+      ['b', 'a'],
+      scriptedAdapter(undefined, { providerInfo: (p) => ({ id: p, name: `Route ${p}` }) }),
+    )
     ctx.llm.registerAdapter(['c'], scriptedAdapter(undefined, { retryPolicy: () => ({ maxRetries: 5 }) }))
     const list = ctx.llm.listProviders()
     expect(list).toEqual([

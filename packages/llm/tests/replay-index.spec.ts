@@ -6,36 +6,56 @@ import { createAssistantMessage, createUserMessage, extendHistory, historyBaseOf
 import { replayIndexOf } from '../src/replay-index.js'
 
 const assistant = (provider: string, replay = true): Message =>
-  createAssistantMessage({ content: [{ type: 'text', text: provider }], source: { provider, model: 'm', ...(replay ? { replayState: { p: provider } } : {}) } })
+  createAssistantMessage({
+    content: [{ type: 'text', text: provider }],
+    source: { provider, model: 'm', ...(replay ? { replayState: { p: provider } } : {}) },
+  })
 
 /** The index computed from scratch. */
 const scan = (messages: readonly Message[]): Map<string, number> => {
   const out = new Map<string, number>()
   for (const m of messages) {
-    if (m.source.kind === 'model' && m.source.replayState !== undefined) out.set(m.source.provider, (out.get(m.source.provider) ?? 0) + 1)
+    if (m.source.kind === 'model' && m.source.replayState !== undefined)
+      out.set(m.source.provider, (out.get(m.source.provider) ?? 0) + 1)
   }
   return out
 }
 
 describe('replayIndexOf', () => {
   it('equals a fresh scan across growing, rewritten and forked frozen histories', () => {
-    const pool = [createUserMessage('u'), assistant('a'), assistant('b'), assistant('a', false), createUserMessage('v'), assistant('c')]
+    const pool = [
+      createUserMessage('u'),
+      assistant('a'),
+      assistant('b'),
+      assistant('a', false),
+      createUserMessage('v'),
+      assistant('c'),
+    ]
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom('grow', 'extend', 'rewrite', 'fork'), fc.array(fc.nat(pool.length - 1), { maxLength: 4 })), { maxLength: 12 }), (ops) => {
-        const head = createUserMessage('head')
-        let history: readonly Message[] = Object.freeze([head])
-        const seen: (readonly Message[])[] = [history]
-        for (const [op, picks] of ops) {
-          const extra = picks.map((i) => pool[i]!)
-          if (op === 'grow') history = Object.freeze([...history, ...extra])
-          else if (op === 'extend') history = extendHistory(history, extra)
-          else if (op === 'rewrite') history = Object.freeze([head, ...extra, ...history.slice(1, -1)])
-          else history = Object.freeze([...seen[picks.length % seen.length]!, ...extra])
-          seen.push(history)
-          expect(new Map(replayIndexOf(history).providers)).toEqual(scan(history))
-        }
-        for (const h of seen) expect(new Map(replayIndexOf(h).providers)).toEqual(scan(h))
-      }),
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom('grow', 'extend', 'rewrite', 'fork'),
+            fc.array(fc.nat(pool.length - 1), { maxLength: 4 }),
+          ),
+          { maxLength: 12 },
+        ),
+        (ops) => {
+          const head = createUserMessage('head')
+          let history: readonly Message[] = Object.freeze([head])
+          const seen: (readonly Message[])[] = [history]
+          for (const [op, picks] of ops) {
+            const extra = picks.map((i) => pool[i]!)
+            if (op === 'grow') history = Object.freeze([...history, ...extra])
+            else if (op === 'extend') history = extendHistory(history, extra)
+            else if (op === 'rewrite') history = Object.freeze([head, ...extra, ...history.slice(1, -1)])
+            else history = Object.freeze([...seen[picks.length % seen.length]!, ...extra])
+            seen.push(history)
+            expect(new Map(replayIndexOf(history).providers)).toEqual(scan(history))
+          }
+          for (const h of seen) expect(new Map(replayIndexOf(h).providers)).toEqual(scan(h))
+        },
+      ),
     )
   })
 
@@ -46,12 +66,21 @@ describe('replayIndexOf', () => {
     history[1] = assistant('b')
     expect(new Map(replayIndexOf(history).providers)).toEqual(new Map([['b', 1]]))
     const extended = Object.freeze([...history, assistant('c')])
-    expect(new Map(replayIndexOf(extended).providers)).toEqual(new Map([['b', 1], ['c', 1]]))
+    expect(new Map(replayIndexOf(extended).providers)).toEqual(
+      new Map([
+        ['b', 1],
+        ['c', 1],
+      ]),
+    )
   })
 
   it('never caches a history holding an unfrozen message source', () => {
     const head = createUserMessage('h')
-    const source: { kind: 'model'; provider: string; model: string; replayState?: unknown } = { kind: 'model', provider: 'a', model: 'm' }
+    const source: { kind: 'model'; provider: string; model: string; replayState?: unknown } = {
+      kind: 'model',
+      provider: 'a',
+      model: 'm',
+    }
     const loose = { id: 'x', role: 'assistant', content: [], source } as unknown as Message
     const history = Object.freeze([head, loose])
     expect(replayIndexOf(history).providers.size).toBe(0)
@@ -112,6 +141,8 @@ describe('extendHistory / historyBaseOf', () => {
   })
 
   it('refuses a mutable base', () => {
-    expect(() => extendHistory([createUserMessage('a')], [])).toThrow(new TypeError('extendHistory needs a frozen base history'))
+    expect(() => extendHistory([createUserMessage('a')], [])).toThrow(
+      new TypeError('extendHistory needs a frozen base history'),
+    )
   })
 })

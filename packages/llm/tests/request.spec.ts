@@ -19,7 +19,12 @@ describe('callConfigEquals', () => {
   it('compares every field', () => {
     expect(callConfigEquals(base, { ...base, provider: 'q' })).toBe(false)
     expect(callConfigEquals(base, { ...base, model: 'n' })).toBe(false)
-    expect(callConfigEquals({ ...base, reasoningEffort: reasoningEffortId('high') }, { ...base, reasoningEffort: reasoningEffortId('low') })).toBe(false)
+    expect(
+      callConfigEquals(
+        { ...base, reasoningEffort: reasoningEffortId('high') },
+        { ...base, reasoningEffort: reasoningEffortId('low') },
+      ),
+    ).toBe(false)
     expect(callConfigEquals({ ...base, temperature: 0.5 }, { ...base, temperature: 0.5 })).toBe(true)
   })
   it('property: reflexive on generated configs and equal to its callConfigOf copy', () => {

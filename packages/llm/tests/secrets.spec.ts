@@ -8,7 +8,9 @@ describe('redactSecrets', () => {
     expect(redactSecrets(`Incorrect API key provided: ${key}. Bearer ${key}`, [key])).toBe(
       `Incorrect API key provided: ${REDACTED}. Bearer ${REDACTED}`,
     )
-    expect(redactSecrets('a sk-live-0123456789 b', ['sk-live-0123456789', 'sk-live-0123456789'.slice(0, 9)])).toBe(`a ${REDACTED} b`)
+    expect(redactSecrets('a sk-live-0123456789 b', ['sk-live-0123456789', 'sk-live-0123456789'.slice(0, 9)])).toBe(
+      `a ${REDACTED} b`,
+    )
   })
 
   it('catches the JSON-escaped form of a secret', () => {

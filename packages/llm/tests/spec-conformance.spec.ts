@@ -148,7 +148,9 @@ describe('§3 messages', () => {
     const t = createToolResultMessage({ callId: callId('c1'), content: 'out', isError: true })
     expect(t.role).toBe('user')
     expect(t.source).toEqual({ kind: 'tool', callId: 'c1' })
-    expect(t.content).toEqual([{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'out' }], isError: true }])
+    expect(t.content).toEqual([
+      { type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'out' }], isError: true },
+    ])
   })
 
   it('freezeMessage keeps the id and rejects a missing or empty id with TypeError', () => {
@@ -164,7 +166,9 @@ describe('§3 messages', () => {
     expect(isTokenDelta({ type: 'text-delta', index: 0, text: '' })).toBe(false)
     expect(isTokenDelta({ type: 'reasoning-delta', index: 0, text: 'r' })).toBe(true)
     expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId(''), argumentsDelta: '' })).toBe(false)
-    expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId(''), name: 'f', argumentsDelta: '' })).toBe(true)
+    expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId(''), name: 'f', argumentsDelta: '' })).toBe(
+      true,
+    )
     expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId(''), argumentsDelta: '{' })).toBe(true)
     expect(isTokenDelta({ type: 'block-start', index: 0, blockType: 'text' })).toBe(false)
   })
@@ -211,11 +215,18 @@ describe('§6 call config helpers', () => {
 
 describe('§7 stream grammar', () => {
   it('valid text stream has no violations; each rule is reported', () => {
-    expect(streamGrammarViolations([...text('a'), { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } }, STOP])).toEqual([])
+    expect(
+      streamGrammarViolations([...text('a'), { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } }, STOP]),
+    ).toEqual([])
     expect(streamGrammarViolations([...text('a')])).not.toEqual([]) // no finish
     expect(streamGrammarViolations([STOP, STOP])).not.toEqual([]) // two finishes
     expect(streamGrammarViolations([{ type: 'block-start', index: 0, blockType: 'text' }, STOP])).not.toEqual([]) // open at stop
-    expect(streamGrammarViolations([{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'finish', reason: { kind: 'error', failure: { message: 'x', code: 'SERVER' } } }])).toEqual([])
+    expect(
+      streamGrammarViolations([
+        { type: 'block-start', index: 0, blockType: 'text' },
+        { type: 'finish', reason: { kind: 'error', failure: { message: 'x', code: 'SERVER' } } },
+      ]),
+    ).toEqual([])
     expect(streamGrammarViolations([{ type: 'text-delta', index: 0, text: 'x' }, STOP])).not.toEqual([]) // delta to closed
     expect(streamGrammarViolations([{ type: 'block-start', index: -1, blockType: 'text' }, STOP])).not.toEqual([])
     const u = { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } } as const
@@ -248,7 +259,9 @@ describe('§9 errors', () => {
     const [first, second] = result.error!.issues
     expect(e.message).toBe(`my-plugin: invalid config: a.b: ${first!.message}; c: ${second!.message}`)
     const root = z.number().safeParse('x')
-    expect(new ConfigError('p', root.error!).message).toBe(`p: invalid config: (root): ${root.error!.issues[0]!.message}`)
+    expect(new ConfigError('p', root.error!).message).toBe(
+      `p: invalid config: (root): ${root.error!.issues[0]!.message}`,
+    )
   })
 
   it('LlmRuntime.Config parses undefined as {} and rejects any key with ConfigError for plugin llm', () => {
@@ -269,13 +282,24 @@ describe('§9 errors', () => {
 
   it('LlmError: name, own code/cause, frozen failure, invalid facts dropped, from() round trip', () => {
     const cause = new Error('socket')
-    const e = new LlmError('rate limited', 'RATE_LIMIT', { status: 429, providerRetryAfterMs: 1500, requestId: 'req-1', cause })
+    const e = new LlmError('rate limited', 'RATE_LIMIT', {
+      status: 429,
+      providerRetryAfterMs: 1500,
+      requestId: 'req-1',
+      cause,
+    })
     expect(e).toBeInstanceOf(HarnessError)
     expect(e.name).toBe('LlmError')
     expect(Object.hasOwn(e, 'code')).toBe(true)
     expect(e.code).toBe('RATE_LIMIT')
     expect(e.cause).toBe(cause)
-    expect(e.failure).toEqual({ message: 'rate limited', code: 'RATE_LIMIT', status: 429, providerRetryAfterMs: 1500, requestId: 'req-1' })
+    expect(e.failure).toEqual({
+      message: 'rate limited',
+      code: 'RATE_LIMIT',
+      status: 429,
+      providerRetryAfterMs: 1500,
+      requestId: 'req-1',
+    })
     expect(Object.isFrozen(e.failure)).toBe(true)
     const bad = new LlmError('x', 'SERVER', { status: 42, providerRetryAfterMs: 0, requestId: '' })
     expect(bad.failure).toEqual({ message: 'x', code: 'SERVER' })
@@ -285,7 +309,13 @@ describe('§9 errors', () => {
     expect(round).toBeInstanceOf(LlmError)
     expect(round.failure).toEqual(e.failure)
     const fromFailure = new LlmError('other', 'AUTH', e.failure)
-    expect(fromFailure.failure).toEqual({ message: 'other', code: 'AUTH', status: 429, providerRetryAfterMs: 1500, requestId: 'req-1' })
+    expect(fromFailure.failure).toEqual({
+      message: 'other',
+      code: 'AUTH',
+      status: 429,
+      providerRetryAfterMs: 1500,
+      requestId: 'req-1',
+    })
   })
 
   it('errorChain renders message: cause-message, is cycle-safe and depth-limited to 8', () => {
@@ -346,7 +376,9 @@ describe('§9 errors', () => {
 
 describe('§9.5 attribution', () => {
   it('attributionHeaders() is exactly {user-agent: bridle/<package version>}', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
     expect(attributionHeaders()).toEqual({ 'user-agent': `bridle/${manifest.version}` })
   })
 })
@@ -403,15 +435,15 @@ describe('§11.1 registration', () => {
     expect(codeOf(() => llm.registerAdapter(['a', 'a'], adapter()))).toBe('INVALID_ADAPTER')
     expect(codeOf(() => llm.registerAdapter(['a'], null as never))).toBe('INVALID_ADAPTER')
     expect(codeOf(() => llm.registerAdapter(['a'], {} as never))).toBe('INVALID_ADAPTER')
-    expect(codeOf(() => llm.registerAdapter(['a'], adapter(undefined, { providerInfo: () => ({ id: 'b', name: 'B' }) })))).toBe(
-      'INVALID_ADAPTER',
-    )
-    expect(codeOf(() => llm.registerAdapter(['a'], adapter(undefined, { providerInfo: (p) => ({ id: p, name: '' }) })))).toBe(
-      'INVALID_ADAPTER',
-    )
-    expect(codeOf(() => llm.registerAdapter(['a'], adapter(undefined, { retryPolicy: () => ({ jitterRatio: 2 }) })))).toBe(
-      'INVALID_ADAPTER',
-    )
+    expect(
+      codeOf(() => llm.registerAdapter(['a'], adapter(undefined, { providerInfo: () => ({ id: 'b', name: 'B' }) }))),
+    ).toBe('INVALID_ADAPTER')
+    expect(
+      codeOf(() => llm.registerAdapter(['a'], adapter(undefined, { providerInfo: (p) => ({ id: p, name: '' }) }))),
+    ).toBe('INVALID_ADAPTER')
+    expect(
+      codeOf(() => llm.registerAdapter(['a'], adapter(undefined, { retryPolicy: () => ({ jitterRatio: 2 }) }))),
+    ).toBe('INVALID_ADAPTER')
     expect(llm.listProviders()).toEqual([])
     expect(llm.registerAdapter(['x'.repeat(64)], adapter())).toBeTypeOf('function')
     llm.registerAdapter(['taken'], adapter())
@@ -429,7 +461,10 @@ describe('§11.1 registration', () => {
     const ctx = app()
     const seen: unknown[][] = []
     ctx.on('llm/adapters-updated', (...args: unknown[]) => void seen.push(args))
-    const handle = ctx.llm.registerAdapter(['a'], adapter(undefined, { providerInfo: (p) => ({ id: p, name: `Name ${p}` }) }))
+    const handle = ctx.llm.registerAdapter(
+      ['a'],
+      adapter(undefined, { providerInfo: (p) => ({ id: p, name: `Name ${p}` }) }),
+    )
     expect(seen).toEqual([[]])
     expect(ctx.llm.listProviders()).toEqual([{ id: 'a', name: 'Name a' }])
     expect(Object.isFrozen(ctx.llm.listProviders())).toBe(true)
@@ -515,7 +550,12 @@ describe('§11.2–11.3 model resolution', () => {
           context: { contextWindow: 1000 },
           defaultMaxTokens: 64,
           ...(id === 'think'
-            ? { reasoning: { efforts: [{ id: reasoningEffortId('low'), name: 'Low' }], defaultEffort: reasoningEffortId('low') } }
+            ? {
+                reasoning: {
+                  efforts: [{ id: reasoningEffortId('low'), name: 'Low' }],
+                  defaultEffort: reasoningEffortId('low'),
+                },
+              }
             : {}),
         }),
       }),
@@ -528,13 +568,22 @@ describe('§11.2–11.3 model resolution', () => {
     expect(prepared.retryPolicy).toEqual(DEFAULT_RETRY_POLICY)
     expect(input).toEqual({ provider: 'r', model: 'think' })
     expect(Object.isFrozen(prepared)).toBe(true)
-    const explicit = await llm.prepareCall({ provider: 'r', model: 'think', maxTokens: 5000, reasoningEffort: reasoningEffortId('low') })
+    const explicit = await llm.prepareCall({
+      provider: 'r',
+      model: 'think',
+      maxTokens: 5000,
+      reasoningEffort: reasoningEffortId('low'),
+    })
     expect(explicit.config.maxTokens).toBe(5000)
     expect(explicit.adapterDefaults).toEqual({})
-    await expect(llm.prepareCall({ provider: 'r', model: 'plain', reasoningEffort: reasoningEffortId('low') })).rejects.toMatchObject({
+    await expect(
+      llm.prepareCall({ provider: 'r', model: 'plain', reasoningEffort: reasoningEffortId('low') }),
+    ).rejects.toMatchObject({
       code: 'UNSUPPORTED_REASONING_EFFORT',
     })
-    await expect(llm.prepareCall({ provider: 'r', model: 'think', reasoningEffort: reasoningEffortId('max') })).rejects.toMatchObject({
+    await expect(
+      llm.prepareCall({ provider: 'r', model: 'think', reasoningEffort: reasoningEffortId('max') }),
+    ).rejects.toMatchObject({
       code: 'UNSUPPORTED_REASONING_EFFORT',
     })
   })
@@ -585,7 +634,6 @@ describe('§11.5 dispatch', () => {
     const llm = app().llm
     const controller = new AbortController()
     llm.registerAdapter(['p'], {
-      // eslint-disable-next-line require-yield
       async *stream() {
         throw new LlmError('request aborted', 'ABORTED')
       },
@@ -600,7 +648,6 @@ describe('§11.5 dispatch', () => {
     const llm = app().llm
     const controller = new AbortController()
     llm.registerAdapter(['p'], {
-      // eslint-disable-next-line require-yield
       async *stream() {
         controller.abort()
         throw new Error('socket closed')
@@ -618,7 +665,10 @@ describe('§11.5 dispatch', () => {
     const missing = await collect(llm.stream(req('nofinish')))
     expect(missing.at(-1)).toEqual({
       type: 'finish',
-      reason: { kind: 'error', failure: { message: 'adapter stream ended without a finish chunk', code: 'MALFORMED_RESPONSE' } },
+      reason: {
+        kind: 'error',
+        failure: { message: 'adapter stream ended without a finish chunk', code: 'MALFORMED_RESPONSE' },
+      },
     })
     expect(missing).toHaveLength(4)
     const trailing = await collect(llm.stream(req('trailing')))
@@ -629,7 +679,6 @@ describe('§11.5 dispatch', () => {
   it('failure normalization: trusted failure, HarnessError {message, code}, anything else UNKNOWN via errorChain', async () => {
     const llm = app().llm
     const thrower = (value: unknown): LlmAdapter => ({
-      // eslint-disable-next-line require-yield
       async *stream() {
         throw value
       },
@@ -642,8 +691,14 @@ describe('§11.5 dispatch', () => {
       type: 'finish',
       reason: { kind: 'error', failure: { message: 'slow down', code: 'RATE_LIMIT', status: 429 } },
     })
-    expect(await last('harness')).toEqual({ type: 'finish', reason: { kind: 'error', failure: { message: 'bad thing', code: 'SOME_CODE' } } })
-    expect(await last('other')).toEqual({ type: 'finish', reason: { kind: 'error', failure: { message: 'outer: inner', code: 'UNKNOWN' } } })
+    expect(await last('harness')).toEqual({
+      type: 'finish',
+      reason: { kind: 'error', failure: { message: 'bad thing', code: 'SOME_CODE' } },
+    })
+    expect(await last('other')).toEqual({
+      type: 'finish',
+      reason: { kind: 'error', failure: { message: 'outer: inner', code: 'UNKNOWN' } },
+    })
   })
 
   it('llm/stream listeners: this is the runtime, same options, next() takes no args; listener errors stay thrown', async () => {

@@ -14,12 +14,18 @@ function violations(chunks: StreamChunk[]): string[] {
 
 describe('streamGrammarViolations: one case per rule', () => {
   it('index must be a non-negative safe integer', () => {
-    expect(violations([{ type: 'block-start', index: -1, blockType: 'text' }, stop]).join()).toMatch(/non-negative safe integer/)
+    expect(violations([{ type: 'block-start', index: -1, blockType: 'text' }, stop]).join()).toMatch(
+      /non-negative safe integer/,
+    )
     expect(violations([{ type: 'block-start', index: 1.5, blockType: 'text' }, stop])).toHaveLength(1)
     expect(violations([{ type: 'block-start', index: 2 ** 53, blockType: 'text' }, stop])).toHaveLength(1)
   })
   it('no second block-start for an index', () => {
-    const v = violations([...text(0), { type: 'block-start', index: 0, blockType: 'text' }, { type: 'finish', reason: { kind: 'error', failure: { message: 'm', code: 'SERVER' } } }])
+    const v = violations([
+      ...text(0),
+      { type: 'block-start', index: 0, blockType: 'text' },
+      { type: 'finish', reason: { kind: 'error', failure: { message: 'm', code: 'SERVER' } } },
+    ])
     expect(v.join()).toMatch(/second block-start for index 0/)
   })
   it('a delta must target an open block', () => {
@@ -43,7 +49,9 @@ describe('streamGrammarViolations: one case per rule', () => {
     expect(w).toHaveLength(1)
   })
   it('block-end must close an open block of the same type', () => {
-    expect(violations([{ type: 'block-end', index: 3, block: { type: 'text', text: '' } }, stop]).join()).toMatch(/not open/)
+    expect(violations([{ type: 'block-end', index: 3, block: { type: 'text', text: '' } }, stop]).join()).toMatch(
+      /not open/,
+    )
     const v = violations([
       { type: 'block-start', index: 0, blockType: 'reasoning' },
       { type: 'block-end', index: 0, block: { type: 'text', text: '' } },
@@ -62,7 +70,10 @@ describe('streamGrammarViolations: one case per rule', () => {
     expect(violations([stop, ...text(0)]).join()).toMatch(/after finish/)
   })
   it('a clean finish leaves no block open; error/aborted may', () => {
-    const open: StreamChunk[] = [{ type: 'block-start', index: 0, blockType: 'text' }, { type: 'text-delta', index: 0, text: 'a' }]
+    const open: StreamChunk[] = [
+      { type: 'block-start', index: 0, blockType: 'text' },
+      { type: 'text-delta', index: 0, text: 'a' },
+    ]
     for (const kind of ['stop', 'tool-calls', 'max-tokens'] as const) {
       expect(violations([...open, { type: 'finish', reason: { kind } }]).join()).toMatch(/leaves block\(s\) 0 open/)
     }
@@ -74,7 +85,9 @@ describe('streamGrammarViolations: one case per rule', () => {
 
 describe('streamGrammarViolations: valid streams', () => {
   it('text', () => {
-    expect(violations([...text(0, 'hello'), { type: 'usage', usage: { inputTokens: 3, outputTokens: 1 } }, stop])).toEqual([])
+    expect(
+      violations([...text(0, 'hello'), { type: 'usage', usage: { inputTokens: 3, outputTokens: 1 } }, stop]),
+    ).toEqual([])
   })
   it('reasoning then text', () => {
     expect(
@@ -88,7 +101,12 @@ describe('streamGrammarViolations: valid streams', () => {
     ).toEqual([])
   })
   it('parallel tool calls with interleaved deltas', () => {
-    const call = (index: number, id: string) => ({ type: 'tool-call' as const, id: callId(id), name: 'read', arguments: '{"p":1}' })
+    const call = (_index: number, id: string) => ({
+      type: 'tool-call' as const,
+      id: callId(id),
+      name: 'read',
+      arguments: '{"p":1}',
+    })
     expect(
       violations([
         { type: 'block-start', index: 0, blockType: 'tool-call' },
@@ -111,7 +129,9 @@ describe('isTokenDelta and usage', () => {
     expect(isTokenDelta({ type: 'text-delta', index: 0, text: '' })).toBe(false)
     expect(isTokenDelta({ type: 'reasoning-delta', index: 0, text: 'r' })).toBe(true)
     expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId('c'), argumentsDelta: '' })).toBe(false)
-    expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId(''), name: 'read', argumentsDelta: '' })).toBe(true)
+    expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId(''), name: 'read', argumentsDelta: '' })).toBe(
+      true,
+    )
     expect(isTokenDelta({ type: 'tool-call-delta', index: 0, id: callId(''), argumentsDelta: '{' })).toBe(true)
     expect(isTokenDelta({ type: 'block-start', index: 0, blockType: 'text' })).toBe(false)
     expect(isTokenDelta(stop)).toBe(false)

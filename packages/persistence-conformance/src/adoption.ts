@@ -51,7 +51,9 @@ export function describeAdoption<S>(driver: PersistenceDriver<S>): void {
       const { ctx, store, load } = reloadable()
       const s = ctx.sessions.create('s1')
       replay(s, appends.slice(0, 3))
-      await driver.writeStored(store, header('s1', s.header.createdAt), [{ type: 'turn/start', seq: 0, time: 1, data: { turn: 7 } }])
+      await driver.writeStored(store, header('s1', s.header.createdAt), [
+        { type: 'turn/start', seq: 0, time: 1, data: { turn: 7 } },
+      ])
       load()
       const message = driver.collisionMessage('s1')
       await expect(ctx.sessions.flush(s)).rejects.toThrow(message)

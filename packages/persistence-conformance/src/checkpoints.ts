@@ -48,7 +48,13 @@ export function describeCheckpoints<S>(driver: PersistenceDriver<S>): void {
           yield { type: 'finish', reason: { kind: 'stop' } }
         },
       })
-      for await (const _ of ctx.llm.stream({ provider: 'p', model: 'm', messages: [], sessionId: 'other' as SessionId })) void _
+      for await (const _ of ctx.llm.stream({
+        provider: 'p',
+        model: 'm',
+        messages: [],
+        sessionId: 'other' as SessionId,
+      }))
+        void _
       for await (const _ of ctx.llm.stream({ provider: 'p', model: 'm', messages: [] })) void _
       expect(await durable()).toEqual([])
     })
@@ -64,7 +70,8 @@ export function describeCheckpoints<S>(driver: PersistenceDriver<S>): void {
         },
       })
       const iterate = async () => {
-        for await (const _ of ctx.llm.stream({ provider: 'p', model: 'm', messages: [], sessionId: 's1' as SessionId })) void _
+        for await (const _ of ctx.llm.stream({ provider: 'p', model: 'm', messages: [], sessionId: 's1' as SessionId }))
+          void _
       }
       await expect(iterate()).rejects.toThrow(failure)
       expect(dispatched).toBe(false)
@@ -73,17 +80,29 @@ export function describeCheckpoints<S>(driver: PersistenceDriver<S>): void {
     it('agent/pre-step: flushes agent.session before the step is decided, and fails closed', async () => {
       const { ctx, store, session, durable } = setup()
       const decide = (s: Session) =>
-        dispatchWaterfall(ctx, undefined, 'agent/pre-step', { agent: { session: s }, messages: [], turn: 1, step: 1 }, async () => {
-          return { kind: 'enter', durable: await durable() }
-        })
+        dispatchWaterfall(
+          ctx,
+          undefined,
+          'agent/pre-step',
+          { agent: { session: s }, messages: [], turn: 1, step: 1 },
+          async () => {
+            return { kind: 'enter', durable: await durable() }
+          },
+        )
       expect(await decide(session)).toEqual({ kind: 'enter', durable: session.events.map((e) => e.seq) })
       session.append('turn/start', { turn: 2 })
       const failure = await driver.failNextWrite(store, 's1')
       let ran = false
       await expect(
-        dispatchWaterfall(ctx, undefined, 'agent/pre-step', { agent: { session }, messages: [], turn: 2, step: 1 }, () => {
-          ran = true
-        }),
+        dispatchWaterfall(
+          ctx,
+          undefined,
+          'agent/pre-step',
+          { agent: { session }, messages: [], turn: 2, step: 1 },
+          () => {
+            ran = true
+          },
+        ),
       ).rejects.toThrow(failure)
       expect(ran).toBe(false)
     })
@@ -108,8 +127,12 @@ export function describeCheckpoints<S>(driver: PersistenceDriver<S>): void {
 
     it('checkpoints: false registers none of them', async () => {
       const { ctx, session, durable } = setup(false)
-      expect(await dispatchWaterfall(ctx, undefined, 'agent/pre-step', { agent: { session } }, () => durable())).toEqual([])
-      expect(await dispatchWaterfall(ctx, undefined, 'tools/execute', { agent: { session } }, () => durable())).toEqual([])
+      expect(
+        await dispatchWaterfall(ctx, undefined, 'agent/pre-step', { agent: { session } }, () => durable()),
+      ).toEqual([])
+      expect(await dispatchWaterfall(ctx, undefined, 'tools/execute', { agent: { session } }, () => durable())).toEqual(
+        [],
+      )
     })
   })
 }

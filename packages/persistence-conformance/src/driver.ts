@@ -63,7 +63,12 @@ afterEach(async () => {
 })
 
 /** Loads the backend through the driver and stops it after the current test. */
-export function loadBackend<S>(driver: PersistenceDriver<S>, ctx: Context, store: S, config?: SharedConfig): LoadedBackend {
+export function loadBackend<S>(
+  driver: PersistenceDriver<S>,
+  ctx: Context,
+  store: S,
+  config?: SharedConfig,
+): LoadedBackend {
   const loaded = driver.load(ctx, store, config)
   let stopping: Promise<void> | undefined
   const backend: LoadedBackend = { persistence: loaded.persistence, stop: () => (stopping ??= loaded.stop()) }
@@ -72,7 +77,11 @@ export function loadBackend<S>(driver: PersistenceDriver<S>, ctx: Context, store
 }
 
 /** A fresh app over `store` (a fresh store by default). */
-export function makeApp<S>(driver: PersistenceDriver<S>, config?: SharedConfig, store: S = driver.newStore()): ContractApp<S> {
+export function makeApp<S>(
+  driver: PersistenceDriver<S>,
+  config?: SharedConfig,
+  store: S = driver.newStore(),
+): ContractApp<S> {
   const ctx = new Context()
   ctx.plugin(SessionStore)
   return { ctx, store, ...loadBackend(driver, ctx, store, config) }

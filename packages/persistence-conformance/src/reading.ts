@@ -47,7 +47,12 @@ export function describeReading<S>(driver: PersistenceDriver<S>): void {
       await driver.writeStored(store, header('s1'), log.slice(0, callSeq + 1))
       const { events } = await persistence.inspect('s1')
       const closer = events[callSeq + 1]!
-      expect(closer).toMatchObject({ type: 'tool/result', seq: callSeq + 1, sourceEventSeqs: [callSeq], time: log[callSeq]!.time })
+      expect(closer).toMatchObject({
+        type: 'tool/result',
+        seq: callSeq + 1,
+        sourceEventSeqs: [callSeq],
+        time: log[callSeq]!.time,
+      })
       expect((closer.data as { error: { code: string } }).error.code).toBe(TOOL_OUTCOME_UNKNOWN)
     })
 
@@ -60,7 +65,12 @@ export function describeReading<S>(driver: PersistenceDriver<S>): void {
 
     it('absent ids: load, inspect, prepare and resume reject with not found; readRaw resolves undefined', async () => {
       const { persistence } = makeApp(driver)
-      for (const op of [() => persistence.load('ghost'), () => persistence.inspect('ghost'), () => persistence.prepare('ghost'), () => persistence.resume('ghost')]) {
+      for (const op of [
+        () => persistence.load('ghost'),
+        () => persistence.inspect('ghost'),
+        () => persistence.prepare('ghost'),
+        () => persistence.resume('ghost'),
+      ]) {
         expect((await rejection(op())).message).toBe('session "ghost" not found')
       }
       expect(await persistence.readRaw('ghost')).toBeUndefined()
@@ -75,7 +85,9 @@ export function describeReading<S>(driver: PersistenceDriver<S>): void {
       expect(newer.message).toBe(
         `session "new" uses log format v2, but this harness reads only v0: the log was written by a newer harness — upgrade the harness to open it (raw log: ${where(persistence, 'new')})`,
       )
-      expect((newer as SessionFormatUnsupportedError).location).toEqual(persistence.locate(header('new') as SessionHeader))
+      expect((newer as SessionFormatUnsupportedError).location).toEqual(
+        persistence.locate(header('new') as SessionHeader),
+      )
       const older = await rejection(persistence.load('old'))
       expect(older).toBeInstanceOf(SessionFormatUnsupportedError)
       expect(older.message).toBe(
@@ -88,13 +100,22 @@ export function describeReading<S>(driver: PersistenceDriver<S>): void {
       await driver.writeStored(store, header('legacy'), [{ type: 'mode/set', seq: 0, time: 1, data: {} }])
       const error = await rejection(persistence.load('legacy'))
       expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
-      expect(error.message).toBe('stored session "legacy" failed validation: Error: session "legacy" contains unsupported legacy mode/set event at seq 0')
+      expect(error.message).toBe(
+        'stored session "legacy" failed validation: Error: session "legacy" contains unsupported legacy mode/set event at seq 0',
+      )
       expect((error as SessionPersistenceCorruptionError).path).toBe(where(persistence, 'legacy'))
       expect((error as SessionPersistenceCorruptionError).cause).toBeInstanceOf(Error)
 
       await driver.writeStored(store, header('delta'), [{ type: 'request/header-delta', seq: 0, time: 1, data: {} }])
-      expect((await rejection(persistence.load('delta'))).message).toContain('unsupported legacy request/header-delta event at seq 0')
-      const fallback = { type: 'request/header', seq: 0, time: 1, data: { header: { config: { provider: 'p', model: 'm' } }, reason: 'fallback' } }
+      expect((await rejection(persistence.load('delta'))).message).toContain(
+        'unsupported legacy request/header-delta event at seq 0',
+      )
+      const fallback = {
+        type: 'request/header',
+        seq: 0,
+        time: 1,
+        data: { header: { config: { provider: 'p', model: 'm' } }, reason: 'fallback' },
+      }
       await driver.writeStored(store, header('fallback'), [fallback])
       expect((await rejection(persistence.inspect('fallback'))).message).toBe(
         'stored session "fallback" failed validation: Error: session "fallback" contains unsupported legacy request/header reason "fallback" at seq 0',
@@ -106,12 +127,16 @@ export function describeReading<S>(driver: PersistenceDriver<S>): void {
       expect(unknown.message).toBe(
         `session "unknown" contains event type "future/thing" (seq 0) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness (raw log: ${where(persistence, 'unknown')})`,
       )
-      await driver.writeStored(store, header('ignorable'), [{ type: 'future/thing', seq: 0, time: 1, data: {}, ignorable: true }])
+      await driver.writeStored(store, header('ignorable'), [
+        { type: 'future/thing', seq: 0, time: 1, data: {}, ignorable: true },
+      ])
       expect((await persistence.load('ignorable')).events).toHaveLength(1)
       const declared = makeApp(driver, { extraEventTypes: ['future/thing'] }, store)
       expect((await declared.persistence.load('unknown')).events).toHaveLength(1)
 
-      await driver.writeStored(store, header('shape'), [{ type: 'user/message', seq: 0, time: 1, data: { role: 'user' }, surfaceOp: 'append' }])
+      await driver.writeStored(store, header('shape'), [
+        { type: 'user/message', seq: 0, time: 1, data: { role: 'user' }, surfaceOp: 'append' },
+      ])
       const shape = await rejection(persistence.load('shape'))
       expect(shape).toBeInstanceOf(SessionPersistenceCorruptionError)
       expect(shape.message).toMatch(/^stored session "shape" failed validation: Error: .*lacks an identified message/)
@@ -125,7 +150,9 @@ export function describeReading<S>(driver: PersistenceDriver<S>): void {
       ])
       const first = await rejection(persistence.inspect('o'))
       expect(first).toBeInstanceOf(SessionPersistenceCorruptionError)
-      expect(first.message).toBe('stored session "o" failed validation: Error: session "o" contains unsupported legacy mode/set event at seq 1')
+      expect(first.message).toBe(
+        'stored session "o" failed validation: Error: session "o" contains unsupported legacy mode/set event at seq 1',
+      )
       await driver.writeStored(store, header('u'), [
         { type: 'user/message', seq: 0, time: 1, data: { role: 'user' }, surfaceOp: 'append' },
         { type: 'future/x', seq: 1, time: 1, data: {} },

@@ -34,9 +34,13 @@ export function describeResuming<S>(driver: PersistenceDriver<S>): void {
       const stored = log.slice(0, firstTurnEnd + 1)
       await driver.writeStored(store, header('s1'), stored)
       ctx.sessions.create('live')
-      expect((await rejection(persistence.prepare('live'))).message).toBe('cannot prepare session "live" while it is live')
+      expect((await rejection(persistence.prepare('live'))).message).toBe(
+        'cannot prepare session "live" while it is live',
+      )
       const first = persistence.prepare('s1')
-      expect((await rejection(persistence.prepare('s1'))).message).toBe('cannot prepare session "s1" while another preparation is outstanding')
+      expect((await rejection(persistence.prepare('s1'))).message).toBe(
+        'cannot prepare session "s1" while another preparation is outstanding',
+      )
       const prepared = await first
       expect(prepared.session.events.at(-1)?.type).toBe('session/end-seed')
       expect(prepared.session.events).toHaveLength(stored.length + 1)
@@ -103,7 +107,11 @@ export function describeResuming<S>(driver: PersistenceDriver<S>): void {
       expect(ctx.sessions.get('s1')).toBeUndefined()
       const loaded = await persistence.load('s1')
       expect(loaded.events.map((e) => e.seq)).toEqual(loaded.events.map((_, i) => i))
-      expect(loaded.events.slice(firstTurnEnd + 1).map((e) => e.type)).toEqual(['session/end-seed', 'turn/start', 'turn/end'])
+      expect(loaded.events.slice(firstTurnEnd + 1).map((e) => e.type)).toEqual([
+        'session/end-seed',
+        'turn/start',
+        'turn/end',
+      ])
       expect(loaded.events.slice(0, firstTurnEnd + 1)).toEqual(log.slice(0, firstTurnEnd + 1)) // never rewritten (P5)
       expect(await driver.storedSeqs(store, 's1')).toEqual(loaded.events.map((e) => e.seq))
     })

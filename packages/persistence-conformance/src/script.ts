@@ -37,12 +37,22 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
     })
     for (let step = 1; step <= 2; step++) {
       push({ type: 'step/start', data: { turn, step }, checkpointBefore: true })
-      surface.push(push({ type: 'user/message', data: user(`u-${turn}-${step}`, `prompt ${turn}.${step} — "quoted" ünïcödé 🚀`), opts: { surfaceOp: 'append' } }))
+      surface.push(
+        push({
+          type: 'user/message',
+          data: user(`u-${turn}-${step}`, `prompt ${turn}.${step} — "quoted" ünïcödé 🚀`),
+          opts: { surfaceOp: 'append' },
+        }),
+      )
       if (step === 1) {
         push({
           type: 'request/header',
           data: {
-            header: { config: { provider, model }, system: 'You are a test agent.', tools: [{ name: 'read_file', description: 'reads', parameters: { type: 'object' } }] },
+            header: {
+              config: { provider, model },
+              system: 'You are a test agent.',
+              tools: [{ name: 'read_file', description: 'reads', parameters: { type: 'object' } }],
+            },
             reason: turn === 1 ? 'initial' : 'change',
           },
         })
@@ -51,24 +61,41 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
       push({
         type: 'request/digest',
         data: {
-          turn, step, attempt: 1, algorithm: 'sha256',
-          request: 'a'.repeat(64), config: 'b'.repeat(64), system: 'c'.repeat(64), tools: 'd'.repeat(64),
+          turn,
+          step,
+          attempt: 1,
+          algorithm: 'sha256',
+          request: 'a'.repeat(64),
+          config: 'b'.repeat(64),
+          system: 'c'.repeat(64),
+          tools: 'd'.repeat(64),
           messages: { count: step, chain: 'e'.repeat(64) },
         },
       })
       const chunkSeqs: number[] = []
       const checkpoint = true
-      chunkSeqs.push(push({ type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', text: 'Hel' } }, checkpointBefore: checkpoint }))
+      chunkSeqs.push(
+        push({
+          type: 'assistant/chunk',
+          data: { turn, step, chunk: { type: 'text-delta', text: 'Hel' } },
+          checkpointBefore: checkpoint,
+        }),
+      )
       chunkSeqs.push(push({ type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', text: 'lo' } } }))
       if (step === 1) {
         const callId = `call-${turn}`
         const msgSeq = push({
           type: 'assistant/message',
           data: {
-            turn, step,
+            turn,
+            step,
             message: {
-              id: `a-${turn}-${step}`, role: 'assistant',
-              content: [{ type: 'text', text: 'Hello' }, { type: 'tool-call', id: callId, name: 'read_file', arguments: '{"path":"package.json"}' }],
+              id: `a-${turn}-${step}`,
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'Hello' },
+                { type: 'tool-call', id: callId, name: 'read_file', arguments: '{"path":"package.json"}' },
+              ],
               source: { kind: 'model', provider, model },
             },
             usage: { inputTokens: 10, outputTokens: 5 },
@@ -76,50 +103,90 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
           opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
         })
         surface.push(msgSeq)
-        const callSeq = push({ type: 'tool/call', data: { turn, step, callId, name: 'read_file', arguments: '{"path":"package.json"}' } })
-        surface.push(push({
-          type: 'tool/result',
-          data: {
-            turn, step,
-            message: {
-              id: `t-${turn}`, role: 'user',
-              content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: '{"name":"demo"}' }] }],
-              source: { kind: 'tool', callId },
+        const callSeq = push({
+          type: 'tool/call',
+          data: { turn, step, callId, name: 'read_file', arguments: '{"path":"package.json"}' },
+        })
+        surface.push(
+          push({
+            type: 'tool/result',
+            data: {
+              turn,
+              step,
+              message: {
+                id: `t-${turn}`,
+                role: 'user',
+                content: [
+                  { type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: '{"name":"demo"}' }] },
+                ],
+                source: { kind: 'tool', callId },
+              },
             },
-          },
-          opts: { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
-          checkpointBefore: true,
-        }))
+            opts: { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
+            checkpointBefore: true,
+          }),
+        )
         push({ type: 'todo/write', data: { todos: [{ content: 'read package.json', status: 'completed' }] } })
       } else {
-        surface.push(push({
-          type: 'assistant/message',
-          data: {
-            turn, step,
-            message: { id: `a-${turn}-${step}`, role: 'assistant', content: [{ type: 'text', text: 'Hello' }], source: { kind: 'model', provider, model } },
-          },
-          opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
-        }))
+        surface.push(
+          push({
+            type: 'assistant/message',
+            data: {
+              turn,
+              step,
+              message: {
+                id: `a-${turn}-${step}`,
+                role: 'assistant',
+                content: [{ type: 'text', text: 'Hello' }],
+                source: { kind: 'model', provider, model },
+              },
+            },
+            opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
+          }),
+        )
       }
       push({ type: 'step/end', data: { turn, step } })
     }
     // A compaction step: the summary request and its chunks, then one checkpoint that replaces the turn's messages.
     push({ type: 'step/start', data: { turn, step: 3 }, checkpointBefore: true })
-    const instruction = { ...user(`i-${turn}`, 'Summarize the conversation above.'), source: { kind: 'plugin', plugin: 'test', form: 'instructions' } }
-    const record = push({ type: 'request/compaction', data: { turn, step: 3, reason: 'threshold', count: surface.length, config: { provider, model }, instruction } })
+    const instruction = {
+      ...user(`i-${turn}`, 'Summarize the conversation above.'),
+      source: { kind: 'plugin', plugin: 'test', form: 'instructions' },
+    }
+    const record = push({
+      type: 'request/compaction',
+      data: { turn, step: 3, reason: 'threshold', count: surface.length, config: { provider, model }, instruction },
+    })
     push({
       type: 'request/digest',
       data: {
-        turn, step: 3, attempt: 1, algorithm: 'sha256', purpose: 'compaction',
-        request: 'f'.repeat(64), config: 'b'.repeat(64), system: 'c'.repeat(64), tools: 'd'.repeat(64),
+        turn,
+        step: 3,
+        attempt: 1,
+        algorithm: 'sha256',
+        purpose: 'compaction',
+        request: 'f'.repeat(64),
+        config: 'b'.repeat(64),
+        system: 'c'.repeat(64),
+        tools: 'd'.repeat(64),
         messages: { count: surface.length + 1, chain: '0'.repeat(64) },
       },
     })
-    const summaryChunk = push({ type: 'assistant/chunk', data: { turn, step: 3, chunk: { type: 'text-delta', text: 'Read package.json.' } }, checkpointBefore: true })
+    const summaryChunk = push({
+      type: 'assistant/chunk',
+      data: { turn, step: 3, chunk: { type: 'text-delta', text: 'Read package.json.' } },
+      checkpointBefore: true,
+    })
     push({
       type: 'user/message',
-      data: { ...user(`c-${turn}`, `Summary of turn ${turn}: read package.json.`), source: { kind: 'plugin', plugin: 'test', form: 'recall' } },
-      opts: { surfaceOp: { op: 'replace', start: surface[0]!, end: surface.at(-1)! }, sourceEventSeqs: [...surface, record, summaryChunk] },
+      data: {
+        ...user(`c-${turn}`, `Summary of turn ${turn}: read package.json.`),
+        source: { kind: 'plugin', plugin: 'test', form: 'recall' },
+      },
+      opts: {
+        surfaceOp: { op: 'replace', start: surface[0]!, end: surface.at(-1)! },
+        sourceEventSeqs: [...surface, record, summaryChunk],
+      },
     })
     push({ type: 'step/end', data: { turn, step: 3 } })
     push({ type: 'turn/end', data: { turn, reason: { kind: 'completed' } } })

@@ -51,7 +51,11 @@ export function describeWriting<S>(driver: PersistenceDriver<S>): void {
         { type: 'turn/start', seq: 0, time: 1, data: { turn: 1 } },
         { type: 'turn/end', seq: 1, time: 1, data: { turn: 1, reason: { kind: 'completed' } } },
       ]
-      const s = Session.create('h', seed as never, { version: 0, id: 'h', createdAt: 9, label: 'kept in memory only' } as never)
+      const s = Session.create(
+        'h',
+        seed as never,
+        { version: 0, id: 'h', createdAt: 9, label: 'kept in memory only' } as never,
+      )
       ctx.sessions.enter(s)
       ctx.sessions.announce(s)
       await ctx.sessions.flush(s)
@@ -145,7 +149,9 @@ export function describeWriting<S>(driver: PersistenceDriver<S>): void {
       const failure = await driver.failNextWrite(store, 's1')
       replay(s, appends.slice(2, 4))
       await expect.poll(() => warnings.length, { timeout: 30_000 }).toBe(1)
-      expect(warnings[0]).toMatch(new RegExp(`^${driver.name}: background write for session "s1" failed \\(buffered events retained\\): `))
+      expect(warnings[0]).toMatch(
+        new RegExp(`^${driver.name}: background write for session "s1" failed \\(buffered events retained\\): `),
+      )
       expect(warnings[0]).toMatch(failure)
       expect(await driver.storedSeqs(store, 's1')).toEqual([0, 1])
       replay(s, appends.slice(4, 5))

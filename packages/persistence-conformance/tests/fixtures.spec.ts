@@ -15,7 +15,9 @@ describe('the suite fixtures are what the backends are tested with', () => {
     const session = Session.create('s', undefined, { version: 0, id: 's', createdAt: 1 })
     for (const a of scriptedAppends(1)) session.append(a.type as never, a.data as never, a.opts as never)
     const built = buildLog(scriptedAppends(1))
-    expect(session.events.map(({ type, seq, data }) => ({ type, seq, data }))).toEqual(built.map(({ type, seq, data }) => ({ type, seq, data })))
+    expect(session.events.map(({ type, seq, data }) => ({ type, seq, data }))).toEqual(
+      built.map(({ type, seq, data }) => ({ type, seq, data })),
+    )
   })
 
   it('the sample log ends in an open turn whose closers are a step end and an interrupted turn end', () => {

@@ -31,7 +31,10 @@ type Isolated = { readonly [key: symbol]: Record<string, unknown> }
  */
 function passesServiceFilter(identity: ServiceIdentity, listenerCtx: Context): boolean {
   const isolate = symbols.isolate as symbol
-  return (listenerCtx as unknown as Isolated)[isolate]![identity.name] === (identity.ctx as unknown as Isolated)[isolate]![identity.name]
+  return (
+    (listenerCtx as unknown as Isolated)[isolate]![identity.name] ===
+    (identity.ctx as unknown as Isolated)[isolate]![identity.name]
+  )
 }
 
 /**

@@ -31,7 +31,11 @@ export function lifecycleOf(ctx: Context): Lifecycle {
  * The listeners of `name` admitted for `thisArg` (upstream `filterHooks`: `global`, `prepend` and
  * `Context.filter` as under `emit`), snapshotted now. `null`/`undefined` admits everyone.
  */
-export function admittedHooks(ctx: Context, name: string, thisArg: object | null | undefined): ReturnType<Lifecycle['filterHooks']> {
+export function admittedHooks(
+  ctx: Context,
+  name: string,
+  thisArg: object | null | undefined,
+): ReturnType<Lifecycle['filterHooks']> {
   const lifecycle = lifecycleOf(ctx)
   return lifecycle.filterHooks(lifecycle._hooks[name] ?? [], thisArg ?? undefined)
 }

@@ -15,7 +15,11 @@ export function makeRoot(): { root: Context; errors: unknown[]; warnings: unknow
 }
 
 /** Node 20 has no `Promise.withResolvers`. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (e: unknown) => void } {
+export function deferred<T = void>(): {
+  promise: Promise<T>
+  resolve: (value: T) => void
+  reject: (e: unknown) => void
+} {
   let resolve!: (value: T) => void
   let reject!: (e: unknown) => void
   const promise = new Promise<T>((res, rej) => {

@@ -1,4 +1,4 @@
-import { Context, Service } from 'cordis'
+import { type Context, Service } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { takeLogLines } from '../../../tests/support/logs.js'
 import { createScope } from '../src/index.js'

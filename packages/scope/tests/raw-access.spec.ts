@@ -1,4 +1,4 @@
-import { Context, Service } from 'cordis'
+import { type Context, Service } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { admittedHooks, createScope, lifecycleOf, onUntraced, rawService, scopeTarget } from '@bridle/scope'
 import { makeRoot, pluginCtx } from './helpers.js'

@@ -33,13 +33,18 @@ if (process.argv[2] === 'writer') {
   setInterval(() => {}, 1000) // keep running until killed
 } else {
   const root = join(mkdtempSync(join(tmpdir(), 'bridle-demo-')), 'sessions')
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'writer', root], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), 'writer', root], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   child.stdout.once('data', () => child.kill('SIGKILL'))
   await new Promise((resolve) => child.on('exit', resolve))
   console.log('writer killed mid-turn')
 
   const ctx = app(root)
-  console.log('stored sessions:', (await ctx.sessionPersistence.list()).map((m) => m.id))
+  console.log(
+    'stored sessions:',
+    (await ctx.sessionPersistence.list()).map((m) => m.id),
+  )
   const session = await ctx.sessionPersistence.resume('demo')
   for (const e of session.events) console.log(e.seq, e.type, JSON.stringify(e.data))
   // turn 2 was closed by crash repair (step/end, turn/end interrupted), then session/end-seed marks the resume.

@@ -140,7 +140,9 @@ export class JsonlBackend {
     if (binding === undefined || binding.session !== session) return
     const retire = binding
       .flush()
-      .catch((error: unknown) => this.warn(`session-jsonl: session "${session.id}" retirement failed: ${String(error)}`))
+      .catch((error: unknown) =>
+        this.warn(`session-jsonl: session "${session.id}" retirement failed: ${String(error)}`),
+      )
       .finally(() => {
         binding.queue.cancelTimer()
         if (this.bindings.get(session.id) === binding) this.bindings.delete(session.id)
@@ -182,12 +184,14 @@ export class JsonlBackend {
     }
     const binding = this.bind(session, { path, meta, cursor: 0, materialized: true })
     const previous = teardownsSettled(this.root)
-    binding.init = this.chain.run(id, async () => {
-      await previous
-      await this.adopt(binding, path)
-    }).catch((error: unknown) => {
-      binding.sticky = error
-    })
+    binding.init = this.chain
+      .run(id, async () => {
+        await previous
+        await this.adopt(binding, path)
+      })
+      .catch((error: unknown) => {
+        binding.sticky = error
+      })
     binding.admitAll()
     this.writeNow(binding)
   }
@@ -203,12 +207,18 @@ export class JsonlBackend {
     const persistedCwd = stored.meta.cwd
     const liveCwd = session.header.cwd
     if (persistedCwd !== liveCwd) {
-      throw new Error(`session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`)
+      throw new Error(
+        `session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`,
+      )
     }
     const live = session.events
     const matches =
-      stored.events.length <= live.length && stored.events.every((event, seq) => eventLine(event) === eventLine(live[seq]!))
-    if (!matches) throw new Error(`session "${id}" already has a persisted log on disk that does not match this live session (id collision)`)
+      stored.events.length <= live.length &&
+      stored.events.every((event, seq) => eventLine(event) === eventLine(live[seq]!))
+    if (!matches)
+      throw new Error(
+        `session "${id}" already has a persisted log on disk that does not match this live session (id collision)`,
+      )
     const recovery = recoveryOf(stored)
     if (recovery !== undefined) {
       await repairFile(this.fs, path, stored.committedBytes, new Uint8Array(0))
@@ -219,9 +229,13 @@ export class JsonlBackend {
 
   /** Starts writing a binding's queued events at once (the first batch of a seeded or claimed session). */
   private writeNow(binding: LiveBinding): void {
-    binding.flush().catch((error: unknown) =>
-      this.warn(`session-jsonl: background write for session "${binding.session.id}" failed (buffered events retained): ${String(error)}`),
-    )
+    binding
+      .flush()
+      .catch((error: unknown) =>
+        this.warn(
+          `session-jsonl: background write for session "${binding.session.id}" failed (buffered events retained): ${String(error)}`,
+        ),
+      )
   }
 
   // ---- reading ----
@@ -254,7 +268,9 @@ export class JsonlBackend {
         this.warn(`session-jsonl: skipping "${path}": ${String(error)}`)
       }
     }
-    out.sort((a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0))
+    out.sort(
+      (a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0),
+    )
     return Object.freeze(out)
   }
 
@@ -292,13 +308,17 @@ export class JsonlBackend {
     if (live !== undefined) {
       const events = live.events
       if (hasOpenTurn(events)) {
-        throw new Error(`cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`)
+        throw new Error(
+          `cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`,
+        )
       }
       await this.sessions.flush(live)
       return { view: Object.freeze({ meta: live.header, events }), running: undefined }
     }
     await this.quiet(id)
-    return this.chain.run(id, () => commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id), this.warn, build))
+    return this.chain.run(id, () =>
+      commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id), this.warn, build),
+    )
   }
 
   /**
@@ -308,7 +328,8 @@ export class JsonlBackend {
    */
   async prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation> {
     if (this.sessions.get(id) !== undefined) throw new Error(`cannot prepare session "${id}" while it is live`)
-    if (this.prepared.has(id)) throw new Error(`cannot prepare session "${id}" while another preparation is outstanding`)
+    if (this.prepared.has(id))
+      throw new Error(`cannot prepare session "${id}" while another preparation is outstanding`)
     this.prepared.set(id, 'pending')
     let entry: PreparedEntry
     try {
@@ -319,7 +340,12 @@ export class JsonlBackend {
         const meta = storedMetaOf(header)
         return this.sessions.prepare(id, {
           seed: events,
-          meta: { createdAt: meta.createdAt, cwd: meta.cwd, parentSession: meta.parentSession, seedLength: meta.seedLength },
+          meta: {
+            createdAt: meta.createdAt,
+            cwd: meta.cwd,
+            parentSession: meta.parentSession,
+            seedLength: meta.seedLength,
+          },
           seedSource: 'persistence',
         })
       }
@@ -385,7 +411,9 @@ export class JsonlBackend {
       flushes.push(
         binding.flush().catch((error: unknown) => {
           this.exitFailures.set(binding, binding.session.events.length)
-          this.warn(`session-jsonl: session "${binding.session.id}" could not be written before the process exited: ${String(error)}`)
+          this.warn(
+            `session-jsonl: session "${binding.session.id}" could not be written before the process exited: ${String(error)}`,
+          )
         }),
       )
     }
@@ -423,7 +451,11 @@ export class JsonlBackend {
 
 /** The header fields a log stores, taken from an in-memory header (unknown keys are dropped). */
 export function storedMetaOf(header: SessionHeader): StoredMeta {
-  const meta: { -readonly [K in keyof StoredMeta]: StoredMeta[K] } = { version: 0, id: header.id, createdAt: header.createdAt }
+  const meta: { -readonly [K in keyof StoredMeta]: StoredMeta[K] } = {
+    version: 0,
+    id: header.id,
+    createdAt: header.createdAt,
+  }
   if (header.cwd !== undefined) meta.cwd = header.cwd
   if (header.parentSession !== undefined) meta.parentSession = header.parentSession
   if (header.seedLength !== undefined) meta.seedLength = header.seedLength
@@ -439,4 +471,3 @@ function hasOpenTurn(events: readonly SessionEvent[]): boolean {
   }
   return false
 }
-

@@ -7,6 +7,7 @@ interface AgentLike {
   readonly session?: Session
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: listeners of any arity and parameter types must be assignable
 type Listen = (name: string, listener: (...args: any[]) => unknown, options: { prepend: true }) => () => void
 
 /**

@@ -43,7 +43,9 @@ export interface Seal {
  */
 export function sealRecord(json: string, running: number): { line: string; running: number } {
   if (json.length < 3 || json.charCodeAt(0) !== 0x7b || json.charCodeAt(json.length - 1) !== 0x7d || json === '{}') {
-    throw new Error(`cannot seal ${JSON.stringify(json.slice(0, 40))}: a sealed line must be a JSON object with at least one field`)
+    throw new Error(
+      `cannot seal ${JSON.stringify(json.slice(0, 40))}: a sealed line must be a JSON object with at least one field`,
+    )
   }
   const head = json.slice(0, -1) + SUFFIX_HEAD
   const value = crc32(head, running)

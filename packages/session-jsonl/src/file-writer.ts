@@ -23,7 +23,13 @@ function rollbackFailure(writeError: unknown, rollbackError: unknown, path: stri
  * log), fsync the root, and remove the temp file (best-effort). Until the link succeeds the session file does not
  * exist; if anything after the link fails, the link is undone so a retry starts from the same state.
  */
-export async function publishFile(layer: FsLayer, root: string, path: string, id: string, bytes: Uint8Array): Promise<void> {
+export async function publishFile(
+  layer: FsLayer,
+  root: string,
+  path: string,
+  id: string,
+  bytes: Uint8Array,
+): Promise<void> {
   await ensureRoot(layer, root)
   if (await exists(layer, path)) throw alreadyExists(id)
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`
@@ -108,7 +114,12 @@ export async function appendFile(layer: FsLayer, path: string, bytes: Uint8Array
  * the closer lines, fsync. The two steps are not atomic; a crash between them is healed by the next load because
  * closers are deterministic.
  */
-export async function repairFile(layer: FsLayer, path: string, committedBytes: number, closers: Uint8Array): Promise<void> {
+export async function repairFile(
+  layer: FsLayer,
+  path: string,
+  committedBytes: number,
+  closers: Uint8Array,
+): Promise<void> {
   const handle = await layer.open(path, 'r+')
   try {
     await handle.truncate(committedBytes)

@@ -64,7 +64,9 @@ export class LiveBinding {
       delayMs: ctx.delayMs,
       write: (batch) => this.writeBatch(batch),
       onBackgroundFailure: (error) =>
-        ctx.warn(`session-jsonl: background write for session "${session.id}" failed (buffered events retained): ${String(error)}`),
+        ctx.warn(
+          `session-jsonl: background write for session "${session.id}" failed (buffered events retained): ${String(error)}`,
+        ),
     })
     queueMicrotask(() => {
       this.fresh = false
@@ -135,7 +137,9 @@ export class LiveBinding {
       const events = batch.filter((event) => event.seq >= this.cursor)
       events.forEach((event, index) => {
         if (event.seq !== this.cursor + index) {
-          throw new Error(`append seq mismatch for "${this.session.id}": expected ${this.cursor + index} at index ${index}, got ${event.seq}`)
+          throw new Error(
+            `append seq mismatch for "${this.session.id}": expected ${this.cursor + index} at index ${index}, got ${event.seq}`,
+          )
         }
       })
       if (events.length === 0) return

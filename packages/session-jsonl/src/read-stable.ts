@@ -20,7 +20,12 @@ export function revisionOf(root: string, stats: BigIntStats): string {
  * result is one consistent revision even while another writer appends. `signal` aborts the retry loop. A missing
  * file rejects with the filesystem's ENOENT error; callers translate it.
  */
-export async function readStable(layer: FsLayer, root: string, path: string, signal?: AbortSignal): Promise<StableRead> {
+export async function readStable(
+  layer: FsLayer,
+  root: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<StableRead> {
   for (;;) {
     signal?.throwIfAborted()
     const before = await layer.stat(path)

@@ -79,7 +79,7 @@ export class LogReader {
    * `SessionFormatUnsupportedError` for a foreign format version.
    */
   async read(id: string, path: string, signal?: AbortSignal): Promise<StoredLog> {
-    let read
+    let read: Awaited<ReturnType<typeof readStable>>
     try {
       read = await readStable(this.fs, this.root, path, signal)
     } catch (error) {
@@ -87,7 +87,7 @@ export class LogReader {
       throw error
     }
     const { bytes, revision } = read
-    let parsed
+    let parsed: ReturnType<typeof parseHeader>
     try {
       parsed = parseHeader(bytes)
     } catch (error) {
@@ -123,7 +123,10 @@ export class LogReader {
     const id = meta.id
     const events = stored.events as unknown as SessionEvent[]
     const wrap = (error: unknown) =>
-      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, { cause: error, path })
+      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, {
+        cause: error,
+        path,
+      })
     for (const event of events) {
       const legacy = legacyMessage(id, event)
       if (legacy !== undefined) throw wrap(new Error(legacy))
@@ -144,7 +147,13 @@ export class LogReader {
     } catch (error) {
       throw wrap(error)
     }
-    return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers, recovery: recoveryOf(stored), session }
+    return {
+      meta: meta as SessionHeader,
+      events: Object.freeze(balanced),
+      closers,
+      recovery: recoveryOf(stored),
+      session,
+    }
   }
 
   /**
@@ -169,7 +178,11 @@ export class LogReader {
   }
 
   /** Reads the whole file of `id` revision-stably; `undefined` when absent; a corrupt header rejects. */
-  async readRaw(id: string, path: string, signal?: AbortSignal): Promise<{ header: SessionHeader; fileName: string; content: string } | undefined> {
+  async readRaw(
+    id: string,
+    path: string,
+    signal?: AbortSignal,
+  ): Promise<{ header: SessionHeader; fileName: string; content: string } | undefined> {
     let bytes: Uint8Array
     try {
       bytes = (await readStable(this.fs, this.root, path, signal)).bytes
@@ -185,9 +198,16 @@ export class LogReader {
       throw error
     }
     if (meta.id !== id) {
-      throw new SessionPersistenceCorruptionError(`stored session identity mismatch: requested "${id}", header contains "${meta.id}"`, { path })
+      throw new SessionPersistenceCorruptionError(
+        `stored session identity mismatch: requested "${id}", header contains "${meta.id}"`,
+        { path },
+      )
     }
-    return { header: Object.freeze({ ...meta }) as SessionHeader, fileName: basename(path), content: new TextDecoder().decode(bytes) }
+    return {
+      header: Object.freeze({ ...meta }) as SessionHeader,
+      fileName: basename(path),
+      content: new TextDecoder().decode(bytes),
+    }
   }
 
   /** The bytes of a file up to and including its first `\n` (all of it when there is none). */
@@ -214,7 +234,8 @@ export class LogReader {
 
 function legacyMessage(id: string, event: SessionEvent): string | undefined {
   const type = event.type as string
-  if (type === 'request/header-delta') return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
+  if (type === 'request/header-delta')
+    return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
   if (type === 'mode/set') return `session "${id}" contains unsupported legacy mode/set event at seq ${event.seq}`
   if (type === 'request/header') {
     const data = event.data as { reason?: unknown } | null

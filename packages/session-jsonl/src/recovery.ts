@@ -39,7 +39,8 @@ export function describeLoss(report: SessionRecoveryReport): string {
   if (report.defect !== undefined) {
     const { droppedLines, droppedEvents, defect } = report
     let part = `${plural(droppedLines, 'complete line')}, starting at damaged line ${defect.line} (${defect.reason})`
-    if (droppedEvents > 0) part += `, of which ${droppedEvents === 1 ? '1 was an intact event' : `${droppedEvents} were intact events`}`
+    if (droppedEvents > 0)
+      part += `, of which ${droppedEvents === 1 ? '1 was an intact event' : `${droppedEvents} were intact events`}`
     parts.push(part)
   }
   if (report.fragmentBytes > 0) parts.push(`a ${report.fragmentBytes}-byte unterminated line`)

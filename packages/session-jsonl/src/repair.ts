@@ -36,7 +36,11 @@ export async function commitRepair(
     const stored = await reader.read(id, path)
     const balanced = reader.validate(stored, build)
     if (stored.committedBytes === stored.size && balanced.closers.length === 0) {
-      return { view: Object.freeze({ meta: balanced.meta, events: balanced.events }), running: stored.running, session: balanced.session }
+      return {
+        view: Object.freeze({ meta: balanced.meta, events: balanced.events }),
+        running: stored.running,
+        session: balanced.session,
+      }
     }
     if ((await currentRevision(fs, root, path)) !== stored.revision) continue
     await repairFile(fs, path, stored.committedBytes, encodeAppend(balanced.closers, stored.running).bytes)

@@ -54,7 +54,12 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
   // Sealed: one CRC over everything up to the last line's digits proves every complete line intact (the usual
   // case); only when it fails is each line checked against its predecessor's value to find the damage.
   const lastSeal = seal === undefined || lastNewline < headerEnd ? undefined : storedSeal(bytes, headerEnd, lastNewline)
-  const checkLine = seal === undefined ? legacyLineCheck(bytes) : lastSeal !== undefined && sealHolds(bytes, lastSeal) ? undefined : chainWalk(bytes, seal)
+  const checkLine =
+    seal === undefined
+      ? legacyLineCheck(bytes)
+      : lastSeal !== undefined && sealHolds(bytes, lastSeal)
+        ? undefined
+        : chainWalk(bytes, seal)
   const events: StoredEvent[] = []
   let committedBytes = headerEnd
   let defect: CommittedDamage | undefined
@@ -65,15 +70,27 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
     if (seal !== undefined && value !== UNPARSABLE && !unseal(value)) value = UNPARSABLE
     if (defect === undefined) {
       if (!intact) {
-        defect = new CommittedDamage(`corrupt session log: checksum mismatch in committed event at line ${line}`, line, 'checksum mismatch')
+        defect = new CommittedDamage(
+          `corrupt session log: checksum mismatch in committed event at line ${line}`,
+          line,
+          'checksum mismatch',
+        )
         if (closesTurn(value, intact, bytes, start, end)) throw defect
       } else if (value === UNPARSABLE) {
-        defect = new CommittedDamage(`corrupt session log: unparsable committed event at line ${line}`, line, 'unparsable line')
+        defect = new CommittedDamage(
+          `corrupt session log: unparsable committed event at line ${line}`,
+          line,
+          'unparsable line',
+        )
       } else {
         const seq = isObject(value) ? value.seq : undefined
         if (seq !== events.length) {
           const gap = `expected ${events.length}, got ${String(seq)}`
-          defect = new CommittedDamage(`corrupt session log: seq gap in committed region at line ${line} (${gap})`, line, `seq gap (${gap})`)
+          defect = new CommittedDamage(
+            `corrupt session log: seq gap in committed region at line ${line} (${gap})`,
+            line,
+            `seq gap (${gap})`,
+          )
           if (closesTurn(value, intact, bytes, start, end)) throw defect
         } else {
           events.push(value as unknown as StoredEvent)

@@ -10,7 +10,7 @@ import type {
   SessionSnapshotInfo,
 } from '@bridle/session'
 import { ownedEffect } from '@bridle/scope'
-import { Context, Service } from 'cordis'
+import { type Context, Service } from 'cordis'
 import { JsonlBackend } from './backend.js'
 import { assertChecksumSupport } from './checksum.js'
 import { registerCheckpoints } from './checkpoints.js'

@@ -39,7 +39,12 @@ export class WriteBehindQueue<E> {
 
   /** True while nothing is queued, no timer is armed, no write is active and no barrier runs. */
   get idle(): boolean {
-    return this.#pending.length === 0 && this.#timer === undefined && this.#active === undefined && this.#barrier === undefined
+    return (
+      this.#pending.length === 0 &&
+      this.#timer === undefined &&
+      this.#active === undefined &&
+      this.#barrier === undefined
+    )
   }
 
   /** Queues one event, arming the window timer if the queue was idle or paused after a failure. */

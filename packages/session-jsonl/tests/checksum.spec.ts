@@ -9,7 +9,8 @@ import { buildLog, scriptedAppends } from './fixtures/script.js'
 
 const seed = 4_242
 const enc = new TextEncoder()
-const plainLog = headerLine({ version: 0, id: 's1', createdAt: 1 }) + buildLog(scriptedAppends(2)).map(eventLine).join('')
+const plainLog =
+  headerLine({ version: 0, id: 's1', createdAt: 1 }) + buildLog(scriptedAppends(2)).map(eventLine).join('')
 
 describe('sealing', () => {
   it(`every sealed line ends in the CRC-32 of all bytes before its digits; sealing is idempotent and keeps the JSON (seed ${seed})`, () => {
@@ -50,7 +51,9 @@ describe('sealing', () => {
     expect(at(sealed.replace('"crc"', '"crb"'))).toBeUndefined()
     expect(at(sealed.slice(-SUFFIX_LENGTH - 1))).toBeUndefined() // nothing before the suffix
     expect(() => sealLog('{"a":1}')).toThrow('sealLog: the log text must end with a newline')
-    expect(() => sealLog('{}\n')).toThrow('cannot seal "{}": a sealed line must be a JSON object with at least one field')
+    expect(() => sealLog('{}\n')).toThrow(
+      'cannot seal "{}": a sealed line must be a JSON object with at least one field',
+    )
   })
 })
 
@@ -66,7 +69,8 @@ describe('scanning a sealed log', () => {
 
   it('a damaged newline that merges a line onto the last turn/end is still damage inside the committed region', () => {
     const last = turnEnds.at(-1)!
-    const merged = [...lines.slice(0, last - 2), lines[last - 2]! + ' ' + lines[last - 1]!, ...lines.slice(last)].join('\n') + '\n'
+    const merged =
+      [...lines.slice(0, last - 2), lines[last - 2]! + ' ' + lines[last - 1]!, ...lines.slice(last)].join('\n') + '\n'
     let error: unknown
     try {
       scan(merged)
@@ -74,12 +78,16 @@ describe('scanning a sealed log', () => {
       error = e
     }
     expect(error).toBeInstanceOf(CommittedDamage)
-    expect(error).toMatchObject({ message: `corrupt session log: checksum mismatch in committed event at line ${last - 1}`, line: last - 1 })
+    expect(error).toMatchObject({
+      message: `corrupt session log: checksum mismatch in committed event at line ${last - 1}`,
+      line: last - 1,
+    })
   })
 
   it('damage to one line of the open tail leaves the lines after it verifiable (counted as intact events)', () => {
     const open = lines.slice(0, turnEnds[0]! + 6)
-    const damaged = [...open.slice(0, -4), open.at(-4)!.replace('"seq":', '"seq" :'), ...open.slice(-3)].join('\n') + '\n'
+    const damaged =
+      [...open.slice(0, -4), open.at(-4)!.replace('"seq":', '"seq" :'), ...open.slice(-3)].join('\n') + '\n'
     const result = scan(damaged)
     expect(result.defect).toMatchObject({ line: open.length - 3, reason: 'checksum mismatch' })
     expect(result.intactAfterDefect).toBe(3)

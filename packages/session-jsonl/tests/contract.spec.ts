@@ -43,14 +43,19 @@ const driver: PersistenceDriver<JsonlStore> = {
   async storedSeqs(store, id) {
     const path = fileOf(store, id)
     if (!existsSync(path)) return []
-    return readFileSync(path, 'utf8').split('\n').slice(1).filter(Boolean).map((line) => JSON.parse(line).seq as number)
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((line) => JSON.parse(line).seq as number)
   },
   async failNextWrite(store, id) {
     const file = encodeSegment(id).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     store.fs.plan({ op: 'sync', path: new RegExp(`/${file}\\.jsonl`) })
     return /injected sync failure/
   },
-  collisionMessage: (id) => `session "${id}" already has a persisted log on disk that does not match this live session (id collision)`,
+  collisionMessage: (id) =>
+    `session "${id}" already has a persisted log on disk that does not match this live session (id collision)`,
   existingMessage: (id) => `session "${id}" already has a persisted log on disk; load/resume it instead of creating`,
 }
 

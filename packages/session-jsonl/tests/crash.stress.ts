@@ -17,7 +17,8 @@ beforeAll(async () => {
 
 const scale = Number(process.env.BRIDLE_STRESS_SCALE ?? '1')
 const seed = Number(process.env.BRIDLE_CRASH_SEED ?? Date.now() % 1_000_000)
-const report = (probe: string, figures: object) => console.log(`session-jsonl stress (seed ${seed}) ${probe}: ${JSON.stringify(figures)}`)
+const report = (probe: string, figures: object) =>
+  console.log(`session-jsonl stress (seed ${seed}) ${probe}: ${JSON.stringify(figures)}`)
 
 describe(`session-jsonl crash and damage probes (seed ${seed}; rerun with BRIDLE_CRASH_SEED=${seed})`, () => {
   it('SIGKILL of real writer children loses no flushed event', async () => {
@@ -29,7 +30,13 @@ describe(`session-jsonl crash and damage probes (seed ${seed}; rerun with BRIDLE
   })
 
   it('every truncation offset of a real log reloads to its complete lines, and a torn line is reported', async () => {
-    const figures = await truncationProbe({ bundle, seed, turns: 12, minOffsets: Math.round(2500 * scale), warnings: captureWarnings() })
+    const figures = await truncationProbe({
+      bundle,
+      seed,
+      turns: 12,
+      minOffsets: Math.round(2500 * scale),
+      warnings: captureWarnings(),
+    })
     report('truncations', figures)
     expect(figures.offsets).toBeGreaterThanOrEqual(2500 * scale)
   })

@@ -55,8 +55,14 @@ describe('a session holding a record too deep for JSON.stringify keeps saving', 
     await ctx.sessions.flush(session)
     session.append('plugin/after', { n: 1 })
     await ctx.sessions.flush(session)
-    const lines = unsealed(readFileSync(join(root, 'deep.jsonl'), 'utf8')).trimEnd().split('\n')
-    expect(lines.slice(1).map((line) => JSON.parse(line).type)).toEqual(['plugin/deep', 'session/end-seed', 'plugin/after'])
+    const lines = unsealed(readFileSync(join(root, 'deep.jsonl'), 'utf8'))
+      .trimEnd()
+      .split('\n')
+    expect(lines.slice(1).map((line) => JSON.parse(line).type)).toEqual([
+      'plugin/deep',
+      'session/end-seed',
+      'plugin/after',
+    ])
     expect(lines[1]).toBe(`{"type":"plugin/deep","seq":0,"time":1,"data":${stringifyIteratively(deep)}}`)
     const loaded = await ctx.sessionPersistence!.load('deep')
     expect(loaded.events.map((event) => event.type)).toEqual(['plugin/deep', 'session/end-seed', 'plugin/after'])

@@ -139,9 +139,10 @@ describe('line checksums', () => {
     await ctx.sessions.flush(session)
     const stored = readFileSync(path, 'utf8')
     unsealed(stored)
-    expect((await makeApp({}, undefined, persistence.root).persistence.inspect('s1')).events).toHaveLength(session.events.length)
+    expect((await makeApp({}, undefined, persistence.root).persistence.inspect('s1')).events).toHaveLength(
+      session.events.length,
+    )
   })
-
 })
 
 describe('logs written before checksums', () => {
@@ -149,7 +150,10 @@ describe('logs written before checksums', () => {
     const warnings = captureWarnings()
     const original = readFileSync(legacyFixture, 'utf8') // written by the session-jsonl build before checksums
     expect(original).not.toContain('"crc"')
-    const stored = original.split('\n').slice(1, -1).map((line) => JSON.parse(line))
+    const stored = original
+      .split('\n')
+      .slice(1, -1)
+      .map((line) => JSON.parse(line))
     const { ctx, persistence, root } = makeApp()
     mkdirSync(root, { recursive: true })
     const path = join(root, 'legacy.jsonl')
@@ -158,7 +162,10 @@ describe('logs written before checksums', () => {
     const inspected = await persistence.inspect('legacy')
     expect(inspected.meta).toMatchObject({ id: 'legacy', cwd: '/work/legacy' })
     expect(inspected.events.slice(0, stored.length)).toEqual(stored)
-    expect(inspected.events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 3, reason: { kind: 'interrupted' } } })
+    expect(inspected.events.at(-1)).toMatchObject({
+      type: 'turn/end',
+      data: { turn: 3, reason: { kind: 'interrupted' } },
+    })
     expect(inspected.recovery).toEqual({
       location: { kind: 'jsonl', path },
       firstLine: stored.length + 2,
@@ -169,7 +176,9 @@ describe('logs written before checksums', () => {
     })
 
     const session = await persistence.resume('legacy')
-    expect(warnings).toEqual([`session-jsonl: session "legacy": discarded line ${stored.length + 2} of "${path}" (a ${torn.length}-byte unterminated line)`])
+    expect(warnings).toEqual([
+      `session-jsonl: session "legacy": discarded line ${stored.length + 2} of "${path}" (a ${torn.length}-byte unterminated line)`,
+    ])
     session.append('turn/start', { turn: 4 })
     session.append('turn/end', { turn: 4, reason: { kind: 'completed' } })
     await ctx.sessions.flush(session)

@@ -9,7 +9,7 @@ import {
 } from '@bridle/session'
 import { IdChain, storedMetaOf, teardownsSettled, trackTeardown, type StoredMeta } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
-import { Leases, LeaseKeeper } from './lease.js'
+import { type Leases, LeaseKeeper } from './lease.js'
 import { LiveBinding, type BindingStart } from './live-binding.js'
 import { MessageDelivery, type AgentLike } from './messages.js'
 import { NotificationListener, MESSAGE, RELEASE } from './notifications.js'
@@ -66,7 +66,12 @@ export class PostgresBackend {
 
   constructor(options: PostgresBackendOptions) {
     this.o = options
-    this.write = { pool: options.pool, tables: options.tables, owner: options.leases.owner, leaseMs: options.leases.leaseMs }
+    this.write = {
+      pool: options.pool,
+      tables: options.tables,
+      owner: options.leases.owner,
+      leaseMs: options.leases.leaseMs,
+    }
     this.recovery = { reader: options.reader, leases: options.leases, write: this.write, warn: options.warn }
     this.keeper = new LeaseKeeper(
       options.leases,
@@ -88,7 +93,13 @@ export class PostgresBackend {
       },
       options.warn,
     )
-    this.delivery = new MessageDelivery(options.pool, options.tables, (id) => this.bindings.get(id), options.agentOf, options.warn)
+    this.delivery = new MessageDelivery(
+      options.pool,
+      options.tables,
+      (id) => this.bindings.get(id),
+      options.agentOf,
+      options.warn,
+    )
   }
 
   // ---- binding live sessions ----
@@ -104,7 +115,12 @@ export class PostgresBackend {
     const prepared = this.prepared.get(session.id)
     if (prepared !== undefined && prepared !== 'pending' && prepared.session === session) {
       this.prepared.delete(session.id)
-      const binding = this.bind(session, { meta: prepared.meta, cursor: prepared.cursor, materialized: true, token: prepared.token })
+      const binding = this.bind(session, {
+        meta: prepared.meta,
+        cursor: prepared.cursor,
+        materialized: true,
+        token: prepared.token,
+      })
       binding.admitAll()
       this.writeNow(binding)
       return
@@ -141,7 +157,9 @@ export class PostgresBackend {
     const retire = binding
       .flush()
       .then(() => this.releaseLease(binding))
-      .catch((error: unknown) => this.o.warn(`session-postgres: session "${session.id}" retirement failed: ${String(error)}`))
+      .catch((error: unknown) =>
+        this.o.warn(`session-postgres: session "${session.id}" retirement failed: ${String(error)}`),
+      )
       .finally(() => {
         binding.queue.cancelTimer()
         this.retries.cancel(session.id)
@@ -173,7 +191,8 @@ export class PostgresBackend {
     const id = binding.session.id
     void this.listener.start().then(
       () => this.delivery.request(id),
-      (error: unknown) => this.o.warn(`session-postgres: cannot LISTEN for posted messages (retrying): ${String(error)}`),
+      (error: unknown) =>
+        this.o.warn(`session-postgres: cannot LISTEN for posted messages (retrying): ${String(error)}`),
     )
   }
 
@@ -208,7 +227,9 @@ export class PostgresBackend {
   private writeNow(binding: LiveBinding): void {
     binding.flush().catch((error: unknown) => {
       if (binding.outage) return // warned once per outage; a retry is scheduled
-      this.o.warn(`session-postgres: background write for session "${binding.session.id}" failed (buffered events retained): ${String(error)}`)
+      this.o.warn(
+        `session-postgres: background write for session "${binding.session.id}" failed (buffered events retained): ${String(error)}`,
+      )
     })
   }
 
@@ -246,7 +267,8 @@ export class PostgresBackend {
    */
   async prepare(id: string, signal?: AbortSignal, waitMs = this.o.leaseWaitMs): Promise<SessionPreparation> {
     if (this.o.sessions.get(id) !== undefined) throw new Error(`cannot prepare session "${id}" while it is live`)
-    if (this.prepared.has(id)) throw new Error(`cannot prepare session "${id}" while another preparation is outstanding`)
+    if (this.prepared.has(id))
+      throw new Error(`cannot prepare session "${id}" while another preparation is outstanding`)
     this.prepared.set(id, 'pending')
     let entry: PreparedEntry
     let token: number | undefined
@@ -265,7 +287,12 @@ export class PostgresBackend {
       const meta = storedMetaOf(view.meta)
       const session = this.o.sessions.prepare(id, {
         seed: view.events,
-        meta: { createdAt: meta.createdAt, cwd: meta.cwd, parentSession: meta.parentSession, seedLength: meta.seedLength },
+        meta: {
+          createdAt: meta.createdAt,
+          cwd: meta.cwd,
+          parentSession: meta.parentSession,
+          seedLength: meta.seedLength,
+        },
         seedSource: 'persistence',
       })
       entry = { session, meta, cursor: view.events.length, token }

@@ -33,12 +33,19 @@ export class Catalog {
       const location = this.locationOf(row.id)
       try {
         const meta = this.reader.metaOf(row, location)
-        out.push(Object.freeze({ meta: Object.freeze({ ...meta }) as SessionHeader, revision: revisionString(this.tables.schema, row.id, row.revision) }))
+        out.push(
+          Object.freeze({
+            meta: Object.freeze({ ...meta }) as SessionHeader,
+            revision: revisionString(this.tables.schema, row.id, row.revision),
+          }),
+        )
       } catch (error) {
         this.warn(`session-postgres: skipping "${location}": ${String(error)}`)
       }
     }
-    out.sort((a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0))
+    out.sort(
+      (a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0),
+    )
     return Object.freeze(out)
   }
 
@@ -62,7 +69,11 @@ export class Catalog {
     const meta = this.reader.metaOf({ ...head, id } as HeaderRow, this.locationOf(id))
     let content = headerText(meta) + '\n'
     for (let i = 1; i < rows.length; i++) content += rows[i].body + '\n'
-    return Object.freeze({ header: Object.freeze({ ...meta }) as SessionHeader, fileName: `${encodeSegment(id)}.jsonl`, content })
+    return Object.freeze({
+      header: Object.freeze({ ...meta }) as SessionHeader,
+      fileName: `${encodeSegment(id)}.jsonl`,
+      content,
+    })
   }
 
   /**

@@ -11,6 +11,7 @@ export interface PoolLike {
 }
 
 export interface QueryResultLike {
+  // biome-ignore lint/suspicious/noExplicitAny: rows are whatever the query selects; each caller narrows them
   readonly rows: any[]
   readonly rowCount: number | null
 }
@@ -73,7 +74,15 @@ export function describeDatabase(pool: PoolLike, connectionString: string | unde
   return `postgres://${host}:${port}/${database}`
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
 
 /**
  * True when `error` means the database could not be reached or went away mid-statement (a restart, a crash, a
@@ -88,5 +97,7 @@ export function isUnavailable(error: unknown): boolean {
     if (/^08/.test(code) || code === '57P01' || code === '57P02' || code === '57P03') return true
   }
   const message = String((error as { message?: unknown }).message ?? '')
-  return /Connection terminated|connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(message)
+  return /Connection terminated|connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/.test(
+    message,
+  )
 }

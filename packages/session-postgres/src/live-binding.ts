@@ -127,12 +127,15 @@ export class LiveBinding {
     if ((event.type as string) !== 'agent/inbox/spliced') return
     const inserted = (event.data as { inserted?: readonly { id?: unknown }[] } | null)?.inserted
     if (!Array.isArray(inserted)) return
-    for (const message of inserted) if (typeof message?.id === 'string' && !this.seen.has(message.id)) this.seen.set(message.id, event.seq)
+    for (const message of inserted)
+      if (typeof message?.id === 'string' && !this.seen.has(message.id)) this.seen.set(message.id, event.seq)
   }
 
   private backgroundFailed(error: unknown): void {
     if (error instanceof SessionStoreUnavailableError) return // warned once per outage; a retry is scheduled
-    this.ctx.warn(`session-postgres: background write for session "${this.session.id}" failed (buffered events retained): ${String(error)}`)
+    this.ctx.warn(
+      `session-postgres: background write for session "${this.session.id}" failed (buffered events retained): ${String(error)}`,
+    )
   }
 
   /** Writes one batch durably on the id chain. */
@@ -145,7 +148,9 @@ export class LiveBinding {
       const events = batch.filter((event) => event.seq >= this.cursor)
       events.forEach((event, index) => {
         if (event.seq !== this.cursor + index) {
-          throw new Error(`append seq mismatch for "${this.session.id}": expected ${this.cursor + index} at index ${index}, got ${event.seq}`)
+          throw new Error(
+            `append seq mismatch for "${this.session.id}": expected ${this.cursor + index} at index ${index}, got ${event.seq}`,
+          )
         }
       })
       if (events.length === 0) return
@@ -158,7 +163,11 @@ export class LiveBinding {
           throw error.error
         }
         if (isUnavailable(error)) {
-          const unavailable = new SessionStoreUnavailableError(this.session.id, this.queue.pendingCount + batch.length, error)
+          const unavailable = new SessionStoreUnavailableError(
+            this.session.id,
+            this.queue.pendingCount + batch.length,
+            error,
+          )
           if (!this.outage) this.ctx.warn(unavailable.message)
           this.outage = true
           this.ctx.unavailable(this)
@@ -166,7 +175,8 @@ export class LiveBinding {
         }
         throw error
       }
-      if (this.outage) this.ctx.warn(`session-postgres: session "${this.session.id}" is written again; the database is back`)
+      if (this.outage)
+        this.ctx.warn(`session-postgres: session "${this.session.id}" is written again; the database is back`)
       this.outage = false
       this.cursor += events.length
     })
@@ -177,7 +187,9 @@ export class LiveBinding {
     if ((await publish(this.ctx.write, this.meta, events)) === 'exists') {
       const stored = await ownPublication(this.ctx.write, this.meta, events)
       if (stored === undefined) {
-        const error = new Error(`session "${this.session.id}" already exists in the database; load/resume it instead of creating`)
+        const error = new Error(
+          `session "${this.session.id}" already exists in the database; load/resume it instead of creating`,
+        )
         this.sticky = error
         throw error
       }

@@ -28,7 +28,8 @@ export interface AgentLike {
  * will accept when the message is delivered. Throws `TypeError` naming what is wrong.
  */
 export function assertPostable(sessionId: string, message: unknown, target: unknown): asserts message is UserMessage {
-  if (typeof sessionId !== 'string' || sessionId.length === 0) throw new TypeError('post: the session id must be a non-empty string')
+  if (typeof sessionId !== 'string' || sessionId.length === 0)
+    throw new TypeError('post: the session id must be a non-empty string')
   if (target !== 'next-turn' && target !== 'next-step') {
     throw new TypeError(`post: target must be "next-turn" or "next-step", got ${JSON.stringify(target)}`)
   }
@@ -36,7 +37,8 @@ export function assertPostable(sessionId: string, message: unknown, target: unkn
   if (typeof m !== 'object' || m === null || typeof m.id !== 'string' || m.id.length === 0) {
     throw new TypeError('post: the message must have a non-empty string id')
   }
-  if (m.role !== 'user') throw new TypeError(`post: message "${m.id}" must have role "user", got ${JSON.stringify(m.role)}`)
+  if (m.role !== 'user')
+    throw new TypeError(`post: message "${m.id}" must have role "user", got ${JSON.stringify(m.role)}`)
   try {
     assertMessageEventShape({ type: 'user/message', data: m }, `post: message "${m.id}"`)
   } catch (error) {
@@ -44,7 +46,8 @@ export function assertPostable(sessionId: string, message: unknown, target: unkn
   }
   assertContentBlocks(m.content, `post: message "${m.id}" content`)
   const violation = jsonValueViolation(m)
-  if (violation !== undefined) throw new TypeError(`post: message "${m.id}" is not plain JSON at ${violation.path}: ${violation.reason}`)
+  if (violation !== undefined)
+    throw new TypeError(`post: message "${m.id}" is not plain JSON at ${violation.path}: ${violation.reason}`)
 }
 
 /**
@@ -71,14 +74,16 @@ export async function postMessage(
     [sessionId, message.id, target, body, channel, MESSAGE + sessionId],
   )
   if (rows.length === 1) return Object.freeze({ position: String(rows[0].pos), duplicate: false })
-  const existing = await pool.query(`SELECT pos, target, body FROM ${tables.messages} WHERE session_id = $1 AND message_id = $2`, [
-    sessionId,
-    message.id,
-  ])
+  const existing = await pool.query(
+    `SELECT pos, target, body FROM ${tables.messages} WHERE session_id = $1 AND message_id = $2`,
+    [sessionId, message.id],
+  )
   const row = existing.rows[0]
   if (row === undefined) throw new Error(`session "${sessionId}" not found`)
   if (row.body !== body || row.target !== target) {
-    throw new Error(`message "${message.id}" was already posted to session "${sessionId}" with different content or target`)
+    throw new Error(
+      `message "${message.id}" was already posted to session "${sessionId}" with different content or target`,
+    )
   }
   return Object.freeze({ position: String(row.pos), duplicate: true })
 }
@@ -115,7 +120,9 @@ export class MessageDelivery {
         try {
           await this.pass(id)
         } catch (error) {
-          this.warn(`session-postgres: delivering posted messages to session "${id}" failed (they stay queued): ${String(error)}`)
+          this.warn(
+            `session-postgres: delivering posted messages to session "${id}" failed (they stay queued): ${String(error)}`,
+          )
         }
       } while (this.again.has(id))
     })().finally(() => {
@@ -157,13 +164,20 @@ export class MessageDelivery {
         else agent.steer(message)
       } catch (error) {
         if (agent.disposing) return
-        this.warn(`session-postgres: posted message "${row.message_id}" for session "${id}" was refused and dropped: ${String(error)}`)
+        this.warn(
+          `session-postgres: posted message "${row.message_id}" for session "${id}" was refused and dropped: ${String(error)}`,
+        )
         await this.mark(id, row.message_id, 'rejected', String(error))
       }
     }
   }
 
-  private async mark(id: string, messageId: string, column: 'delivered_seq' | 'rejected', value: number | string): Promise<void> {
+  private async mark(
+    id: string,
+    messageId: string,
+    column: 'delivered_seq' | 'rejected',
+    value: number | string,
+  ): Promise<void> {
     await this.pool.query(
       `UPDATE ${this.tables.messages} SET ${column} = $3 WHERE session_id = $1 AND message_id = $2 AND delivered_seq IS NULL AND rejected IS NULL`,
       [id, messageId, value],

@@ -63,7 +63,9 @@ export async function migrate(pool: PoolLike, tables: Tables, schemaName: string
   let failed: Error | undefined
   try {
     await client.query('BEGIN')
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`bridle-session-postgres:${schemaName}`])
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `bridle-session-postgres:${schemaName}`,
+    ])
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${tables.schema}`)
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${tables.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,

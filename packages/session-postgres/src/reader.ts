@@ -109,7 +109,10 @@ export class SessionReader {
     const id = meta.id
     const events = stored.events
     const wrap = (error: unknown) =>
-      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, { cause: error, path: location })
+      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, {
+        cause: error,
+        path: location,
+      })
     for (const event of events) {
       const legacy = legacyMessage(id, event)
       if (legacy !== undefined) throw wrap(new Error(legacy))
@@ -138,7 +141,11 @@ export function revisionString(schema: string, id: string, revision: unknown): s
   return `postgres:${schema.replace(/"/g, '')}:${encodeURIComponent(id)}:${String(revision)}`
 }
 
-function leaseOf(row: { lease_owner: string | null; lease_token: unknown; expires: number | null }): LeaseHolder | undefined {
+function leaseOf(row: {
+  lease_owner: string | null
+  lease_token: unknown
+  expires: number | null
+}): LeaseHolder | undefined {
   if (row.lease_owner === null || row.expires === null) return undefined
   return { owner: row.lease_owner, token: Number(row.lease_token), expiresAt: new Date(row.expires) }
 }
@@ -178,7 +185,11 @@ export function scanRows(rows: readonly { seq: number; body: string }[], from: n
     }
     if (defect === undefined) {
       if (value === UNPARSABLE) {
-        defect = { seq, reason: `unparsable row at seq ${seq}`, message: `corrupt session log: unparsable committed event at seq ${seq}` }
+        defect = {
+          seq,
+          reason: `unparsable row at seq ${seq}`,
+          message: `corrupt session log: unparsable committed event at seq ${seq}`,
+        }
         continue
       }
       const expected = events.length
@@ -186,7 +197,11 @@ export function scanRows(rows: readonly { seq: number; body: string }[], from: n
       if (seq !== expected || eventSeq !== expected) {
         const got = seq !== expected ? seq : eventSeq
         const reason = `seq gap at seq ${seq} (expected ${expected}, got ${String(got)})`
-        defect = { seq, reason, message: `corrupt session log: seq gap in committed region at seq ${seq} (expected ${expected}, got ${String(got)})` }
+        defect = {
+          seq,
+          reason,
+          message: `corrupt session log: seq gap in committed region at seq ${seq} (expected ${expected}, got ${String(got)})`,
+        }
         if (isTurnEnd(value)) throw new SessionPersistenceCorruptionError(defect.message, { path: location })
         if (isObject(value)) intactDropped++
         continue
@@ -198,7 +213,9 @@ export function scanRows(rows: readonly { seq: number; body: string }[], from: n
       intactDropped++
     }
   }
-  return defect === undefined ? { events, intactDropped } : { events, defect: { seq: defect.seq, reason: defect.reason }, intactDropped }
+  return defect === undefined
+    ? { events, intactDropped }
+    : { events, defect: { seq: defect.seq, reason: defect.reason }, intactDropped }
 }
 
 /**
@@ -228,7 +245,8 @@ function recoveryOf(scan: RowScan, rowCount: number, location: string): SessionR
  */
 export function recoveryWarning(id: string, report: SessionRecoveryReport): string {
   const rows = `${report.droppedLines} row${report.droppedLines === 1 ? '' : 's'}`
-  const intact = report.droppedEvents === 1 ? '1 of them was an intact event' : `${report.droppedEvents} of them were intact events`
+  const intact =
+    report.droppedEvents === 1 ? '1 of them was an intact event' : `${report.droppedEvents} of them were intact events`
   return (
     `session-postgres: session "${id}": discarded ${rows} of "${report.location.path}" past the committed region, ` +
     `starting at a damaged row (${report.defect!.reason}); ${intact}`
@@ -245,7 +263,8 @@ function isTurnEnd(value: unknown): boolean {
 
 function legacyMessage(id: string, event: SessionEvent): string | undefined {
   const type = event.type as string
-  if (type === 'request/header-delta') return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
+  if (type === 'request/header-delta')
+    return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
   if (type === 'mode/set') return `session "${id}" contains unsupported legacy mode/set event at seq ${event.seq}`
   if (type === 'request/header') {
     const data = event.data as { reason?: unknown } | null

@@ -62,7 +62,8 @@ export function metaOfRow(row: HeaderRow): StoredMeta {
   }
   const createdAt = Number(row.created_at)
   const meta: { -readonly [K in keyof StoredMeta]: StoredMeta[K] } = { version: 0, id: row.id, createdAt }
-  const bad = (field: string) => new HeaderRowDefect(`corrupt session record: the stored header field ${field} is invalid`, 'corrupt')
+  const bad = (field: string) =>
+    new HeaderRowDefect(`corrupt session record: the stored header field ${field} is invalid`, 'corrupt')
   if (!Number.isSafeInteger(createdAt) || createdAt < 0) throw bad('created_at')
   if (row.cwd !== null) {
     if (!isAbsolute(row.cwd)) throw bad('cwd')
@@ -83,7 +84,12 @@ export function headerValues(meta: StoredMeta): [number, string | null, string |
 
 /** The JSON header line of a stored meta (as session-jsonl's line 1), for `readRaw`. */
 export function headerText(meta: StoredMeta): string {
-  const record: Record<string, unknown> = { type: 'session', version: meta.version, id: meta.id, createdAt: meta.createdAt }
+  const record: Record<string, unknown> = {
+    type: 'session',
+    version: meta.version,
+    id: meta.id,
+    createdAt: meta.createdAt,
+  }
   if (meta.cwd !== undefined) record.cwd = meta.cwd
   if (meta.parentSession !== undefined) record.parentSession = meta.parentSession
   if (meta.seedLength !== undefined) record.seedLength = meta.seedLength

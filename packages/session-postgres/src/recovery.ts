@@ -40,7 +40,11 @@ export async function commitRepair(r: RecoveryContext, id: string, token?: numbe
     if (token === undefined) await r.leases.release(id, held).catch(() => undefined)
   }
   const repaired = r.reader.validate(await r.reader.read(id))
-  return Object.freeze({ meta: repaired.meta, events: repaired.events, ...(recovery === undefined ? {} : { recovery }) })
+  return Object.freeze({
+    meta: repaired.meta,
+    events: repaired.events,
+    ...(recovery === undefined ? {} : { recovery }),
+  })
 }
 
 /**
@@ -49,7 +53,10 @@ export async function commitRepair(r: RecoveryContext, id: string, token?: numbe
  * and the lease token, or `undefined` when nothing is stored under the id. On a mismatch the lease is given back
  * and the id collision is thrown. The live session is the authority: an open turn is not closed.
  */
-export async function adoptStored(r: RecoveryContext, session: Session): Promise<{ cursor: number; token: number } | undefined> {
+export async function adoptStored(
+  r: RecoveryContext,
+  session: Session,
+): Promise<{ cursor: number; token: number } | undefined> {
   const id = session.id
   const exists = await r.write.pool.query(`SELECT 1 FROM ${r.write.tables.sessions} WHERE id = $1`, [id])
   if (exists.rows.length === 0) return undefined
@@ -59,13 +66,21 @@ export async function adoptStored(r: RecoveryContext, session: Session): Promise
     const persistedCwd = stored.meta.cwd
     const liveCwd = session.header.cwd
     if (persistedCwd !== liveCwd) {
-      throw new Error(`session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`)
+      throw new Error(
+        `session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`,
+      )
     }
     const live = session.events
-    const same = (a: SessionEvent, b: SessionEvent | undefined) => b !== undefined && JSON.stringify(a) === JSON.stringify(b)
+    const same = (a: SessionEvent, b: SessionEvent | undefined) =>
+      b !== undefined && JSON.stringify(a) === JSON.stringify(b)
     const matches =
-      stored.rows === stored.events.length && stored.events.length <= live.length && stored.events.every((e, seq) => same(e, live[seq]))
-    if (!matches) throw new Error(`session "${id}" already has a persisted log in the database that does not match this live session (id collision)`)
+      stored.rows === stored.events.length &&
+      stored.events.length <= live.length &&
+      stored.events.every((e, seq) => same(e, live[seq]))
+    if (!matches)
+      throw new Error(
+        `session "${id}" already has a persisted log in the database that does not match this live session (id collision)`,
+      )
     return { cursor: stored.events.length, token }
   } catch (error) {
     await r.leases.release(id, token).catch(() => undefined)

@@ -14,7 +14,7 @@ import type {
 } from '@bridle/session'
 import { ownedEffect } from '@bridle/scope'
 import { registerCheckpoints } from '@bridle/session-jsonl'
-import { Context, Service } from 'cordis'
+import { type Context, Service } from 'cordis'
 import { PostgresBackend } from './backend.js'
 import { Catalog } from './catalog.js'
 import { Config, ConfigSchema, PLUGIN_NAME, type SessionPostgresConfig } from './config.js'
@@ -71,7 +71,9 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
     this.database = describeDatabase(this.pool, parsed.connectionString)
     this.ownerId = parsed.ownerId ?? `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`
     this.ready = migrate(this.pool, this.tables, parsed.schema)
-    this.ready.catch((error: unknown) => logger.error(`session-postgres: cannot prepare schema "${parsed.schema}": ${String(error)}`))
+    this.ready.catch((error: unknown) =>
+      logger.error(`session-postgres: cannot prepare schema "${parsed.schema}": ${String(error)}`),
+    )
     const locationOf = (id: string) => this.locationOf(id)
     const extraTypes = new Set(parsed.extraEventTypes)
     const reader = (this.reader = new SessionReader(this.pool, this.tables, locationOf, extraTypes))
@@ -97,7 +99,10 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
     ctx.on('session/flush', (session) => backend.onFlush(session))
     ctx.on('session/disposed', (session) => backend.onDisposed(session))
     // An agent is registered after its session is announced: deliver what waits for it once it exists.
-    const listen = ctx.on.bind(ctx) as unknown as (name: string, listener: (payload: { agent?: { id: string } }) => void) => () => void
+    const listen = ctx.on.bind(ctx) as unknown as (
+      name: string,
+      listener: (payload: { agent?: { id: string } }) => void,
+    ) => () => void
     listen('agent/session-start', (payload) => {
       if (payload?.agent !== undefined) void backend.delivery.request(payload.agent.id)
     })
@@ -154,7 +159,9 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
     if (live !== undefined) {
       const events = live.events
       if (hasOpenTurn(events)) {
-        throw new Error(`cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`)
+        throw new Error(
+          `cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`,
+        )
       }
       await this.ctx.sessions.flush(live)
       return Object.freeze({ meta: live.header, events })

@@ -54,7 +54,11 @@ function deliveredCte(t: Tables, idsParam: number, gate: string): string {
  * statement, so the session either exists with its first batch or not at all. Resolves `'published'`, or
  * `'exists'` when a session with this id is already stored (nothing written).
  */
-export async function publish(w: WriteContext, meta: StoredMeta, events: readonly SessionEvent[]): Promise<'published' | 'exists'> {
+export async function publish(
+  w: WriteContext,
+  meta: StoredMeta,
+  events: readonly SessionEvent[],
+): Promise<'published' | 'exists'> {
   const t = w.tables
   const delivered = splicedIds(events)
   const values: unknown[] = [meta.id, ...headerValues(meta), events.length, w.owner, w.leaseMs, batchText(events)]
@@ -88,7 +92,13 @@ export async function publish(w: WriteContext, meta: StoredMeta, events: readonl
  *   yet stored is written — a seq is never written twice;
  * - anything else (the rows differ, the session vanished): fatal.
  */
-export async function append(w: WriteContext, id: string, token: number, first: number, events: readonly SessionEvent[]): Promise<void> {
+export async function append(
+  w: WriteContext,
+  id: string,
+  token: number,
+  first: number,
+  events: readonly SessionEvent[],
+): Promise<void> {
   const t = w.tables
   const delivered = splicedIds(events)
   const values: unknown[] = [id, token, first, events.length, w.leaseMs, w.owner, batchText(events)]
@@ -117,12 +127,21 @@ export async function append(w: WriteContext, id: string, token: number, first: 
  * After a refused append or publication: how many of `events` (from seq `first`) this writer already stored. Throws
  * `FatalWriteError` when the lease moved on or the stored rows are not this batch.
  */
-async function alreadyStored(w: WriteContext, id: string, token: number, first: number, events: readonly SessionEvent[]): Promise<number> {
+async function alreadyStored(
+  w: WriteContext,
+  id: string,
+  token: number,
+  first: number,
+  events: readonly SessionEvent[],
+): Promise<number> {
   const t = w.tables
   const range = `seqs ${first}..${first + events.length - 1}`
-  const { rows } = await w.pool.query(`SELECT lease_owner, lease_token, event_count FROM ${t.sessions} WHERE id = $1`, [id])
+  const { rows } = await w.pool.query(`SELECT lease_owner, lease_token, event_count FROM ${t.sessions} WHERE id = $1`, [
+    id,
+  ])
   const row = rows[0]
-  if (row === undefined) throw new FatalWriteError(`session "${id}" no longer exists in the database; the batch of ${range} was not written`)
+  if (row === undefined)
+    throw new FatalWriteError(`session "${id}" no longer exists in the database; the batch of ${range} was not written`)
   const current = { owner: row.lease_owner ?? undefined, token: Number(row.lease_token) }
   if (current.token !== token || current.owner !== w.owner) {
     const error = new SessionLeaseLostError(id, token, current, range)
@@ -131,15 +150,23 @@ async function alreadyStored(w: WriteContext, id: string, token: number, first: 
   const count = Number(row.event_count)
   const stored = Math.min(count - first, events.length)
   if (stored <= 0) {
-    throw new FatalWriteError(`append seq mismatch for "${id}": expected the database to hold ${first} events, it holds ${count}`)
+    throw new FatalWriteError(
+      `append seq mismatch for "${id}": expected the database to hold ${first} events, it holds ${count}`,
+    )
   }
   const { rows: bodies } = await w.pool.query(
     `SELECT seq, body FROM ${t.events} WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
     [id, first, first + stored],
   )
-  const same = bodies.length === stored && bodies.every((r: { seq: number; body: string }, i: number) => r.seq === first + i && r.body === eventText(events[i]!))
+  const same =
+    bodies.length === stored &&
+    bodies.every(
+      (r: { seq: number; body: string }, i: number) => r.seq === first + i && r.body === eventText(events[i]!),
+    )
   if (!same) {
-    throw new FatalWriteError(`append seq mismatch for "${id}": the database holds events at ${range} that this writer did not write`)
+    throw new FatalWriteError(
+      `append seq mismatch for "${id}": the database holds events at ${range} that this writer did not write`,
+    )
   }
   return stored
 }
@@ -148,13 +175,22 @@ async function alreadyStored(w: WriteContext, id: string, token: number, first: 
  * After `publish` answered `'exists'` or failed: whether the stored session is this writer's own publication (its
  * answer was lost), and if so how many of `events` are stored. `undefined` means someone else's session.
  */
-export async function ownPublication(w: WriteContext, meta: StoredMeta, events: readonly SessionEvent[]): Promise<number | undefined> {
+export async function ownPublication(
+  w: WriteContext,
+  meta: StoredMeta,
+  events: readonly SessionEvent[],
+): Promise<number | undefined> {
   const { rows } = await w.pool.query(
     `SELECT lease_owner, lease_token, created_at FROM ${w.tables.sessions} WHERE id = $1`,
     [meta.id],
   )
   const row = rows[0]
-  if (row === undefined || row.lease_owner !== w.owner || Number(row.lease_token) !== 1 || Number(row.created_at) !== meta.createdAt) {
+  if (
+    row === undefined ||
+    row.lease_owner !== w.owner ||
+    Number(row.lease_token) !== 1 ||
+    Number(row.created_at) !== meta.createdAt
+  ) {
     return undefined
   }
   return alreadyStored(w, meta.id, 1, 0, events)
@@ -164,7 +200,13 @@ export async function ownPublication(w: WriteContext, meta: StoredMeta, events: 
  * Commits a repair under the lease `token` (the caller holds it, so no one else writes meanwhile): drops event rows
  * from `committed` on (a damaged tail), appends the closers, and moves the cursor — one transaction.
  */
-export async function repair(w: WriteContext, id: string, token: number, committed: number, closers: readonly SessionEvent[]): Promise<void> {
+export async function repair(
+  w: WriteContext,
+  id: string,
+  token: number,
+  committed: number,
+  closers: readonly SessionEvent[],
+): Promise<void> {
   const t = w.tables
   const client = await w.pool.connect()
   let failed = false

@@ -66,10 +66,14 @@ export async function startServer(options = {}) {
   const log = options.log ?? (() => {})
   const password = 'bridle-test'
   const flags = [
-    '-c', `fsync=${options.fsync ? 'on' : 'off'}`,
-    '-c', 'max_connections=400',
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', `unix_socket_directories=${databaseDir}`,
+    '-c',
+    `fsync=${options.fsync ? 'on' : 'off'}`,
+    '-c',
+    'max_connections=400',
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `unix_socket_directories=${databaseDir}`,
   ]
   const server = new EmbeddedPostgres({
     databaseDir,

@@ -24,14 +24,18 @@ describe('plugin exports and config', () => {
 
   it('refuses unknown keys, bad schema names, out-of-range numbers and a pool beside a connection string', () => {
     expect(() => Config({ nope: 1 })).toThrow(ConfigError)
-    expect(() => Config({ schema: 'Bad-Name' })).toThrow(/session-postgres: invalid config: schema: expected a lower-case SQL identifier/)
+    expect(() => Config({ schema: 'Bad-Name' })).toThrow(
+      /session-postgres: invalid config: schema: expected a lower-case SQL identifier/,
+    )
     expect(() => Config({ schema: 'x'.repeat(64) })).toThrow(ConfigError)
     expect(() => Config({ leaseMs: 99 })).toThrow(/leaseMs/)
     expect(() => Config({ writeBatchMaxDelayMs: 0 })).toThrow(/writeBatchMaxDelayMs/)
     expect(() => Config({ pool: {} })).toThrow(/pool: expected a pg Pool/)
     const pool = new pg.Pool({ connectionString: pgUrl })
     try {
-      expect(() => Config({ pool, connectionString: pgUrl })).toThrow(/pool: give either connectionString or pool, not both/)
+      expect(() => Config({ pool, connectionString: pgUrl })).toThrow(
+        /pool: give either connectionString or pool, not both/,
+      )
       expect(Config({ pool }).pool).toBe(pool)
     } finally {
       void pool.end()
@@ -49,7 +53,10 @@ describe('plugin exports and config', () => {
     const { persistence, schema } = makeApp()
     const location = persistence.locate({ version: 0, id: 'a b/c', createdAt: 1 } as never)
     const url = new URL(pgUrl)
-    expect(location).toEqual({ kind: 'postgres', path: `postgres://${url.hostname}:${url.port}/postgres?schema=${schema}#a%20b%2Fc` })
+    expect(location).toEqual({
+      kind: 'postgres',
+      path: `postgres://${url.hostname}:${url.port}/postgres?schema=${schema}#a%20b%2Fc`,
+    })
     expect(location.path).not.toContain(url.password)
   })
 

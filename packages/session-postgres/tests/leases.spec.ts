@@ -49,7 +49,12 @@ describe('one writer per session', () => {
     const b = makeApp({}, a.schema)
     const error = (await b.persistence.resume('s1').catch((e: unknown) => e)) as SessionLeasedError
     expect(error).toBeInstanceOf(SessionLeasedError)
-    expect(error).toMatchObject({ name: 'SessionLeasedError', sessionId: 's1', holder: a.persistence.ownerId, token: 1 })
+    expect(error).toMatchObject({
+      name: 'SessionLeasedError',
+      sessionId: 's1',
+      holder: a.persistence.ownerId,
+      token: 1,
+    })
     expect(error.expiresAt.getTime()).toBeGreaterThan(Date.now() - 60_000)
     expect(error.message).toBe(
       `session "s1" is leased by "${a.persistence.ownerId}" until ${error.expiresAt.toISOString()} (fencing token 1): another process is writing it; resume it after the lease expires, or set leaseWaitMs to wait for it`,
@@ -86,7 +91,13 @@ describe('one writer per session', () => {
     const a = makeApp({ leaseMs: 300 })
     await written(a, 's1', [1])
     const expiresAt = async () =>
-      Number((await admin.query(`SELECT extract(epoch FROM lease_expires) * 1000 AS at FROM "${a.schema}".sessions WHERE id = 's1'`)).rows[0].at)
+      Number(
+        (
+          await admin.query(
+            `SELECT extract(epoch FROM lease_expires) * 1000 AS at FROM "${a.schema}".sessions WHERE id = 's1'`,
+          )
+        ).rows[0].at,
+      )
     const first = await expiresAt()
     // Nothing is written any more: only the renewal can move the expiry on.
     await expect.poll(expiresAt, { timeout: 20_000 }).toBeGreaterThan(first)
@@ -125,8 +136,15 @@ describe('one writer per session', () => {
     // The stale writer stays refused; the log holds only the new owner's events after the takeover.
     stale.append('turn/start', { turn: 3 })
     await expect(a.ctx.sessions.flush(stale)).rejects.toBe(error)
-    const { rows } = await admin.query(`SELECT seq, body FROM "${a.schema}".events WHERE session_id = 's1' ORDER BY seq`)
-    expect(rows.map((r: { body: string }) => JSON.parse(r.body).type)).toEqual(['turn/start', 'turn/end', 'session/end-seed', 'turn/start'])
+    const { rows } = await admin.query(
+      `SELECT seq, body FROM "${a.schema}".events WHERE session_id = 's1' ORDER BY seq`,
+    )
+    expect(rows.map((r: { body: string }) => JSON.parse(r.body).type)).toEqual([
+      'turn/start',
+      'turn/end',
+      'session/end-seed',
+      'turn/start',
+    ])
     expect(JSON.parse(rows[3].body)).toEqual(JSON.parse(JSON.stringify(owner.events[3])))
     void warnings
   })
@@ -135,10 +153,14 @@ describe('one writer per session', () => {
     const warnings = captureWarnings()
     const a = makeApp({ leaseMs: 200 })
     await written(a, 's1', [1])
-    await admin.query(`UPDATE "${a.schema}".sessions SET lease_owner = 'someone-else', lease_token = lease_token + 1 WHERE id = 's1'`)
-    await expect.poll(() => warnings, { timeout: 30_000 }).toContain(
-      'session-postgres: session "s1" lost its lease (fencing token 1) to another process; its next write will be refused',
+    await admin.query(
+      `UPDATE "${a.schema}".sessions SET lease_owner = 'someone-else', lease_token = lease_token + 1 WHERE id = 's1'`,
     )
+    await expect
+      .poll(() => warnings, { timeout: 30_000 })
+      .toContain(
+        'session-postgres: session "s1" lost its lease (fencing token 1) to another process; its next write will be refused',
+      )
   })
 
   it('load repairs a stored session only under the lease: refused while another process holds it', async () => {

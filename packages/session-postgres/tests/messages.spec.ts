@@ -37,14 +37,22 @@ describe('post', () => {
     const { persistence } = makeApp()
     const good = createUserMessage('hi')
     await expect(persistence.post('', good)).rejects.toThrow('post: the session id must be a non-empty string')
-    await expect(persistence.post('s', good, 'later' as never)).rejects.toThrow('post: target must be "next-turn" or "next-step", got "later"')
-    await expect(persistence.post('s', { ...good, id: '' } as never)).rejects.toThrow('post: the message must have a non-empty string id')
+    await expect(persistence.post('s', good, 'later' as never)).rejects.toThrow(
+      'post: target must be "next-turn" or "next-step", got "later"',
+    )
+    await expect(persistence.post('s', { ...good, id: '' } as never)).rejects.toThrow(
+      'post: the message must have a non-empty string id',
+    )
     await expect(persistence.post('s', { ...good, role: 'assistant' } as never)).rejects.toThrow(
       `post: message "${good.id}" must have role "user", got "assistant"`,
     )
-    await expect(persistence.post('s', { ...good, source: undefined } as never)).rejects.toThrow(`post: message "${good.id}" message has invalid source`)
+    await expect(persistence.post('s', { ...good, source: undefined } as never)).rejects.toThrow(
+      `post: message "${good.id}" message has invalid source`,
+    )
     await expect(persistence.post('s', { ...good, content: [{ type: 'text' }] } as never)).rejects.toThrow(TypeError)
-    await expect(persistence.post('s', { ...good, extra: Number.NaN } as never)).rejects.toThrow(`post: message "${good.id}" is not plain JSON at`)
+    await expect(persistence.post('s', { ...good, extra: Number.NaN } as never)).rejects.toThrow(
+      `post: message "${good.id}" is not plain JSON at`,
+    )
   })
 
   it('a session that is not stored is not found; re-posting an id is a no-op; another message under it is refused', async () => {
@@ -100,10 +108,19 @@ describe('delivery to the lease holder', () => {
     for (const m of messages) await poster.persistence.post('chat', m, 'next-turn')
     const second = await worker(schema)
     const agent = await second.ctx.agentLoop.resume('chat', AGENT)
-    await expect.poll(() => insertedIds(agent.session.events).slice(-3), { timeout: 60_000 }).toEqual(messages.map((m) => m.id))
-    await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0].n, {
-      timeout: 60_000,
-    }).toBe(0)
+    await expect
+      .poll(() => insertedIds(agent.session.events).slice(-3), { timeout: 60_000 })
+      .toEqual(messages.map((m) => m.id))
+    await expect
+      .poll(
+        async () =>
+          (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0]
+            .n,
+        {
+          timeout: 60_000,
+        },
+      )
+      .toBe(0)
   })
 
   it('repeated notifications never splice a message twice', async () => {
@@ -125,7 +142,9 @@ describe('delivery to the lease holder', () => {
     const schema = freshSchema()
     const w = await worker(schema)
     const agent = await servedAgent(w, 'chat')
-    const taken = agent.session.events.filter((e) => e.type === 'user/message').map((e) => (e.data as UserMessage).id)[0]!
+    const taken = agent.session.events
+      .filter((e) => e.type === 'user/message')
+      .map((e) => (e.data as UserMessage).id)[0]!
     const poster = makeApp({}, schema)
     await poster.persistence.post('chat', { ...createUserMessage('dup'), id: taken } as never, 'next-step')
     const after = createUserMessage('after')
@@ -134,9 +153,16 @@ describe('delivery to the lease holder', () => {
     expect(insertedIds(agent.session.events).filter((id) => id === taken)).toHaveLength(1)
     await agent.whenIdle()
     await w.ctx.sessions.flush(agent.session)
-    await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0].n, {
-      timeout: 60_000,
-    }).toBe(0)
+    await expect
+      .poll(
+        async () =>
+          (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0]
+            .n,
+        {
+          timeout: 60_000,
+        },
+      )
+      .toBe(0)
   })
 
   it('a stored message the agent cannot take (a row edited by hand) is marked rejected with the reason; the queue moves on', async () => {
@@ -144,12 +170,18 @@ describe('delivery to the lease holder', () => {
     const schema = freshSchema()
     const w = await worker(schema)
     const agent = await servedAgent(w, 'chat')
-    await admin.query(`INSERT INTO "${schema}".messages (session_id, message_id, target, body) VALUES ('chat', 'broken', 'next-step', '{not json')`)
+    await admin.query(
+      `INSERT INTO "${schema}".messages (session_id, message_id, target, body) VALUES ('chat', 'broken', 'next-step', '{not json')`,
+    )
     const after = createUserMessage('after')
     await makeApp({}, schema).persistence.post('chat', after, 'next-step')
     await expect.poll(() => insertedIds(agent.session.events), { timeout: 60_000 }).toContain(after.id)
     const { rows } = await admin.query(`SELECT rejected FROM "${schema}".messages WHERE message_id = 'broken'`)
     expect(rows[0].rejected).toMatch(/^SyntaxError: /)
-    expect(warnings).toContainEqual(expect.stringMatching(/^session-postgres: posted message "broken" for session "chat" was refused and dropped: SyntaxError/))
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /^session-postgres: posted message "broken" for session "chat" was refused and dropped: SyntaxError/,
+      ),
+    )
   })
 })

@@ -10,9 +10,19 @@ describe('schema and migrations', () => {
     await migrate(admin as never, tablesOf(schema), schema)
     await migrate(admin as never, tablesOf(schema), schema)
     const { rows } = await admin.query(`SELECT version FROM "${schema}".migrations ORDER BY version`)
-    expect(rows.map((r: { version: number }) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1))
-    const tables = await admin.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`, [schema])
-    expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(['events', 'messages', 'migrations', 'sessions'])
+    expect(rows.map((r: { version: number }) => r.version)).toEqual(
+      Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
+    )
+    const tables = await admin.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
+      [schema],
+    )
+    expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual([
+      'events',
+      'messages',
+      'migrations',
+      'sessions',
+    ])
   })
 
   it('many starts at once serialize on the advisory lock: one schema, each migration applied once', async () => {

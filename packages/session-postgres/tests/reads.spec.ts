@@ -35,7 +35,9 @@ describe('rows that are damaged (a hand edit, a restore gone wrong)', () => {
       bodies.filter((_, i) => i !== 3),
       seqs.filter((s) => s !== 3),
     )
-    await expect(persistence.load('s1')).rejects.toThrow('corrupt session log: seq gap in committed region at seq 4 (expected 3, got 4)')
+    await expect(persistence.load('s1')).rejects.toThrow(
+      'corrupt session log: seq gap in committed region at seq 4 (expected 3, got 4)',
+    )
   })
 
   it('damage after the last turn/end is a discarded tail: load deletes it, closes the turn, and reports what it dropped', async () => {
@@ -44,7 +46,10 @@ describe('rows that are damaged (a hand edit, a restore gone wrong)', () => {
     const app = await stored([...kept, '{"torn', bodies[firstTurnEnd + 5]!])
     const inspected = await app.persistence.inspect('s1')
     expect(inspected.events.slice(0, kept.length)).toEqual(log.slice(0, kept.length))
-    expect(inspected.events.at(-1)).toMatchObject({ type: 'turn/end', data: { turn: 2, reason: { kind: 'interrupted' } } })
+    expect(inspected.events.at(-1)).toMatchObject({
+      type: 'turn/end',
+      data: { turn: 2, reason: { kind: 'interrupted' } },
+    })
     expect(await storedSeqs(app.schema, 's1')).toHaveLength(kept.length + 2) // inspect never writes
     const path = app.persistence.locate({ version: 0, id: 's1', createdAt: 1000 } as never).path
     // numbered as the lines of readRaw's rendering: the header row is line 1, the row at seq n is line n + 2
@@ -85,7 +90,10 @@ describe('rows that are damaged (a hand edit, a restore gone wrong)', () => {
       droppedLines: 2,
       droppedEvents: 2,
       fragmentBytes: 0,
-      defect: { line: kept.length + 2, reason: `seq gap at seq ${kept.length + 1} (expected ${kept.length}, got ${kept.length + 1})` },
+      defect: {
+        line: kept.length + 2,
+        reason: `seq gap at seq ${kept.length + 1} (expected ${kept.length}, got ${kept.length + 1})`,
+      },
     })
     const loaded = await app.persistence.load('s1')
     expect(loaded.recovery).toEqual(recovery)
@@ -104,7 +112,9 @@ describe('rows that are damaged (a hand edit, a restore gone wrong)', () => {
   it('a stored header with an invalid field is corruption', async () => {
     const app = makeApp()
     await prepareSchema(app.schema)
-    await admin.query(`INSERT INTO "${app.schema}".sessions (id, format_version, created_at, cwd) VALUES ('h', 0, 1, 'relative')`)
+    await admin.query(
+      `INSERT INTO "${app.schema}".sessions (id, format_version, created_at, cwd) VALUES ('h', 0, 1, 'relative')`,
+    )
     const error = (await app.persistence.inspect('h').catch((e: unknown) => e)) as Error
     expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
     expect(error.message).toBe('corrupt session record: the stored header field cwd is invalid')

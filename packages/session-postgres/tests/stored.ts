@@ -37,11 +37,10 @@ export async function insertStored(
   )
   if (bodies.length === 0) return
   const seqs = options.seqs ?? bodies.map((_, i) => i)
-  await admin.query(`INSERT INTO "${schema}".events (session_id, seq, body) SELECT $1, s, b FROM unnest($2::int[], $3::text[]) AS u(s, b)`, [
-    header.id,
-    seqs,
-    bodies,
-  ])
+  await admin.query(
+    `INSERT INTO "${schema}".events (session_id, seq, body) SELECT $1, s, b FROM unnest($2::int[], $3::text[]) AS u(s, b)`,
+    [header.id, seqs, bodies],
+  )
 }
 
 /**

@@ -50,7 +50,9 @@ describe('batch writes', () => {
     const other = events.slice(2, 4).map((e) => ({ ...e, time: e.time + 1 }))
     const error = await append(w, 's1', 1, 2, other).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(FatalWriteError)
-    expect((error as Error).message).toBe('append seq mismatch for "s1": the database holds events at seqs 2..3 that this writer did not write')
+    expect((error as Error).message).toBe(
+      'append seq mismatch for "s1": the database holds events at seqs 2..3 that this writer did not write',
+    )
     expect(await storedSeqs(w.schema, 's1')).toEqual([0, 1, 2, 3])
   })
 
@@ -69,6 +71,8 @@ describe('batch writes', () => {
   it('the primary key refuses a seq written twice even by a statement that skips the cursor check', async () => {
     const w = await context()
     await publish(w, meta, events.slice(0, 2))
-    await expect(admin.query(`INSERT INTO "${w.schema}".events (session_id, seq, body) VALUES ('s1', 1, '{}')`)).rejects.toThrow(/duplicate key/)
+    await expect(
+      admin.query(`INSERT INTO "${w.schema}".events (session_id, seq, body) VALUES ('s1', 1, '{}')`),
+    ).rejects.toThrow(/duplicate key/)
   })
 })

@@ -65,8 +65,15 @@ export interface CachePrefixRow {
          */
         readonly sections?: readonly SectionChange[]
       }
-  readonly tools?: { readonly kept: boolean; readonly added: readonly string[]; readonly removed: readonly string[]; readonly moved: readonly string[] }
-  readonly messages?: { readonly kept: true } | { readonly kept: false; readonly firstDifferingPosition: number; readonly cause: MessageBreakCause }
+  readonly tools?: {
+    readonly kept: boolean
+    readonly added: readonly string[]
+    readonly removed: readonly string[]
+    readonly moved: readonly string[]
+  }
+  readonly messages?:
+    | { readonly kept: true }
+    | { readonly kept: false; readonly firstDifferingPosition: number; readonly cause: MessageBreakCause }
   /** The longest part of this request byte-identical to a prefix of the previous one. */
   readonly prefixKept?: { readonly messages: number; readonly chars: number }
   /** Provider-reported cached input tokens for this request (`cacheReadTokens` of its usage). */
@@ -116,7 +123,11 @@ const commonPrefixLength = (a: string, b: string): number => {
 }
 
 /** The event a message of `rebuilt` came from: the surface node whose projection is that message. */
-function eventOfMessage(events: readonly AnySessionEvent[], message: Message, cutSeq: number): AnySessionEvent | undefined {
+function eventOfMessage(
+  events: readonly AnySessionEvent[],
+  message: Message,
+  cutSeq: number,
+): AnySessionEvent | undefined {
   for (let i = cutSeq - 1; i >= 0; i--) {
     const e = events[i]!
     const data = e.data as { message?: unknown } | null
@@ -125,7 +136,12 @@ function eventOfMessage(events: readonly AnySessionEvent[], message: Message, cu
   return undefined
 }
 
-function messageBreak(events: readonly AnySessionEvent[], prev: Digested, curr: Digested, position: number): MessageBreakCause {
+function messageBreak(
+  events: readonly AnySessionEvent[],
+  prev: Digested,
+  curr: Digested,
+  position: number,
+): MessageBreakCause {
   const compaction = curr.rebuilt!.compaction
   if (compaction !== undefined) return { kind: 'compaction-request', seq: compaction.seq }
   for (let i = prev.seq + 1; i < curr.seq; i++) {
@@ -136,12 +152,18 @@ function messageBreak(events: readonly AnySessionEvent[], prev: Digested, curr: 
   const origin = message === undefined ? undefined : eventOfMessage(events, message, curr.rebuilt!.cutSeq)
   if (origin !== undefined && isReplacementSurfaceEvent(origin)) return replaceCause(events, origin.seq, prev, curr)
   const source = (message?.source ?? {}) as { kind?: string; form?: string }
-  if (origin !== undefined && source.kind === 'plugin' && source.form === 'snapshot') return { kind: 'context-snapshot', seq: origin.seq }
+  if (origin !== undefined && source.kind === 'plugin' && source.form === 'snapshot')
+    return { kind: 'context-snapshot', seq: origin.seq }
   return { kind: 'changed', seq: origin?.seq }
 }
 
 /** A replace cause, with what the compaction did when a compaction step's checkpoint made the replace at `seq`. */
-function replaceCause(events: readonly AnySessionEvent[], seq: number, prev: Digested, curr: Digested): MessageBreakCause {
+function replaceCause(
+  events: readonly AnySessionEvent[],
+  seq: number,
+  prev: Digested,
+  curr: Digested,
+): MessageBreakCause {
   const found = compactionOfCheckpoint(events, seq)
   if (found === undefined) return { kind: 'replace', seq }
   const before = totalInput(prev.usage)
@@ -179,11 +201,19 @@ const totalInput = (usage: TokenUsage | undefined): number | undefined =>
  * The usage the provider reported for the request digested at `digest`: its step's `assistant/message` usage, or
  * (for a summary request, which has no assistant message) the step's `usage` chunk. Stops at the next digest.
  */
-function reportedUsage(events: readonly AnySessionEvent[], digest: { seq: number; record: RequestDigestRecord }): TokenUsage | undefined {
+function reportedUsage(
+  events: readonly AnySessionEvent[],
+  digest: { seq: number; record: RequestDigestRecord },
+): TokenUsage | undefined {
   for (let i = digest.seq + 1; i < events.length; i++) {
     const e = events[i]!
     if (e.type === 'request/digest') return undefined
-    const data = e.data as { turn?: number; step?: number; usage?: TokenUsage; chunk?: { type?: string; usage?: TokenUsage } }
+    const data = e.data as {
+      turn?: number
+      step?: number
+      usage?: TokenUsage
+      chunk?: { type?: string; usage?: TokenUsage }
+    }
     if (data?.turn !== digest.record.turn || data.step !== digest.record.step) continue
     if (e.type === 'assistant/message') return data.usage
     if (e.type === 'assistant/chunk' && data.chunk?.type === 'usage') return data.chunk.usage
@@ -265,15 +295,25 @@ export function cachePrefixReport(events: readonly AnySessionEvent[]): CachePref
 
     const pSections = prev.rebuilt.sections
     const cSections = curr.rebuilt.sections
-    const sections = diffLine !== undefined && pSections && cSections ? { sections: sectionChanges(pSections, cSections) } : {}
+    const sections =
+      diffLine !== undefined && pSections && cSections ? { sections: sectionChanges(pSections, cSections) } : {}
     return {
       ...base,
       previousSeq: prev.seq,
-      system: diffLine === undefined
-        ? { kept: true }
-        : { kept: false, firstDifferingLine: diffLine.line, previousLine: diffLine.previousLine, currentLine: diffLine.currentLine, ...sections },
+      system:
+        diffLine === undefined
+          ? { kept: true }
+          : {
+              kept: false,
+              firstDifferingLine: diffLine.line,
+              previousLine: diffLine.previousLine,
+              currentLine: diffLine.currentLine,
+              ...sections,
+            },
       tools: { kept: toolsKept, ...tools },
-      messages: messagesKept ? { kept: true } : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(events, prev, curr, sameMessages) },
+      messages: messagesKept
+        ? { kept: true }
+        : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(events, prev, curr, sameMessages) },
       prefixKept,
     }
   })

@@ -93,5 +93,7 @@ const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 
 
 /** Lowercase hex SHA-256 of the UTF-8 bytes of `text`. */
 export function sha256Hex(text: string): string {
-  return oneShot !== undefined ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text, 'utf8').digest('hex')
+  return oneShot !== undefined
+    ? oneShot('sha256', text, 'hex')
+    : crypto.createHash('sha256').update(text, 'utf8').digest('hex')
 }

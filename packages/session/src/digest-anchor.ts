@@ -47,7 +47,8 @@ export class DigestAnchors {
     const { algorithm, messages } = event.data
     if (algorithm !== 'sha256' || !isRecord(messages)) return
     const { count, chain } = messages
-    if (typeof count !== 'number' || count !== messageCount || typeof chain !== 'string' || !HEX_DIGEST.test(chain)) return
+    if (typeof count !== 'number' || count !== messageCount || typeof chain !== 'string' || !HEX_DIGEST.test(chain))
+      return
     if (this.stepGeneration !== generation) return
     this.anchor = { prefix: Object.freeze({ count, chain }), generation }
   }

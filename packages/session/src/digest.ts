@@ -2,7 +2,14 @@
  * Request digests (docs/provability.md#request-digests): the parts of one model request hashed so that the request the
  * log says was sent can be checked afterwards by anyone holding the log.
  */
-import { CALL_CONFIG_KEYS, callConfigOf, historyBaseOf, type LlmCallConfig, type Message, type ToolSchema } from '@bridle/llm'
+import {
+  CALL_CONFIG_KEYS,
+  callConfigOf,
+  historyBaseOf,
+  type LlmCallConfig,
+  type Message,
+  type ToolSchema,
+} from '@bridle/llm'
 import { canonicalJson, sha256Hex } from './canonical.js'
 import { DigestColumn } from './digest-column.js'
 
@@ -51,7 +58,13 @@ export function extendChain(chain: string, messageDigestValue: string): string {
 }
 
 /** digest(config + system + tools + chain + ':' + count). */
-export function combineRequestDigest(config: string, system: string, tools: string, chain: string, count: number): string {
+export function combineRequestDigest(
+  config: string,
+  system: string,
+  tools: string,
+  chain: string,
+  count: number,
+): string {
   return sha256Hex(config + system + tools + chain + ':' + String(count))
 }
 
@@ -70,7 +83,13 @@ export function requestDigestParts(request: DigestableRequest): RequestDigestPar
   const chain = messageChain(request.messages)
   const count = request.messages.length
   const last = chain[count]!
-  return { request: combineRequestDigest(config, system, tools, last, count), config, system, tools, messages: { count, chain: last } }
+  return {
+    request: combineRequestDigest(config, system, tools, last, count),
+    config,
+    system,
+    tools,
+    messages: { count, chain: last },
+  }
 }
 
 /**
@@ -125,11 +144,20 @@ export class RequestDigester {
     const { digest: config } = this.lastConfig
     const { digest: system } = this.lastSystem
     const { digest: tools } = this.lastTools
-    return { request: combineRequestDigest(config, system, tools, chain, count), config, system, tools, messages: { count, chain } }
+    return {
+      request: combineRequestDigest(config, system, tools, chain, count),
+      config,
+      system,
+      tools,
+      messages: { count, chain },
+    }
   }
 
   /** Brings the columns in line with `messages` and returns its chain value. */
-  private extend(messages: readonly Message[], prefix: { readonly count: number; readonly chain: string } | undefined): string {
+  private extend(
+    messages: readonly Message[],
+    prefix: { readonly count: number; readonly chain: string } | undefined,
+  ): string {
     const previous = this.previous
     let same = 0
     if (previous.length === 0 && this.chainStart === 0 && prefix !== undefined && prefix.count <= messages.length) {

@@ -184,7 +184,11 @@ export interface AppendOptions {
 /** The three types that can be surface nodes. */
 export type SurfaceEventType = 'user/message' | 'assistant/message' | 'tool/result'
 
-const SURFACE_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>(['user/message', 'assistant/message', 'tool/result'])
+const SURFACE_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>([
+  'user/message',
+  'assistant/message',
+  'tool/result',
+])
 
 /** A `Set` whose mutators throw, so a shared constant cannot be changed by accident. */
 function readonlySet(values: readonly string[]): ReadonlySet<string> {

@@ -40,21 +40,33 @@ export function forkPrefix(id: string, events: readonly AnySessionEvent[], bound
   }
   const b = boundary as unknown
   if (typeof b !== 'number' || !Number.isSafeInteger(b) || b < 0) {
-    throw new SessionForkError(`fork boundary for session "${id}" must be a non-negative safe integer, got ${String(b)}`, 'INVALID_BOUNDARY')
+    throw new SessionForkError(
+      `fork boundary for session "${id}" must be a non-negative safe integer, got ${String(b)}`,
+      'INVALID_BOUNDARY',
+    )
   }
   if (b >= events.length) {
     const last = events.length === 0 ? 'none' : String(events.length - 1)
-    throw new SessionForkError(`fork boundary ${b} does not exist in session "${id}" (last seq: ${last})`, 'INVALID_BOUNDARY')
+    throw new SessionForkError(
+      `fork boundary ${b} does not exist in session "${id}" (last seq: ${last})`,
+      'INVALID_BOUNDARY',
+    )
   }
   if (events[b]!.seq !== b) {
-    throw new SessionForkError(`fork boundary ${b} does not match a contiguous event seq in session "${id}"`, 'INVALID_BOUNDARY')
+    throw new SessionForkError(
+      `fork boundary ${b} does not match a contiguous event seq in session "${id}"`,
+      'INVALID_BOUNDARY',
+    )
   }
   for (let i = b; i >= 0; i--) {
     const event = events[i]!
     if (event.type === 'turn/end') break
     if (event.type === 'turn/start') {
       const turn = (event.data as { turn?: unknown } | null)?.turn
-      throw new SessionForkError(`fork boundary ${b} in session "${id}" ends inside open turn ${String(turn)}`, 'OPEN_TURN')
+      throw new SessionForkError(
+        `fork boundary ${b} in session "${id}" ends inside open turn ${String(turn)}`,
+        'OPEN_TURN',
+      )
     }
   }
   return events.slice(0, b + 1)

@@ -36,7 +36,9 @@ export function validateSessionHeader(input: unknown, id: string, mode: HeaderMo
     const snap = snapshotWithinLimits(input, JSON_LIMITS)
     if (!snap.ok) {
       if ('limit' in snap) throw new JsonLimitError('session header', snap.limit)
-      throw new Error('session header is not losslessly JSON-serializable', { cause: jsonViolationError(snap.violation) })
+      throw new Error('session header is not losslessly JSON-serializable', {
+        cause: jsonViolationError(snap.violation),
+      })
     }
     header = snap.value
   } else {
@@ -47,9 +49,11 @@ export function validateSessionHeader(input: unknown, id: string, mode: HeaderMo
     throw new Error('session header is not a plain JSON record')
   }
   const h = header as Record<string, unknown>
-  if (h.version !== SESSION_FORMAT_VERSION) throw new Error(`session header version must be 0, got ${String(h.version)}`)
+  if (h.version !== SESSION_FORMAT_VERSION)
+    throw new Error(`session header version must be 0, got ${String(h.version)}`)
   if (h.id !== id) throw new Error(`session header id "${String(h.id)}" does not match session id "${id}"`)
-  if (!isNonNegativeSafeInteger(h.createdAt)) throw new Error('session header createdAt must be a non-negative safe integer')
+  if (!isNonNegativeSafeInteger(h.createdAt))
+    throw new Error('session header createdAt must be a non-negative safe integer')
   if (h.cwd !== undefined) {
     if (typeof h.cwd !== 'string') throw new Error('session header cwd must be a string')
     if (!isAbsolute(h.cwd)) throw new Error(`session header cwd must be an absolute path, got "${h.cwd}"`)

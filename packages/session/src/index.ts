@@ -73,7 +73,13 @@ export {
   requestDigestParts,
   RequestDigester,
 } from './digest.js'
-export { verifyDigests, undigestedSteps, type DigestPart, type DigestVerification, type UndigestedStep } from './verify.js'
+export {
+  verifyDigests,
+  undigestedSteps,
+  type DigestPart,
+  type DigestVerification,
+  type UndigestedStep,
+} from './verify.js'
 export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'
 export {
   sectionManifest,

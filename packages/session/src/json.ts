@@ -74,7 +74,8 @@ function pathOf(stack: readonly Frame[], leafKey?: string): string {
   for (const frame of stack) {
     const key = currentKey(frame)
     if (key === undefined) continue
-    path += frame.keys === undefined ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+    path +=
+      frame.keys === undefined ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
   }
   if (leafKey !== undefined) path += leafKey
   return path
@@ -84,7 +85,8 @@ function pathOf(stack: readonly Frame[], leafKey?: string): string {
 function inspectContainer(value: object): { keys: string[] | undefined; length: number } | { reason: string } {
   if (Array.isArray(value)) {
     const proto = Reflect.getPrototypeOf(value)
-    if (proto === null || !isRealmArrayPrototype(proto)) return { reason: 'an Array subclass or an array with a foreign prototype' }
+    if (proto === null || !isRealmArrayPrototype(proto))
+      return { reason: 'an Array subclass or an array with a foreign prototype' }
     const length = value.length
     const own = Reflect.ownKeys(value)
     if (own.length !== length + 1) {
@@ -93,7 +95,8 @@ function inspectContainer(value: object): { keys: string[] | undefined; length: 
     for (const key of own) {
       if (typeof key !== 'string') return { reason: 'an array with a symbol-keyed property' }
       if (key === 'length') continue
-      if (!INDEX.test(key) || Number(key) >= length) return { reason: `an array with extra own property ${JSON.stringify(key)}` }
+      if (!INDEX.test(key) || Number(key) >= length)
+        return { reason: `an array with extra own property ${JSON.stringify(key)}` }
     }
     return { keys: undefined, length }
   }
@@ -131,7 +134,8 @@ function leafViolation(value: unknown): string | undefined {
 }
 
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
   else target[key] = value
 }
 
@@ -182,7 +186,8 @@ function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
     const keys = frame.keys
     const key = keys === undefined ? undefined : keys[index]!
     // One read per property: a data property's value, or one call of its getter.
-    const value: unknown = key === undefined ? (frame.source as unknown[])[index] : (frame.source as Record<string, unknown>)[key]
+    const value: unknown =
+      key === undefined ? (frame.source as unknown[])[index] : (frame.source as Record<string, unknown>)[key]
     const reason = leafViolation(value)
     if (reason !== undefined) return { ok: false, violation: { path: pathOf(stack), reason } }
     if (limits !== undefined) bound += 1 + (key === undefined ? 0 : jsonStringBytesBound(key) + 1)
@@ -245,9 +250,13 @@ export function isJsonValue(value: unknown): value is JsonValue {
  * Like {@link snapshotJsonValue}, but reports why and where a value was rejected. Used to attach a precise `cause` to
  * the fixed error messages, so a caller learns which value at which path was wrong.
  */
-export function snapshotJsonValueOrViolation(value: unknown): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
+export function snapshotJsonValueOrViolation(
+  value: unknown,
+): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
   const result = walk(value, 'copy')
-  return result.ok ? { ok: true, value: result.value as JsonValue } : (result as { ok: false; violation: JsonViolation })
+  return result.ok
+    ? { ok: true, value: result.value as JsonValue }
+    : (result as { ok: false; violation: JsonViolation })
 }
 
 /** The outcome of {@link snapshotWithinLimits}: the copy, why it is not lossless JSON, or which limit it broke. */

@@ -3,7 +3,13 @@
  * step was built from, using only a log prefix.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
-import type { AnySessionEvent, CompactionRequestRecord, EpochHeader, RequestContext, RequestHeaderReason } from './events.js'
+import type {
+  AnySessionEvent,
+  CompactionRequestRecord,
+  EpochHeader,
+  RequestContext,
+  RequestHeaderReason,
+} from './events.js'
 import { deriveEventMessage } from './derive.js'
 import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
@@ -105,7 +111,11 @@ export function reconstructRequest(
   for (let i = stepStart + 1; i < events.length; i++) {
     const event = events[i]!
     const data = dataOf(event)
-    if ((event.type === 'assistant/chunk' || event.type === 'assistant/message') && data.turn === turn && data.step === step) {
+    if (
+      (event.type === 'assistant/chunk' || event.type === 'assistant/message') &&
+      data.turn === turn &&
+      data.step === step
+    ) {
       outputSeq = i
       break
     }
@@ -170,7 +180,8 @@ function compactionRecordOf(
     const event = prefix[i]!
     if (event.type !== 'request/compaction') continue
     const data = dataOf(event)
-    if (data.turn === turn && data.step === step) return { seq: event.seq, record: event.data as CompactionRequestRecord }
+    if (data.turn === turn && data.step === step)
+      return { seq: event.seq, record: event.data as CompactionRequestRecord }
   }
   return undefined
 }

@@ -11,7 +11,8 @@ const OUTCOME_UNKNOWN_TEXT =
   'The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. ' +
   'Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may ' +
   'have side effects, first verify external state or ask the user. Do not retry blindly.'
-const NOT_STARTED_TEXT = 'The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.'
+const NOT_STARTED_TEXT =
+  'The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.'
 
 interface PendingCall {
   readonly step: unknown

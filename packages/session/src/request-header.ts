@@ -3,18 +3,30 @@
  * sent, and the route's capacity.
  */
 import { deepFreeze, type LlmCallConfig, type ToolSchema } from '@bridle/llm'
-import type { AnySessionEvent, EpochHeader, EpochHeaderAdapterDefaults, RequestContext, RequestHeaderReason } from './events.js'
+import type {
+  AnySessionEvent,
+  EpochHeader,
+  EpochHeaderAdapterDefaults,
+  RequestContext,
+  RequestHeaderReason,
+} from './events.js'
 
 /**
  * Builds the canonical form of a header as a new object: `config` verbatim, `adapterDefaults` whole only when a flag
  * is `true`, `system` and `tools` only when non-empty (tools keep their order). Nothing is sorted or hashed.
  */
 export function canonicalHeader(header: EpochHeader): EpochHeader {
-  const out: { config: LlmCallConfig; adapterDefaults?: EpochHeaderAdapterDefaults; system?: string; tools?: readonly ToolSchema[] } = {
+  const out: {
+    config: LlmCallConfig
+    adapterDefaults?: EpochHeaderAdapterDefaults
+    system?: string
+    tools?: readonly ToolSchema[]
+  } = {
     config: header.config,
   }
   const defaults = header.adapterDefaults
-  if (defaults !== undefined && (defaults.reasoningEffort === true || defaults.maxTokens === true)) out.adapterDefaults = defaults
+  if (defaults !== undefined && (defaults.reasoningEffort === true || defaults.maxTokens === true))
+    out.adapterDefaults = defaults
   if (header.system !== undefined && header.system !== '') out.system = header.system
   if (header.tools !== undefined && header.tools.length > 0) out.tools = header.tools
   return out
@@ -48,7 +60,10 @@ export function headerEquals(a: EpochHeader, b: EpochHeader): boolean {
   if (a.system !== b.system) return false
   const ta = a.tools ?? []
   const tb = b.tools ?? []
-  return ta.length === tb.length && ta.every((tool, i) => sameJsonTree(tool, tb[i]) || JSON.stringify(tool) === JSON.stringify(tb[i]))
+  return (
+    ta.length === tb.length &&
+    ta.every((tool, i) => sameJsonTree(tool, tb[i]) || JSON.stringify(tool) === JSON.stringify(tb[i]))
+  )
 }
 
 const isPlainContainer = (value: object): boolean => {
@@ -91,7 +106,12 @@ export function lastRequestHeaderRecord(
   events: readonly AnySessionEvent[],
   end = events.length,
 ):
-  | { readonly seq: number; readonly header: EpochHeader; readonly reason: RequestHeaderReason; readonly sections: unknown }
+  | {
+      readonly seq: number
+      readonly header: EpochHeader
+      readonly reason: RequestHeaderReason
+      readonly sections: unknown
+    }
   | undefined {
   for (let i = end - 1; i >= 0; i--) {
     const event = events[i]!

@@ -47,7 +47,8 @@ export function sectionManifest(system: string, spans: readonly SystemSectionSpa
   }))
 }
 
-const isOffset = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+const isOffset = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 
 /**
  * The manifest a `request/header` recorded for `system`, or `undefined` when it recorded none (logs written before

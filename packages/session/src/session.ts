@@ -3,7 +3,15 @@
  * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
 import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
-import type { AnySessionEvent, AppendOptions, EpochHeader, RequestContext, SessionEvent, SessionEventEnvelope, SessionEventMap } from './events.js'
+import type {
+  AnySessionEvent,
+  AppendOptions,
+  EpochHeader,
+  RequestContext,
+  SessionEvent,
+  SessionEventEnvelope,
+  SessionEventMap,
+} from './events.js'
 import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
 import { jsonViolationError, snapshotForLog, type JsonViolation } from './json.js'
 import { freezeInPlace } from './freeze-in-place.js'
@@ -11,7 +19,14 @@ import { MessageProjection } from './derive.js'
 import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
 import { RequestFacts } from './request-header.js'
 import { assertMessageEventShape, assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation } from './shape.js'
-import { planSurface, releaseSurfaceState, SurfaceManager, SurfaceState, type SurfacePlan, type SurfaceView } from './surface.js'
+import {
+  planSurface,
+  releaseSurfaceState,
+  SurfaceManager,
+  SurfaceState,
+  type SurfacePlan,
+  type SurfaceView,
+} from './surface.js'
 import { PUBLISHER, PUBLISHING, type SessionPublisher } from './internal.js'
 
 /** The live surface of a session: one object for the session's lifetime. */
@@ -49,7 +64,7 @@ export class Session {
   /** @internal */
   [PUBLISHER]: SessionPublisher | undefined = undefined;
   /** @internal */
-  [PUBLISHING] = false;
+  [PUBLISHING] = false
 
   private constructor(id: string, header: SessionHeader, firstLiveSeq: number) {
     this.id = id as SessionId
@@ -74,7 +89,11 @@ export class Session {
    */
   static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
     const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
-    const checked = validateSessionHeader(header === undefined ? { version: 0, id, createdAt: Date.now() } : header, id, 'snapshot')
+    const checked = validateSessionHeader(
+      header === undefined ? { version: 0, id, createdAt: Date.now() } : header,
+      id,
+      'snapshot',
+    )
     return Session.build(id, checked, events, false)
   }
 
@@ -97,7 +116,9 @@ export class Session {
     if (seed === undefined) return session
     // The seed's surface was planned and applied while it was checked; adopt that state instead of re-applying.
     session.state = seed.surface
-    seed.events.forEach((event, index) => session.commit(freeze ? freezeInPlace(event) : event, seed.plans[index]!, false))
+    seed.events.forEach((event, index) =>
+      session.commit(freeze ? freezeInPlace(event) : event, seed.plans[index]!, false),
+    )
     if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
     return session
   }
@@ -118,14 +139,20 @@ export class Session {
    * store-side listeners veto; commits; then notifies observers, containing their failures. A rejected append
    * commits nothing.
    */
-  append<K extends keyof SessionEventMap & string>(type: K, data: SessionEventMap[K], opts?: AppendOptions): SessionEvent<K>
+  append<K extends keyof SessionEventMap & string>(
+    type: K,
+    data: SessionEventMap[K],
+    opts?: AppendOptions,
+  ): SessionEvent<K>
   append(type: string, data: unknown, opts?: AppendOptions): SessionEventEnvelope
   append(type: string, data: unknown, opts?: AppendOptions): AnySessionEvent {
     if (typeof type !== 'string') throw new TypeError('session event type must be a string')
     const snap = snapshotForLog(data, JSON_LIMITS)
     if (!snap.ok) {
       if ('limit' in snap) throw new JsonLimitError(`session event "${type}" carries data that`, snap.limit)
-      throw new Error(`session event "${type}" carries non-JSON-serializable data`, { cause: jsonViolationError(snap.violation) })
+      throw new Error(`session event "${type}" carries non-JSON-serializable data`, {
+        cause: jsonViolationError(snap.violation),
+      })
     }
     const legacy = legacyViolation(type, snap.value)
     if (legacy !== undefined) throw new Error(legacy)
@@ -133,7 +160,10 @@ export class Session {
     const surfaceOp = opts?.surfaceOp
     const sourceEventSeqs = opts?.sourceEventSeqs
     const meta: { surfaceOp?: unknown; sourceEventSeqs?: unknown } = {}
-    for (const [key, value] of [['surfaceOp', surfaceOp], ['sourceEventSeqs', sourceEventSeqs]] as const) {
+    for (const [key, value] of [
+      ['surfaceOp', surfaceOp],
+      ['sourceEventSeqs', sourceEventSeqs],
+    ] as const) {
       if (value === undefined) continue
       const metaSnap = snapshotForLog(value, JSON_LIMITS)
       if (!metaSnap.ok) {
@@ -151,7 +181,13 @@ export class Session {
     if (this[PUBLISHING]) throw new Error('session append cannot reenter while another append is being published')
 
     // The snapshots are frozen already (README, "Freezing"): only the envelope is left to freeze.
-    const event = Object.freeze({ type, seq: this.log.length, time: Date.now(), data: snap.value, ...meta }) as AnySessionEvent
+    const event = Object.freeze({
+      type,
+      seq: this.log.length,
+      time: Date.now(),
+      data: snap.value,
+      ...meta,
+    }) as AnySessionEvent
     const plan = planSurface(this.view(), event)
 
     const publisher = this[PUBLISHER]
@@ -260,7 +296,9 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
       const snap = snapshotForLog(value)
       if (!snap.ok) {
         const { violation } = snap as { violation: JsonViolation }
-        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, { cause: jsonViolationError(violation) })
+        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, {
+          cause: jsonViolationError(violation),
+        })
       }
       value = snap.value
       // The limit `append` enforces holds for seeded events too (a fork's seed, a caller's own events): a seed that
@@ -282,7 +320,9 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
       throw new Error(`seed event at index ${index} uses unsupported legacy request/header reason "fallback"`)
     }
     if (value.seq !== index) {
-      throw new Error(`seed event at index ${index} has seq ${value.seq} (expected ${index}); seed must be contiguous from 0`)
+      throw new Error(
+        `seed event at index ${index} has seq ${value.seq} (expected ${index}); seed must be contiguous from 0`,
+      )
     }
     try {
       plans.push(surface.push(value))

@@ -5,7 +5,15 @@
 import { deepFreeze } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'
 
-const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable'])
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  'type',
+  'seq',
+  'time',
+  'data',
+  'surfaceOp',
+  'sourceEventSeqs',
+  'ignorable',
+])
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -22,7 +30,7 @@ export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent 
   const seq = value.seq
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0 || Object.is(seq, -0)) return false
   if (typeof value.time !== 'number' || !Number.isSafeInteger(value.time)) return false
-  if (!Object.prototype.hasOwnProperty.call(value, 'data')) return false
+  if (!Object.hasOwn(value, 'data')) return false
   return value.ignorable === undefined || value.ignorable === true
 }
 
@@ -31,7 +39,8 @@ export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent 
  * phrased as `session event "<type>" uses …`; seeds and loads wrap them in their own prefixes.
  */
 export function legacyViolation(type: string, data: unknown): string | undefined {
-  if (type === 'request/header-delta') return `session event "${type}" uses unsupported legacy request/header-delta format`
+  if (type === 'request/header-delta')
+    return `session event "${type}" uses unsupported legacy request/header-delta format`
   if (type === 'request/header' && isRecord(data) && data.reason === 'fallback') {
     return `session event "${type}" uses unsupported legacy request/header reason "fallback"`
   }
@@ -42,7 +51,10 @@ export function legacyViolation(type: string, data: unknown): string | undefined
  * Validates the message carried by a surface-eligible event. `subject` is
  * `seed <type> at index <i>` or `session event at seq <n>`. Events of other types pass unchecked.
  */
-export function assertMessageEventShape(event: { readonly type: string; readonly data: unknown }, subject: string): void {
+export function assertMessageEventShape(
+  event: { readonly type: string; readonly data: unknown },
+  subject: string,
+): void {
   const { type } = event
   if (type !== 'user/message' && type !== 'assistant/message' && type !== 'tool/result') return
   const data = event.data
@@ -58,7 +70,8 @@ export function assertMessageEventShape(event: { readonly type: string; readonly
       throw new Error(`${subject} message must have model source`)
     }
   } else if (type === 'tool/result') {
-    if (source.kind !== 'tool' || !isNonEmptyString(source.callId)) throw new Error(`${subject} message must have tool source`)
+    if (source.kind !== 'tool' || !isNonEmptyString(source.callId))
+      throw new Error(`${subject} message must have tool source`)
     const blocks = message.content as unknown[]
     const results = blocks.filter((block) => isRecord(block) && block.type === 'tool-result')
     const only = results[0]
@@ -84,7 +97,8 @@ export function assertSeedRequestHeader(data: unknown, index: number): void {
     const valid =
       isRecord(defaults) &&
       Object.keys(defaults).every(
-        (key) => (key === 'reasoningEffort' || key === 'maxTokens') && defaults[key] === true && config[key] !== undefined,
+        (key) =>
+          (key === 'reasoningEffort' || key === 'maxTokens') && defaults[key] === true && config[key] !== undefined,
       ) &&
       Reflect.ownKeys(defaults).every((key) => typeof key === 'string')
     if (!valid) throw new Error(`seed request/header at index ${index} has invalid adapterDefaults`)
@@ -95,12 +109,16 @@ export function assertSeedRequestHeader(data: unknown, index: number): void {
  * Validates the message shape of a single event and deep-freezes it in place, returning the same object.
  * For events handed over by a trusted producer (persistence) that already owns a fresh value.
  */
-export function adoptSessionEvent<E extends { readonly type: string; readonly seq: number; readonly data: unknown }>(event: E): E {
+export function adoptSessionEvent<E extends { readonly type: string; readonly seq: number; readonly data: unknown }>(
+  event: E,
+): E {
   assertMessageEventShape(event, `session event at seq ${event.seq}`)
   return deepFreeze(event)
 }
 
 /** `adoptSessionEvent(structuredClone(event))`: validates and returns a detached frozen copy. */
-export function snapshotSessionEvent<E extends { readonly type: string; readonly seq: number; readonly data: unknown }>(event: E): E {
+export function snapshotSessionEvent<E extends { readonly type: string; readonly seq: number; readonly data: unknown }>(
+  event: E,
+): E {
   return adoptSessionEvent(structuredClone(event))
 }

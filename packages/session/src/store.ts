@@ -3,7 +3,7 @@
  * sessions, enters and announces them on the caller's context, publishes their appends to scope-filtered listeners,
  * flushes them, and forks them (`branch`).
  */
-import { Context, Service } from 'cordis'
+import { type Context, Service } from 'cordis'
 import { lifecycleOf, ownedEffect, scopeOf, scopeTarget } from '@bridle/scope'
 import type { SessionEvent } from './events.js'
 import { Session } from './session.js'
@@ -58,7 +58,9 @@ interface Entry {
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  (typeof value === 'object' || typeof value === 'function') &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === 'function'
 
 export class SessionStore extends Service {
   private readonly entries = new Map<string, Entry>()
@@ -94,8 +96,11 @@ export class SessionStore extends Service {
     }
     const meta = opts.meta ?? {}
     const header: Record<string, unknown> = { version: 0, id, createdAt: meta.createdAt ?? Date.now() }
-    for (const key of ['cwd', 'parentSession', 'seedLength'] as const) if (meta[key] !== undefined) header[key] = meta[key]
-    return opts.seedSource === 'persistence' ? Session.fromRestore(id, opts.seed ?? [], header) : Session.create(id, opts.seed, header)
+    for (const key of ['cwd', 'parentSession', 'seedLength'] as const)
+      if (meta[key] !== undefined) header[key] = meta[key]
+    return opts.seedSource === 'persistence'
+      ? Session.fromRestore(id, opts.seed ?? [], header)
+      : Session.create(id, opts.seed, header)
   }
 
   /**
@@ -109,7 +114,8 @@ export class SessionStore extends Service {
   /** Emits `session/created` for an entered session. A synchronous listener throw propagates. */
   announce(session: Session): void {
     const entry = this.entries.get(session.id)
-    if (entry === undefined || entry.session !== session || entry.gone) throw new Error(`session "${session.id}" is not live in this store`)
+    if (entry === undefined || entry.session !== session || entry.gone)
+      throw new Error(`session "${session.id}" is not live in this store`)
     if (entry.announced) throw new Error(`session "${session.id}" was already announced`)
     entry.announced = true
     entry.busy++
@@ -117,7 +123,9 @@ export class SessionStore extends Service {
       for (const hook of this.resolve(entry, 'session/created', [session])) {
         const result = hook.callback.apply(entry.carrier, [session])
         if (isThenable(result)) {
-          result.then(undefined, (error) => this.warn(`session "${session.id}": session/created listener rejected: ${String(error)}`))
+          result.then(undefined, (error) =>
+            this.warn(`session "${session.id}": session/created listener rejected: ${String(error)}`),
+          )
         }
       }
     } finally {
@@ -164,7 +172,8 @@ export class SessionStore extends Service {
    */
   async flush(session: Session): Promise<boolean> {
     const entry = session === null || session === undefined ? undefined : this.entries.get(session.id)
-    if (entry === undefined || entry.session !== session) throw new Error(`session "${session?.id}" is not live in this store`)
+    if (entry === undefined || entry.session !== session)
+      throw new Error(`session "${session?.id}" is not live in this store`)
     const hooks = this.resolve(entry, 'session/flush', [session])
     const runs = hooks.map((hook) => {
       try {
@@ -229,7 +238,9 @@ export class SessionStore extends Service {
           try {
             const result = hook.callback.apply(entry.carrier, [session, event])
             if (isThenable(result)) {
-              result.then(undefined, (error) => this.warn(`session "${session.id}": session/event listener rejected: ${String(error)}`))
+              result.then(undefined, (error) =>
+                this.warn(`session "${session.id}": session/event listener rejected: ${String(error)}`),
+              )
             }
           } catch (error) {
             this.warn(`session "${session.id}": session/event listener threw: ${String(error)}`)
@@ -280,7 +291,9 @@ export class SessionStore extends Service {
       try {
         const result = hook.callback.apply(entry.carrier, [session])
         if (isThenable(result)) {
-          result.then(undefined, (error) => this.warn(`session "${session.id}": session/disposed listener rejected: ${String(error)}`))
+          result.then(undefined, (error) =>
+            this.warn(`session "${session.id}": session/disposed listener rejected: ${String(error)}`),
+          )
         }
       } catch (error) {
         this.warn(`session "${session.id}": session/disposed listener threw: ${String(error)}`)

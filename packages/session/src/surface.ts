@@ -80,7 +80,7 @@ function jsonEqualExcept(a: unknown, b: unknown, skip: readonly (string | number
     if (xKeys.length !== yKeys.length) return false
     const onPath = depth >= 0 && depth < skip.length
     for (const key of xKeys) {
-      if (!Object.prototype.hasOwnProperty.call(y, key)) return false
+      if (!Object.hasOwn(y, key)) return false
       const matches = onPath && String(skip[depth]) === key
       if (matches && depth === skip.length - 1) continue
       stack.push([(x as Record<string, unknown>)[key], (y as Record<string, unknown>)[key], matches ? depth + 1 : -1])
@@ -97,16 +97,21 @@ const TOOL_RESULT_CONTENT_PATH = ['message', 'content', 0, 'content'] as const
  */
 export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfacePlan {
   const { type, seq } = event
-  if (seq !== view.expectedSeq) throw new Error(`session event seq ${seq} is not contiguous; expected ${view.expectedSeq}`)
+  if (seq !== view.expectedSeq)
+    throw new Error(`session event seq ${seq} is not contiguous; expected ${view.expectedSeq}`)
   const surfaceOp = event.surfaceOp as unknown
   const sources = event.sourceEventSeqs as unknown
   if (!isSurfaceEligibleType(type)) {
-    if (surfaceOp !== undefined) throw new Error(`session event "${type}" is not surface-eligible and cannot carry surfaceOp`)
-    if (sources !== undefined) throw new Error(`session event "${type}" is not surface-eligible and cannot carry sourceEventSeqs`)
+    if (surfaceOp !== undefined)
+      throw new Error(`session event "${type}" is not surface-eligible and cannot carry surfaceOp`)
+    if (sources !== undefined)
+      throw new Error(`session event "${type}" is not surface-eligible and cannot carry sourceEventSeqs`)
     return { kind: 'none' }
   }
-  if (surfaceOp === undefined) throw new Error(`session event "${type}" is surface-eligible and requires a surfaceOp marker`)
-  if (surfaceOp !== 'append' && !isPlainObject(surfaceOp)) throw new Error(`session event "${type}" carries an invalid surfaceOp`)
+  if (surfaceOp === undefined)
+    throw new Error(`session event "${type}" is surface-eligible and requires a surfaceOp marker`)
+  if (surfaceOp !== 'append' && !isPlainObject(surfaceOp))
+    throw new Error(`session event "${type}" carries an invalid surfaceOp`)
 
   let replace: { start: number; end: number; startIndex: number; endIndex: number } | undefined
   if (surfaceOp !== 'append') {
@@ -126,7 +131,9 @@ export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfaceP
     const endIndex = view.indexOf(end)
     if (endIndex < 0) throw new Error(`surface replace: end seq ${end} not found in surface`)
     if (startIndex > endIndex) {
-      throw new Error(`surface replace: start seq ${start} (index ${startIndex}) is after end seq ${end} (index ${endIndex})`)
+      throw new Error(
+        `surface replace: start seq ${start} (index ${startIndex}) is after end seq ${end} (index ${endIndex})`,
+      )
     }
     replace = { start, end, startIndex, endIndex }
   }
@@ -138,12 +145,16 @@ export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfaceP
   const cited = new Set(Array.isArray(sources) ? (sources as number[]) : [])
   const missing = shadowedSeqs.filter((node) => !cited.has(node))
   if (missing.length > 0) {
-    throw new Error(`surface replace: sourceEventSeqs must include every shadowed surface node; missing ${missing.join(', ')}`)
+    throw new Error(
+      `surface replace: sourceEventSeqs must include every shadowed surface node; missing ${missing.join(', ')}`,
+    )
   }
   if (type === 'tool/result') {
-    if (shadowedSeqs.length !== 1) throw new Error('tool/result surface replacement must rewrite exactly one current node')
+    if (shadowedSeqs.length !== 1)
+      throw new Error('tool/result surface replacement must rewrite exactly one current node')
     const original = view.eventAt(shadowedSeqs[0]!)
-    if (original?.type !== 'tool/result') throw new Error('tool/result surface replacement must target a current tool/result')
+    if (original?.type !== 'tool/result')
+      throw new Error('tool/result surface replacement must target a current tool/result')
     if (!jsonEqualExcept(original.data, event.data, TOOL_RESULT_CONTENT_PATH)) {
       throw new Error('tool/result surface replacement may change only content')
     }
@@ -212,7 +223,14 @@ export class SurfaceManager {
     this.state.apply(plan)
     if (plan.kind !== 'none') this.nodesCache = undefined
     if (plan.kind === 'replace') {
-      this.replacementList.push(Object.freeze({ seq: plan.seq, start: plan.start, end: plan.end, shadowedSeqs: Object.freeze([...plan.shadowedSeqs]) }))
+      this.replacementList.push(
+        Object.freeze({
+          seq: plan.seq,
+          start: plan.start,
+          end: plan.end,
+          shadowedSeqs: Object.freeze([...plan.shadowedSeqs]),
+        }),
+      )
     }
     return plan
   }
@@ -270,5 +288,8 @@ export interface FoldedSurface {
 /** Replays `events` from seq 0 and returns the surface. Pure; planner errors propagate. O(events). */
 export function foldSurface(events: Iterable<AnySessionEvent>): FoldedSurface {
   const manager = new SurfaceManager(events, 0)
-  return { nodes: [...manager.nodes], replacements: manager.replacements.map((r) => ({ ...r, shadowedSeqs: [...r.shadowedSeqs] })) }
+  return {
+    nodes: [...manager.nodes],
+    replacements: manager.replacements.map((r) => ({ ...r, shadowedSeqs: [...r.shadowedSeqs] })),
+  }
 }

@@ -32,9 +32,15 @@ export interface UndigestedStep {
 }
 
 /** Rebuilds the request a digest at `seq` describes: `reconstructRequest` over `events[0..seq)`. */
-export function requestForDigest(events: readonly AnySessionEvent[], seq: number, record: RequestDigestRecord): ReconstructedRequest {
+export function requestForDigest(
+  events: readonly AnySessionEvent[],
+  seq: number,
+  record: RequestDigestRecord,
+): ReconstructedRequest {
   const prefix = events.slice(0, seq)
-  return record.attempt > 1 ? reconstructRequest(prefix) : reconstructRequest(prefix, { turn: record.turn, step: record.step })
+  return record.attempt > 1
+    ? reconstructRequest(prefix)
+    : reconstructRequest(prefix, { turn: record.turn, step: record.step })
 }
 
 /**
@@ -58,14 +64,20 @@ export function verifyDigests(events: readonly AnySessionEvent[]): DigestVerific
     try {
       rebuilt = requestForDigest(events, event.seq, record)
     } catch (error) {
-      results.push({ ...base, ok: false, mismatched: ALL_PARTS, error: error instanceof Error ? error.message : String(error) })
+      results.push({
+        ...base,
+        ok: false,
+        mismatched: ALL_PARTS,
+        error: error instanceof Error ? error.message : String(error),
+      })
       continue
     }
     if ((rebuilt.purpose === 'compaction') !== (record.purpose === 'compaction')) {
       // A digest that claims to be (or not to be) a summary request while the log says otherwise proves nothing.
-      const error = record.purpose === 'compaction'
-        ? `the digest is marked as a compaction request but turn ${record.turn} step ${record.step} has no request/compaction record`
-        : `turn ${record.turn} step ${record.step} made a compaction request but its digest is not marked as one`
+      const error =
+        record.purpose === 'compaction'
+          ? `the digest is marked as a compaction request but turn ${record.turn} step ${record.step} has no request/compaction record`
+          : `turn ${record.turn} step ${record.step} made a compaction request but its digest is not marked as one`
       results.push({ ...base, ok: false, mismatched: ALL_PARTS, error })
       continue
     }
@@ -74,7 +86,8 @@ export function verifyDigests(events: readonly AnySessionEvent[]): DigestVerific
     if (parts.config !== record.config) mismatched.push('config')
     if (parts.system !== record.system) mismatched.push('system')
     if (parts.tools !== record.tools) mismatched.push('tools')
-    if (parts.messages.count !== record.messages?.count || parts.messages.chain !== record.messages?.chain) mismatched.push('messages')
+    if (parts.messages.count !== record.messages?.count || parts.messages.chain !== record.messages?.chain)
+      mismatched.push('messages')
     if (parts.request !== record.request) mismatched.push('request')
     results.push({ ...base, ok: mismatched.length === 0, mismatched })
   }

@@ -40,7 +40,14 @@ const normalized = (value: unknown): unknown => JSON.parse(JSON.stringify(value)
 type Input = { kind: 'ok' | 'deep' | 'huge' | 'not-json'; type: string; data: unknown }
 
 const inputs: fc.Arbitrary<Input> = fc.oneof(
-  { weight: 16, arbitrary: fc.record({ kind: fc.constant('ok' as const), type: fc.constant('plugin/ok'), data: fc.jsonValue({ maxDepth: 4 }).map(normalized) }) },
+  {
+    weight: 16,
+    arbitrary: fc.record({
+      kind: fc.constant('ok' as const),
+      type: fc.constant('plugin/ok'),
+      data: fc.jsonValue({ maxDepth: 4 }).map(normalized),
+    }),
+  },
   {
     weight: 10,
     arbitrary: fc.record({
@@ -65,7 +72,14 @@ const inputs: fc.Arbitrary<Input> = fc.oneof(
       data: fc.constantFrom<unknown>(NaN, -0, undefined, 1n, [undefined], { d: new Date(0) }),
     }),
   },
-  { weight: 7, arbitrary: fc.record({ kind: fc.constant('ok' as const), type: fc.constant('user/message'), data: fc.string().map((t) => user(t)) }) },
+  {
+    weight: 7,
+    arbitrary: fc.record({
+      kind: fc.constant('ok' as const),
+      type: fc.constant('user/message'),
+      data: fc.string().map((t) => user(t)),
+    }),
+  },
 )
 
 /** What one fuzz run tried. */
@@ -78,7 +92,12 @@ export interface AppendFuzzFigures {
 
 /** Runs `runs` random sequences of appends (seeded) and checks every rejection changed nothing. */
 export function appendFuzz(runs: number, seed: number): AppendFuzzFigures {
-  const figures: AppendFuzzFigures = { sequences: 0, inputs: 0, accepted: 0, rejected: { ok: 0, deep: 0, huge: 0, 'not-json': 0 } }
+  const figures: AppendFuzzFigures = {
+    sequences: 0,
+    inputs: 0,
+    accepted: 0,
+    rejected: { ok: 0, deep: 0, huge: 0, 'not-json': 0 },
+  }
   fc.assert(
     fc.property(fc.array(inputs, { minLength: 1, maxLength: 8 }), (sequence) => {
       figures.sequences++

@@ -23,7 +23,9 @@ describe('append pipeline (§8), failure paths', () => {
 
   it('rejects the legacy vocabulary', () => {
     const s = Session.create('s')
-    expect(() => s.append('request/header-delta', {})).toThrow('session event "request/header-delta" uses unsupported legacy request/header-delta format')
+    expect(() => s.append('request/header-delta', {})).toThrow(
+      'session event "request/header-delta" uses unsupported legacy request/header-delta format',
+    )
     expect(() => s.append('request/header', { header: header(), reason: 'fallback' } as never)).toThrow(
       'session event "request/header" uses unsupported legacy request/header reason "fallback"',
     )
@@ -44,9 +46,15 @@ describe('append pipeline (§8), failure paths', () => {
 
   it('checks data before legacy vocabulary before metadata before the surface', () => {
     const s = Session.create('s')
-    expect(() => s.append('request/header-delta', { x: undefined }, { surfaceOp: 'append' })).toThrow('carries non-JSON-serializable data')
-    expect(() => s.append('request/header-delta', {}, { sourceEventSeqs: [NaN] })).toThrow('legacy request/header-delta format')
-    expect(() => s.append('turn/start', { turn: 1 }, { sourceEventSeqs: [NaN] })).toThrow('non-JSON-serializable surface metadata')
+    expect(() => s.append('request/header-delta', { x: undefined }, { surfaceOp: 'append' })).toThrow(
+      'carries non-JSON-serializable data',
+    )
+    expect(() => s.append('request/header-delta', {}, { sourceEventSeqs: [NaN] })).toThrow(
+      'legacy request/header-delta format',
+    )
+    expect(() => s.append('turn/start', { turn: 1 }, { sourceEventSeqs: [NaN] })).toThrow(
+      'non-JSON-serializable surface metadata',
+    )
   })
 
   it('reads data and each option once', () => {
@@ -128,6 +136,8 @@ describe('append pipeline (§8), committed events', () => {
   it('append does not validate message shapes, so such a log fails to replay', () => {
     const s = Session.create('s')
     s.append('user/message', { text: 'no id' } as never, { surfaceOp: 'append' })
-    expect(() => Session.create('s', s.events as never)).toThrow('seed user/message at index 0 lacks an identified message')
+    expect(() => Session.create('s', s.events as never)).toThrow(
+      'seed user/message at index 0 lacks an identified message',
+    )
   })
 })

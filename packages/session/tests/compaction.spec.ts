@@ -24,7 +24,11 @@ function digest(s: Session, turn: number, step: number, purpose?: 'compaction') 
 
 function answer(s: Session, turn: number, step: number, text: string, usage: TokenUsage) {
   const chunk = s.append('assistant/chunk', { turn, step, chunk: { type: 'text-delta', index: 0, text } })
-  s.append('assistant/message', { turn, step, message: assistant(text), usage }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+  s.append(
+    'assistant/message',
+    { turn, step, message: assistant(text), usage },
+    { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+  )
 }
 
 /**
@@ -59,7 +63,11 @@ function compactedLog(options: { checkpoint?: boolean } = {}) {
   digest(s, 4, 1, 'compaction')
   const chunks = [
     s.append('assistant/chunk', { turn: 4, step: 1, chunk: { type: 'text-delta', index: 0, text: 'the summary' } }).seq,
-    s.append('assistant/chunk', { turn: 4, step: 1, chunk: { type: 'usage', usage: { inputTokens: 20, outputTokens: 3, cacheReadTokens: 280 } } }).seq,
+    s.append('assistant/chunk', {
+      turn: 4,
+      step: 1,
+      chunk: { type: 'usage', usage: { inputTokens: 20, outputTokens: 3, cacheReadTokens: 280 } },
+    }).seq,
   ]
   let checkpointSeq: number | undefined
   if (options.checkpoint !== false) {
@@ -86,7 +94,9 @@ describe('reconstructRequest over a compaction step', () => {
     expect(r.compaction).toEqual({ seq: recordSeq, record: s.events[recordSeq]!.data })
     expect(r.header).toEqual({ config: { provider: 'p', model: 'small', maxTokens: 50 }, system: SYSTEM })
     expect(r.request.messages.map((m) => m.content)).toEqual(
-      ['prompt 1', 'answer 1', 'prompt 2', 'answer 2'].map((text) => [{ type: 'text', text }]).concat([instruction.content as never]),
+      ['prompt 1', 'answer 1', 'prompt 2', 'answer 2']
+        .map((text) => [{ type: 'text', text }])
+        .concat([instruction.content as never]),
     )
     expect(r.request.messages.at(-1)).toBe((s.events[recordSeq]!.data as CompactionRequestRecord).instruction)
   })
@@ -108,7 +118,14 @@ describe('reconstructRequest over a compaction step', () => {
     s.append('step/start', { turn: 1, step: 1 })
     s.append('user/message', user('only one'), { surfaceOp: 'append' })
     s.append('request/header', { header: header(), reason: 'initial' })
-    s.append('request/compaction', { turn: 1, step: 1, reason: 'manual', count: 2, config: { provider: 'p', model: 'm' }, instruction: user('x') })
+    s.append('request/compaction', {
+      turn: 1,
+      step: 1,
+      reason: 'manual',
+      count: 2,
+      config: { provider: 'p', model: 'm' },
+      instruction: user('x'),
+    })
     expect(() => reconstructRequest(s.events, { turn: 1, step: 1 })).toThrow(
       'reconstructRequest: the compaction request of turn 1 step 1 carries 2 messages but the surface holds 1',
     )
@@ -147,7 +164,9 @@ describe('verifyDigests over compaction steps', () => {
   it('a changed instruction or count in the record fails the summary request’s messages', () => {
     const { s, recordSeq } = compactedLog()
     for (const change of [{ count: 3 }, { instruction: user('Summarize it differently.') }]) {
-      const events = s.events.map((e) => (e.seq === recordSeq ? { ...e, data: { ...(e.data as object), ...change } } : e))
+      const events = s.events.map((e) =>
+        e.seq === recordSeq ? { ...e, data: { ...(e.data as object), ...change } } : e,
+      )
       const row = verifyDigests(events as never)[3]!
       expect(row.ok).toBe(false)
       expect(row.mismatched).toEqual(['messages', 'request'])
@@ -209,11 +228,18 @@ describe('cachePrefixReport around a compaction', () => {
     digest(s, 1, 1)
     s.append('step/end', { turn: 1, step: 1 })
     s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
-    const r = s.append('user/message', user('b'), { surfaceOp: { op: 'replace', start: a, end: a }, sourceEventSeqs: [a] }).seq
+    const r = s.append('user/message', user('b'), {
+      surfaceOp: { op: 'replace', start: a, end: a },
+      sourceEventSeqs: [a],
+    }).seq
     s.append('turn/start', { turn: 2 })
     s.append('step/start', { turn: 2, step: 1 })
     digest(s, 2, 1)
-    expect(cachePrefixReport(s.events)[1]!.messages).toEqual({ kept: false, firstDifferingPosition: 0, cause: { kind: 'replace', seq: r } })
+    expect(cachePrefixReport(s.events)[1]!.messages).toEqual({
+      kept: false,
+      firstDifferingPosition: 0,
+      cause: { kind: 'replace', seq: r },
+    })
   })
 
   it('a summary that never replaced anything leaves the next request’s prefix intact', () => {

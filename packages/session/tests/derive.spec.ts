@@ -7,8 +7,16 @@ describe('deriveEventMessage (§10)', () => {
   it('projects each node type; ignores surfaceOp; null for log-only and empty assistant messages', () => {
     const s = Session.create('s')
     const u = s.append('user/message', user('u'), { surfaceOp: 'append' })
-    const empty = s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: 'append', sourceEventSeqs: [] })
-    const a = s.append('assistant/message', { turn: 1, step: 1, message: assistant('a') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    const empty = s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
+    const a = s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('a') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     const t = s.append('tool/result', { turn: 1, step: 1, message: toolResult('c', 'x') }, { surfaceOp: 'append' })
     const log = s.append('turn/start', { turn: 2 })
     expect(deriveEventMessage(u)).toBe(u.data)
@@ -27,8 +35,14 @@ describe('session.deriveMessages() (§10)', () => {
     const s = Session.create('s')
     s.append('turn/start', { turn: 1 })
     const u = s.append('user/message', user('hi'), { surfaceOp: 'append' })
-    const chunks = [0, 1, 2].map((i) => s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: `h${i}` } }))
-    const a = s.append('assistant/message', { turn: 1, step: 1, message: assistant('hello') }, { surfaceOp: 'append', sourceEventSeqs: chunks.map((c) => c.seq) })
+    const chunks = [0, 1, 2].map((i) =>
+      s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: `h${i}` } }),
+    )
+    const a = s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('hello') },
+      { surfaceOp: 'append', sourceEventSeqs: chunks.map((c) => c.seq) },
+    )
     s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
     expect(s.surface.nodes).toEqual([1, 5])
     const messages = s.deriveMessages()
@@ -59,7 +73,11 @@ describe('session.deriveMessages() (§10)', () => {
     const first = s.deriveMessages()
     s.append('turn/start', { turn: 1 })
     s.append('user/message', user('b'), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     s.append('user/message', user('c'), { surfaceOp: 'append' })
     const second = s.deriveMessages()
     expect(historyBaseOf(second)).toBe(first)
@@ -76,17 +94,28 @@ describe('session.deriveMessages() (§10)', () => {
     s.append('user/message', user('a'), { surfaceOp: 'append' })
     const before = s.deriveMessages()
     s.append('turn/start', { turn: 1 })
-    s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     expect(s.deriveMessages()).toBe(before)
   })
 
   it('a replace splices the list once: shadowed messages go, the replacement takes their place', () => {
     const s = Session.create('s')
     const ids = [0, 1, 2, 3].map((i) => s.append('user/message', user(`u${i}`), { surfaceOp: 'append' }).data.id)
-    const cp = s.append('user/message', user('checkpoint'), { surfaceOp: { op: 'replace', start: 1, end: 2 }, sourceEventSeqs: [1, 2] })
+    const cp = s.append('user/message', user('checkpoint'), {
+      surfaceOp: { op: 'replace', start: 1, end: 2 },
+      sourceEventSeqs: [1, 2],
+    })
     expect(s.deriveMessages().map((m) => m.id)).toEqual([ids[0], cp.data.id, ids[3]])
     // replacing a range by an empty assistant message removes it from the messages
-    s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: { op: 'replace', start: 0, end: 4 }, sourceEventSeqs: [0, 4] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('') },
+      { surfaceOp: { op: 'replace', start: 0, end: 4 }, sourceEventSeqs: [0, 4] },
+    )
     expect(s.deriveMessages().map((m) => m.id)).toEqual([ids[3]])
   })
 
@@ -108,7 +137,12 @@ describe('deriveMessages() does not rescan the log (work counting, no timing)', 
       const event =
         seq % 3 === 0
           ? { type: 'user/message', seq, time: 0, data: structuredClone(user(`u${seq}`)), surfaceOp: 'append' }
-          : { type: 'assistant/chunk', seq, time: 0, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } } }
+          : {
+              type: 'assistant/chunk',
+              seq,
+              time: 0,
+              data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } },
+            }
       seed.push(
         new Proxy(event, {
           get(target, key, receiver) {

@@ -10,7 +10,11 @@ import { describe, expect, it } from 'vitest'
 import { RequestDigester, requestDigestParts, type DigestableRequest } from '../src/index.js'
 import { assistant, user } from './helpers.js'
 
-const tool = (name: string, description = `${name} tool`): ToolSchema => ({ name, description, parameters: { type: 'object' } })
+const tool = (name: string, description = `${name} tool`): ToolSchema => ({
+  name,
+  description,
+  parameters: { type: 'object' },
+})
 
 const configs: LlmCallConfig[] = [
   { provider: 'deepseek', model: 'deepseek-chat' },
@@ -26,7 +30,13 @@ const configs: LlmCallConfig[] = [
 ]
 const systems = [undefined, 'You are Bridle.', 'You are Bridle.\nBe brief.']
 const sharedTools = [tool('read_file')]
-const toolLists = [undefined, sharedTools, [tool('read_file')], [tool('read_file', 'reads a file')], [tool('read_file'), tool('grep')]]
+const toolLists = [
+  undefined,
+  sharedTools,
+  [tool('read_file')],
+  [tool('read_file', 'reads a file')],
+  [tool('read_file'), tool('grep')],
+]
 const pool: Message[] = [user('a'), assistant('b'), user('c'), assistant('d'), user('e')]
 
 describe('RequestDigester across configuration changes', () => {
@@ -58,7 +68,8 @@ describe('RequestDigester across configuration changes', () => {
         const digester = new RequestDigester()
         for (const step of steps) {
           const messages = pool.slice(0, step.length)
-          if (step.replaced !== undefined && step.replaced < messages.length) messages[step.replaced] = user(`summary ${step.replaced}`)
+          if (step.replaced !== undefined && step.replaced < messages.length)
+            messages[step.replaced] = user(`summary ${step.replaced}`)
           const built: DigestableRequest = {
             ...step.config,
             messages,

@@ -13,7 +13,13 @@ function digestStep(s: Session, digester: RequestDigester, between?: (s: Session
   s.append('step/start', { turn: 1, step: 1 })
   const messages = s.deriveMessages()
   between?.(s) // what a listener could do while the request is built (after the history was captured)
-  s.append('request/digest', { turn: 1, step: 1, attempt: 1, algorithm: 'sha256', ...digester.digest(requestOf(messages)) })
+  s.append('request/digest', {
+    turn: 1,
+    step: 1,
+    attempt: 1,
+    algorithm: 'sha256',
+    ...digester.digest(requestOf(messages)),
+  })
 }
 
 /** A recorded log: `count` prompts and answers, a header, and a digest over the whole history at the end. */
@@ -23,7 +29,11 @@ function recordedLog(count: number): AnySessionEvent[] {
   const digester = new RequestDigester()
   for (let i = 0; i < count; i++) {
     s.append('user/message', user(`q${i}`), { surfaceOp: 'append' })
-    s.append('assistant/message', { turn: 1, step: 1, message: assistant(`a${i}`) }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant(`a${i}`) },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
   }
   digestStep(s, digester)
   return structuredClone(s.events) as AnySessionEvent[]
@@ -67,7 +77,10 @@ describe('continuing the digest chain from the log (Session.digestedPrefix)', ()
   it('a surface replace after the digest retires it; the digester then hashes the history afresh', () => {
     for (const s of reopen(recordedLog(3))) {
       const nodes = s.surface.nodes
-      s.append('user/message', user('summary'), { surfaceOp: { op: 'replace', start: nodes[0]!, end: nodes[1]! }, sourceEventSeqs: [nodes[0]!, nodes[1]!] })
+      s.append('user/message', user('summary'), {
+        surfaceOp: { op: 'replace', start: nodes[0]!, end: nodes[1]! },
+        sourceEventSeqs: [nodes[0]!, nodes[1]!],
+      })
       const messages = s.deriveMessages()
       expect(s.digestedPrefix(messages)).toBeUndefined()
     }
@@ -86,7 +99,10 @@ describe('continuing the digest chain from the log (Session.digestedPrefix)', ()
     replaced.append('user/message', user('q'), { surfaceOp: 'append' })
     digestStep(replaced, new RequestDigester(), (s) => {
       const seq = s.surface.nodes[0]!
-      s.append('user/message', user('rewritten'), { surfaceOp: { op: 'replace', start: seq, end: seq }, sourceEventSeqs: [seq] })
+      s.append('user/message', user('rewritten'), {
+        surfaceOp: { op: 'replace', start: seq, end: seq },
+        sourceEventSeqs: [seq],
+      })
     })
     expect(verifyDigests(replaced.events).map((r) => r.ok)).toEqual([false])
     const [r] = reopen(replaced.events)
@@ -96,7 +112,8 @@ describe('continuing the digest chain from the log (Session.digestedPrefix)', ()
   it('ignores malformed records and keeps the last good one', () => {
     const events = recordedLog(2)
     const good = events.at(-1)!
-    const next = (data: unknown): AnySessionEvent => ({ type: 'request/digest', seq: events.length, time: 0, data }) as AnySessionEvent
+    const next = (data: unknown): AnySessionEvent =>
+      ({ type: 'request/digest', seq: events.length, time: 0, data }) as AnySessionEvent
     const base = good.data as { messages: { count: number; chain: string } }
     for (const data of [
       { ...base, algorithm: 'md5' },
@@ -119,7 +136,10 @@ describe('continuing the digest chain from the log (Session.digestedPrefix)', ()
     const more = s!.deriveMessages()
     expect(digester.digest(requestOf(more), bogus)).toEqual(requestDigestParts(requestOf(more)))
     const nodes = s!.surface.nodes
-    s!.append('user/message', user('summary'), { surfaceOp: { op: 'replace', start: nodes[1]!, end: nodes[2]! }, sourceEventSeqs: [nodes[1]!, nodes[2]!] })
+    s!.append('user/message', user('summary'), {
+      surfaceOp: { op: 'replace', start: nodes[1]!, end: nodes[2]! },
+      sourceEventSeqs: [nodes[1]!, nodes[2]!],
+    })
     const compacted = s!.deriveMessages()
     expect(digester.digest(requestOf(compacted))).toEqual(requestDigestParts(requestOf(compacted)))
   })
@@ -134,7 +154,9 @@ type Op =
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: 'user' }),
   fc.boolean().map<Op>((empty) => ({ kind: 'assistant', empty })),
-  fc.constantFrom('nothing', 'nothing', 'append', 'replace').map<Op>((during) => ({ kind: 'step', during: during as 'nothing' })),
+  fc
+    .constantFrom('nothing', 'nothing', 'append', 'replace')
+    .map<Op>((during) => ({ kind: 'step', during: during as 'nothing' })),
   fc.record({ kind: fc.constant('replace' as const), a: fc.nat(), b: fc.nat() }),
 )
 
@@ -144,7 +166,10 @@ function replaceRange(s: Session, a: number, b: number, n: number) {
   if (nodes.length === 0) return
   const [i, j] = [a % nodes.length, b % nodes.length].sort((x, y) => x - y) as [number, number]
   const shadowed = nodes.slice(i, j + 1)
-  s.append('user/message', user(`r${n}`), { surfaceOp: { op: 'replace', start: nodes[i]!, end: nodes[j]! }, sourceEventSeqs: [...shadowed] })
+  s.append('user/message', user(`r${n}`), {
+    surfaceOp: { op: 'replace', start: nodes[i]!, end: nodes[j]! },
+    sourceEventSeqs: [...shadowed],
+  })
 }
 
 describe('property: the continued digest chain equals the from-scratch one', () => {
@@ -157,7 +182,11 @@ describe('property: the continued digest chain equals the from-scratch one', () 
         ops.forEach((op, n) => {
           if (op.kind === 'user') s.append('user/message', user(`u${n}`), { surfaceOp: 'append' })
           else if (op.kind === 'assistant') {
-            s.append('assistant/message', { turn: 1, step: 1, message: assistant(op.empty ? '' : `a${n}`) }, { surfaceOp: 'append', sourceEventSeqs: [] })
+            s.append(
+              'assistant/message',
+              { turn: 1, step: 1, message: assistant(op.empty ? '' : `a${n}`) },
+              { surfaceOp: 'append', sourceEventSeqs: [] },
+            )
           } else if (op.kind === 'replace') replaceRange(s, op.a, op.b, n)
           else {
             digestStep(s, digester, (live) => {

@@ -16,7 +16,11 @@ import {
 } from '../src/index.js'
 import { assistant, user } from './helpers.js'
 
-const tool = (name: string, extra = ''): ToolSchema => ({ name, description: `${name}${extra}`, parameters: { type: 'object' } })
+const tool = (name: string, extra = ''): ToolSchema => ({
+  name,
+  description: `${name}${extra}`,
+  parameters: { type: 'object' },
+})
 
 describe('canonicalJson and sha256Hex (provability §1)', () => {
   it('sorts keys by UTF-16 code unit at every level, without whitespace', () => {
@@ -100,7 +104,10 @@ describe('RequestDigester (incremental live path)', () => {
       expect(digester.digest(request)).toEqual(requestDigestParts(request))
     }
     expect(digester.messageDigestsComputed).toBe(20)
-    s.append('user/message', user('checkpoint'), { surfaceOp: { op: 'replace', start: 0, end: 9 }, sourceEventSeqs: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] })
+    s.append('user/message', user('checkpoint'), {
+      surfaceOp: { op: 'replace', start: 0, end: 9 },
+      sourceEventSeqs: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    })
     const request = { ...base, system: 'S2', messages: s.deriveMessages() }
     expect(digester.digest(request)).toEqual(requestDigestParts(request))
     expect(digester.messageDigestsComputed).toBe(21)
@@ -108,23 +115,52 @@ describe('RequestDigester (incremental live path)', () => {
 })
 
 /** A miniature of the agent loop's request path: header, digest, answer — all through the session log. */
-function step(s: Session, digester: RequestDigester, turn: number, stepNo: number, header: EpochHeader, prompt?: string) {
+function step(
+  s: Session,
+  digester: RequestDigester,
+  turn: number,
+  stepNo: number,
+  header: EpochHeader,
+  prompt?: string,
+) {
   s.append('step/start', { turn, step: stepNo })
   if (prompt !== undefined) s.append('user/message', user(prompt), { surfaceOp: 'append' })
   const folded = s.requestHeader()
   if (folded === undefined) s.append('request/header', { header, reason: 'initial' })
   else if (JSON.stringify(folded) !== JSON.stringify(header)) s.append('request/header', { header, reason: 'change' })
-  const request = { ...header.config, ...(header.system ? { system: header.system } : {}), ...(header.tools?.length ? { tools: header.tools } : {}), messages: s.deriveMessages() }
+  const request = {
+    ...header.config,
+    ...(header.system ? { system: header.system } : {}),
+    ...(header.tools?.length ? { tools: header.tools } : {}),
+    messages: s.deriveMessages(),
+  }
   s.append('request/digest', { turn, step: stepNo, attempt: 1, algorithm: 'sha256', ...digester.digest(request) })
-  const chunk = s.append('assistant/chunk', { turn, step: stepNo, chunk: { type: 'text-delta', index: 0, text: `answer ${turn}.${stepNo}` } })
-  s.append('assistant/message', { turn, step: stepNo, message: assistant(`answer ${turn}.${stepNo}`), usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: turn * 100 } }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+  const chunk = s.append('assistant/chunk', {
+    turn,
+    step: stepNo,
+    chunk: { type: 'text-delta', index: 0, text: `answer ${turn}.${stepNo}` },
+  })
+  s.append(
+    'assistant/message',
+    {
+      turn,
+      step: stepNo,
+      message: assistant(`answer ${turn}.${stepNo}`),
+      usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: turn * 100 },
+    },
+    { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+  )
   s.append('step/end', { turn, step: stepNo })
 }
 
 function recorded() {
   const s = Session.create('s')
   const digester = new RequestDigester()
-  const h1: EpochHeader = { config: { provider: 'p', model: 'm' }, system: 'You are Bridle.\nBe brief.', tools: [tool('read_file')] }
+  const h1: EpochHeader = {
+    config: { provider: 'p', model: 'm' },
+    system: 'You are Bridle.\nBe brief.',
+    tools: [tool('read_file')],
+  }
   s.append('turn/start', { turn: 1 })
   step(s, digester, 1, 1, h1, 'first')
   step(s, digester, 1, 2, h1)
@@ -134,7 +170,10 @@ function recorded() {
   step(s, digester, 2, 1, h2, 'second')
   s.append('turn/end', { turn: 2, reason: { kind: 'completed' } })
   const nodes = s.surface.nodes
-  s.append('user/message', user('summary of turn 1'), { surfaceOp: { op: 'replace', start: nodes[0]!, end: nodes[2]! }, sourceEventSeqs: nodes.slice(0, 3) })
+  s.append('user/message', user('summary of turn 1'), {
+    surfaceOp: { op: 'replace', start: nodes[0]!, end: nodes[2]! },
+    sourceEventSeqs: nodes.slice(0, 3),
+  })
   s.append('turn/start', { turn: 3 })
   const h3: EpochHeader = { ...h2, tools: [tool('read_file'), tool('write_file')] }
   step(s, digester, 3, 1, h3, 'third')
@@ -157,7 +196,10 @@ describe('verifyDigests (provability §3)', () => {
   })
 
   const stored = () => JSON.parse(JSON.stringify(recorded().events)) as AnySessionEvent[]
-  const failing = (events: AnySessionEvent[]) => verifyDigests(events).filter((r) => !r.ok).map((r) => [r.turn, r.step, ...r.mismatched])
+  const failing = (events: AnySessionEvent[]) =>
+    verifyDigests(events)
+      .filter((r) => !r.ok)
+      .map((r) => [r.turn, r.step, ...r.mismatched])
 
   it('editing one message fails that step and every later step that contains it, naming messages', () => {
     const events = stored()
@@ -173,11 +215,15 @@ describe('verifyDigests (provability §3)', () => {
 
   it('editing the system string or a tool schema fails exactly the steps that used it', () => {
     const events = stored()
-    const headers = events.filter((e) => e.type === 'request/header') as { data: { header: { system: string; tools: ToolSchema[] } } }[]
+    const headers = events.filter((e) => e.type === 'request/header') as {
+      data: { header: { system: string; tools: ToolSchema[] } }
+    }[]
     headers[1]!.data.header.system += ' '
     expect(failing(events)).toEqual([[2, 1, 'system', 'request']])
     const again = stored()
-    const h = again.filter((e) => e.type === 'request/header') as { data: { header: { tools: { description: string }[] } } }[]
+    const h = again.filter((e) => e.type === 'request/header') as {
+      data: { header: { tools: { description: string }[] } }
+    }[]
     h[0]!.data.header.tools[0]!.description = 'x'
     expect(failing(again)).toEqual([
       [1, 1, 'tools', 'request'],
@@ -189,11 +235,30 @@ describe('verifyDigests (provability §3)', () => {
     const events: AnySessionEvent[] = [
       { type: 'turn/start', seq: 0, time: 0, data: { turn: 1 } },
       { type: 'step/start', seq: 1, time: 0, data: { turn: 1, step: 1 } },
-      { type: 'request/digest', seq: 2, time: 0, data: { turn: 1, step: 1, attempt: 1, algorithm: 'sha256', request: 'x', config: 'x', system: 'x', tools: 'x', messages: { count: 0, chain: 'x' } } },
+      {
+        type: 'request/digest',
+        seq: 2,
+        time: 0,
+        data: {
+          turn: 1,
+          step: 1,
+          attempt: 1,
+          algorithm: 'sha256',
+          request: 'x',
+          config: 'x',
+          system: 'x',
+          tools: 'x',
+          messages: { count: 0, chain: 'x' },
+        },
+      },
       { type: 'step/start', seq: 3, time: 0, data: { turn: 1, step: 2 } },
     ]
     const [result] = verifyDigests(events)
-    expect(result).toMatchObject({ ok: false, mismatched: ['config', 'system', 'tools', 'messages', 'request'], error: 'reconstructRequest: no request/header precedes turn 1 step 1' })
+    expect(result).toMatchObject({
+      ok: false,
+      mismatched: ['config', 'system', 'tools', 'messages', 'request'],
+      error: 'reconstructRequest: no request/header precedes turn 1 step 1',
+    })
     expect(undigestedSteps(events)).toEqual([{ turn: 1, step: 2, stepStartSeq: 3 }])
   })
 })
@@ -205,7 +270,12 @@ describe('cachePrefixReport (provability §4)', () => {
     expect(rows).toHaveLength(4)
     expect(rows[0]).toMatchObject({ turn: 1, step: 1, cachedInputTokens: 100 })
     expect(rows[0]!.system).toBeUndefined()
-    expect(rows[1]).toMatchObject({ system: { kept: true }, tools: { kept: true }, messages: { kept: true }, prefixKept: { messages: 1 } })
+    expect(rows[1]).toMatchObject({
+      system: { kept: true },
+      tools: { kept: true },
+      messages: { kept: true },
+      prefixKept: { messages: 1 },
+    })
     expect(rows[2]).toMatchObject({
       system: { kept: false, firstDifferingLine: 2, previousLine: 'Be brief.', currentLine: 'Be thorough.' },
       tools: { kept: true },
@@ -235,9 +305,17 @@ describe('verifyDigests: retried attempts', () => {
     s.append('request/header', { header: h, reason: 'initial' })
     const request = () => ({ ...h.config, system: 'S', messages: s.deriveMessages() })
     s.append('request/digest', { turn: 1, step: 1, attempt: 1, algorithm: 'sha256', ...digester.digest(request()) })
-    s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'finish', reason: { kind: 'error', failure: { message: 'busy', code: 'RATE_LIMIT' } } } })
+    s.append('assistant/chunk', {
+      turn: 1,
+      step: 1,
+      chunk: { type: 'finish', reason: { kind: 'error', failure: { message: 'busy', code: 'RATE_LIMIT' } } },
+    })
     s.append('request/digest', { turn: 1, step: 1, attempt: 2, algorithm: 'sha256', ...digester.digest(request()) })
-    s.append('assistant/message', { turn: 1, step: 1, message: assistant('done') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('done') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     expect(verifyDigests(s.events).map((r) => [r.attempt, r.ok])).toEqual([
       [1, true],
       [2, true],

@@ -12,9 +12,22 @@ describe('KNOWN_SESSION_EVENT_TYPES (§4)', () => {
   it('holds exactly the 16 known types, including agent/inbox/spliced, request/digest and request/compaction, and is read-only', () => {
     expect([...KNOWN_SESSION_EVENT_TYPES].sort()).toEqual(
       [
-        'turn/start', 'turn/end', 'step/start', 'step/end', 'user/message', 'assistant/chunk', 'assistant/message',
-        'tool/call', 'tool/result', 'todo/write', 'request/header', 'request/context', 'request/digest',
-        'request/compaction', 'session/end-seed', 'agent/inbox/spliced',
+        'turn/start',
+        'turn/end',
+        'step/start',
+        'step/end',
+        'user/message',
+        'assistant/chunk',
+        'assistant/message',
+        'tool/call',
+        'tool/result',
+        'todo/write',
+        'request/header',
+        'request/context',
+        'request/digest',
+        'request/compaction',
+        'session/end-seed',
+        'agent/inbox/spliced',
       ].sort(),
     )
     expect(() => (KNOWN_SESSION_EVENT_TYPES as Set<string>).add('x')).toThrow(TypeError)
@@ -23,11 +36,16 @@ describe('KNOWN_SESSION_EVENT_TYPES (§4)', () => {
 
   it('append accepts an agent/inbox/spliced payload as opaque JSON (a log-only type)', () => {
     const s = Session.create('s')
-    const e = s.append('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [user('queued')], outcome: 'canceled' })
+    const e = s.append('agent/inbox/spliced', {
+      target: 'next-turn',
+      start: 0,
+      inserted: [user('queued')],
+      outcome: 'canceled',
+    })
     expect(e.type).toBe('agent/inbox/spliced')
-    expect(() => s.append('agent/inbox/spliced', { target: 'next-step', start: 0, inserted: [] }, { surfaceOp: 'append' })).toThrow(
-      'session event "agent/inbox/spliced" is not surface-eligible and cannot carry surfaceOp',
-    )
+    expect(() =>
+      s.append('agent/inbox/spliced', { target: 'next-step', start: 0, inserted: [] }, { surfaceOp: 'append' }),
+    ).toThrow('session event "agent/inbox/spliced" is not surface-eligible and cannot carry surfaceOp')
     expect(s.deriveMessages()).toEqual([])
   })
 })
@@ -37,9 +55,9 @@ describe('adoptSessionEvent / snapshotSessionEvent (§5)', () => {
     const bad = { type: 'user/message', seq: 4, time: 0, data: { role: 'user' }, surfaceOp: 'append' }
     expect(() => adoptSessionEvent(bad)).toThrow('session event at seq 4 lacks an identified message')
     expect(() => snapshotSessionEvent(bad)).toThrow('session event at seq 4 lacks an identified message')
-    expect(() => assertMessageEventShape({ type: 'assistant/message', data: { message: { id: 'a', role: 'user' } } }, 'x')).toThrow(
-      'x message must have role "assistant"',
-    )
+    expect(() =>
+      assertMessageEventShape({ type: 'assistant/message', data: { message: { id: 'a', role: 'user' } } }, 'x'),
+    ).toThrow('x message must have role "assistant"')
   })
 
   it('adopt freezes in place and returns the same object; snapshot returns a detached frozen copy', () => {

@@ -28,7 +28,8 @@ function expectChange(a: EpochHeader, b: EpochHeader): void {
   expect(headerEquals(b, JSON.parse(JSON.stringify(b)))).toBe(true)
 }
 
-const withStop = (stop: string[] | undefined) => header({ config: { provider: 'p', model: 'm', ...(stop ? { stop } : {}) } })
+const withStop = (stop: string[] | undefined) =>
+  header({ config: { provider: 'p', model: 'm', ...(stop ? { stop } : {}) } })
 const withTool = (parameters: Record<string, unknown>) => header({ tools: [readFile(parameters)] })
 
 describe('stop sequences: any edit is a header change', () => {
@@ -56,14 +57,26 @@ describe('tool schemas: any edit is a header change', () => {
     ['a top-level keyword added', { ...schema, additionalProperties: false }],
     ['a property added', { ...schema, properties: { ...schema.properties, limit: { type: 'integer' } } }],
     ['a property removed', { ...schema, properties: { path: schema.properties.path } }],
-    ['every value of a nested object changed', { ...schema, properties: { ...schema.properties, path: { type: 'number', description: 'absolute path' } } }],
-    ['one nested value changed', { ...schema, properties: { ...schema.properties, offset: { type: 'integer', minimum: 0 } } }],
-    ['a key renamed, value kept', { ...schema, properties: { file: schema.properties.path, offset: schema.properties.offset } }],
+    [
+      'every value of a nested object changed',
+      { ...schema, properties: { ...schema.properties, path: { type: 'number', description: 'absolute path' } } },
+    ],
+    [
+      'one nested value changed',
+      { ...schema, properties: { ...schema.properties, offset: { type: 'integer', minimum: 0 } } },
+    ],
+    [
+      'a key renamed, value kept',
+      { ...schema, properties: { file: schema.properties.path, offset: schema.properties.offset } },
+    ],
     ['a required entry added', { ...schema, required: ['path', 'offset'] }],
     ['the required list emptied', { ...schema, required: [] }],
     ['a required entry replaced', { ...schema, required: ['offset'] }],
     ['an array turned into an object with the same entries', { ...schema, required: { 0: 'path' } }],
-    ['a number turned into its string', { ...schema, properties: { ...schema.properties, offset: { type: 'integer', minimum: '1' } } }],
+    [
+      'a number turned into its string',
+      { ...schema, properties: { ...schema.properties, offset: { type: 'integer', minimum: '1' } } },
+    ],
     ['a member set to null', { ...schema, properties: null }],
   ])('%s', (_name, changed) => {
     expectChange(withTool(schema), withTool(changed))
@@ -102,22 +115,32 @@ describe('tool schemas: any edit is a header change', () => {
     expectChange(header({ tools: [readFile(schema)] }), header({ tools: [readFile(schema), other] }))
     expectChange(header({ tools: [readFile(schema)] }), header({ tools: [other] }))
     expectChange(header({ tools: [readFile(schema)] }), header({}))
-    expect(headerEquals(header({ tools: [readFile(schema), other] }), header({ tools: [readFile(schema), other] }))).toBe(true)
+    expect(
+      headerEquals(header({ tools: [readFile(schema), other] }), header({ tools: [readFile(schema), other] })),
+    ).toBe(true)
   })
 })
 
 describe('adapter-supplied defaults', () => {
   it('a header keeps adapterDefaults when any single flag is set, and drops them when none is', () => {
     const config = { provider: 'p', model: 'm', reasoningEffort: 'high' as never, maxTokens: 100 } as LlmCallConfig
-    expect(canonicalHeader({ config, adapterDefaults: { reasoningEffort: true } }).adapterDefaults).toEqual({ reasoningEffort: true })
-    expect(canonicalHeader({ config, adapterDefaults: { maxTokens: true } }).adapterDefaults).toEqual({ maxTokens: true })
+    expect(canonicalHeader({ config, adapterDefaults: { reasoningEffort: true } }).adapterDefaults).toEqual({
+      reasoningEffort: true,
+    })
+    expect(canonicalHeader({ config, adapterDefaults: { maxTokens: true } }).adapterDefaults).toEqual({
+      maxTokens: true,
+    })
     // a flag written as `false` (by a tool other than the loop) counts as not set
     const off = false as unknown as true
-    expect(canonicalHeader({ config, adapterDefaults: { reasoningEffort: off, maxTokens: true } }).adapterDefaults).toEqual({
+    expect(
+      canonicalHeader({ config, adapterDefaults: { reasoningEffort: off, maxTokens: true } }).adapterDefaults,
+    ).toEqual({
       reasoningEffort: false,
       maxTokens: true,
     })
-    expect('adapterDefaults' in canonicalHeader({ config, adapterDefaults: { reasoningEffort: off, maxTokens: off } })).toBe(false)
+    expect(
+      'adapterDefaults' in canonicalHeader({ config, adapterDefaults: { reasoningEffort: off, maxTokens: off } }),
+    ).toBe(false)
     expect('adapterDefaults' in canonicalHeader({ config })).toBe(false)
   })
 

@@ -5,8 +5,12 @@ const base = { version: 0, id: 's', createdAt: 5 }
 
 describe('session header (§2): failures', () => {
   it('snapshot mode: not losslessly JSON-serializable', () => {
-    expect(() => Session.create('s', undefined, { ...base, extra: NaN })).toThrow('session header is not losslessly JSON-serializable')
-    expect(() => Session.create('s', undefined, new Date())).toThrow('session header is not losslessly JSON-serializable')
+    expect(() => Session.create('s', undefined, { ...base, extra: NaN })).toThrow(
+      'session header is not losslessly JSON-serializable',
+    )
+    expect(() => Session.create('s', undefined, new Date())).toThrow(
+      'session header is not losslessly JSON-serializable',
+    )
   })
 
   it('restore mode: a prototype other than null / Object.prototype is not a plain JSON record', () => {
@@ -37,15 +41,23 @@ describe('session header (§2): failures', () => {
   })
 
   it('checks run in order: version before id before createdAt', () => {
-    expect(() => Session.create('s', undefined, { version: 2, id: 'x', createdAt: -1 })).toThrow('version must be 0, got 2')
-    expect(() => Session.create('s', undefined, { version: 0, id: 'x', createdAt: -1 })).toThrow('does not match session id')
+    expect(() => Session.create('s', undefined, { version: 2, id: 'x', createdAt: -1 })).toThrow(
+      'version must be 0, got 2',
+    )
+    expect(() => Session.create('s', undefined, { version: 0, id: 'x', createdAt: -1 })).toThrow(
+      'does not match session id',
+    )
   })
 
   it('snapshot mode checks the seed before the header; restore mode checks the header first', () => {
     const badSeed = [{ type: 'x', seq: 0, time: 0, data: NaN }]
     const badHeader = { ...base, version: 9 }
-    expect(() => Session.create('s', badSeed, badHeader)).toThrow('seed event at index 0 is not losslessly JSON-serializable')
-    expect(() => Session.fromRestore('s', [{ type: 'x', seq: 3, time: 0, data: null }], badHeader)).toThrow('version must be 0')
+    expect(() => Session.create('s', badSeed, badHeader)).toThrow(
+      'seed event at index 0 is not losslessly JSON-serializable',
+    )
+    expect(() => Session.fromRestore('s', [{ type: 'x', seq: 3, time: 0, data: null }], badHeader)).toThrow(
+      'version must be 0',
+    )
   })
 })
 

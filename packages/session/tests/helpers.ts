@@ -8,7 +8,7 @@ import {
   type ToolResultMessage,
   type UserMessage,
 } from '@bridle/llm'
-import { Session, type EpochHeader } from '../src/index.js'
+import type { Session, EpochHeader } from '../src/index.js'
 
 export const user = (text: string): UserMessage => createUserMessage(text)
 
@@ -24,7 +24,8 @@ export const toolCallMessage = (id: string, name = 'read_file', args = '{}'): As
     source: { provider: 'p', model: 'm' },
   })
 
-export const toolResult = (id: string, text: string): ToolResultMessage => createToolResultMessage({ callId: callId(id), content: text })
+export const toolResult = (id: string, text: string): ToolResultMessage =>
+  createToolResultMessage({ callId: callId(id), content: text })
 
 export const header = (over: Partial<EpochHeader> = {}): EpochHeader => ({
   config: { provider: 'p', model: 'm' },
@@ -37,8 +38,16 @@ export function appendSimpleTurn(session: Session, turn: number, prompt: string,
   session.append('step/start', { turn, step: 1 })
   const u = session.append('user/message', user(prompt), { surfaceOp: 'append' })
   session.append('request/header', { header: header(), reason: turn === 1 ? 'initial' : 'change' })
-  const chunk = session.append('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: answer } })
-  const a = session.append('assistant/message', { turn, step: 1, message: assistant(answer) }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+  const chunk = session.append('assistant/chunk', {
+    turn,
+    step: 1,
+    chunk: { type: 'text-delta', index: 0, text: answer },
+  })
+  const a = session.append(
+    'assistant/message',
+    { turn, step: 1, message: assistant(answer) },
+    { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+  )
   session.append('step/end', { turn, step: 1 })
   session.append('turn/end', { turn, reason: { kind: 'completed' } })
   return { user: u.seq, assistant: a.seq }

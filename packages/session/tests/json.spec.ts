@@ -16,29 +16,83 @@ const rejected: [string, () => unknown][] = [
   ['a function', () => ({ f: () => 1 })],
   ['a symbol value', () => ({ s: Symbol('x') })],
   ['a symbol key', () => ({ [Symbol('k')]: 1 })],
-  ['a cycle', () => { const a: Record<string, unknown> = {}; a.self = a; return a }],
-  ['an array cycle', () => { const a: unknown[] = []; a.push([a]); return a }],
-  ['a sparse array', () => [1, , 3]], // eslint-disable-line no-sparse-arrays
+  [
+    'a cycle',
+    () => {
+      const a: Record<string, unknown> = {}
+      a.self = a
+      return a
+    },
+  ],
+  [
+    'an array cycle',
+    () => {
+      const a: unknown[] = []
+      a.push([a])
+      return a
+    },
+  ],
+  // biome-ignore lint/suspicious/noSparseArray: the hole is the input under test
+  ['a sparse array', () => [1, , 3]],
   ['a length-only array', () => new Array(2)],
-  ['an Array subclass', () => { class L extends Array {} return L.from([1]) }],
+  [
+    'an Array subclass',
+    () => {
+      class L extends Array {}
+      return L.from([1])
+    },
+  ],
   ['an array with an extra string property', () => Object.assign([1], { extra: 1 })],
-  ['an array with a non-enumerable extra property', () => { const a = [1]; Object.defineProperty(a, 'x', { value: 1 }); return a }],
-  ['an array with a symbol property', () => { const a = [1]; (a as unknown as Record<symbol, number>)[Symbol('s')] = 1; return a }],
-  ['a class instance', () => new (class Point { x = 1 })()],
+  [
+    'an array with a non-enumerable extra property',
+    () => {
+      const a = [1]
+      Object.defineProperty(a, 'x', { value: 1 })
+      return a
+    },
+  ],
+  [
+    'an array with a symbol property',
+    () => {
+      const a = [1]
+      ;(a as unknown as Record<symbol, number>)[Symbol('s')] = 1
+      return a
+    },
+  ],
+  [
+    'a class instance',
+    () =>
+      new (class Point {
+        x = 1
+      })(),
+  ],
   ['a Map', () => new Map()],
   ['a Set', () => new Set()],
   ['a Date', () => new Date(0)],
   ['a RegExp', () => /x/],
   ['a boxed number', () => new Number(1)],
   ['a non-enumerable key', () => Object.defineProperty({}, 'hidden', { value: 1, enumerable: false })],
-  ['a forged Object.prototype look-alike', () => Object.create(Object.create(null, { constructor: { value: Object } }))],
-  ['a forged prototype with a revoked-proxy constructor', () => {
-    const { proxy, revoke } = Proxy.revocable(function () {}, {})
-    revoke()
-    const proto = Object.create(null, { constructor: { value: proxy } })
-    return Object.create(proto)
-  }],
-  ['a forged Array.prototype look-alike', () => { const a = [1]; Object.setPrototypeOf(a, Object.create(Array.prototype)); return a }],
+  [
+    'a forged Object.prototype look-alike',
+    () => Object.create(Object.create(null, { constructor: { value: Object } })),
+  ],
+  [
+    'a forged prototype with a revoked-proxy constructor',
+    () => {
+      const { proxy, revoke } = Proxy.revocable(() => {}, {})
+      revoke()
+      const proto = Object.create(null, { constructor: { value: proxy } })
+      return Object.create(proto)
+    },
+  ],
+  [
+    'a forged Array.prototype look-alike',
+    () => {
+      const a = [1]
+      Object.setPrototypeOf(a, Object.create(Array.prototype))
+      return a
+    },
+  ],
 ]
 
 describe('JSON value rules: rejections', () => {
@@ -53,7 +107,10 @@ describe('JSON value rules: rejections', () => {
       path: '$.todos[0].weight',
       reason: 'NaN is not a finite number',
     })
-    expect(jsonValueViolation({ 'a b': [1, 2, undefined] })).toEqual({ path: '$["a b"][2]', reason: 'undefined is not a JSON value' })
+    expect(jsonValueViolation({ 'a b': [1, 2, undefined] })).toEqual({
+      path: '$["a b"][2]',
+      reason: 'undefined is not a JSON value',
+    })
     expect(jsonValueViolation({ n: -0 })?.reason).toBe('-0 does not survive JSON')
     expect(jsonValueViolation({ n: 2n })?.reason).toBe('BigInt 2n is not a JSON value')
     const cyc: Record<string, unknown> = { k: {} }
@@ -62,7 +119,13 @@ describe('JSON value rules: rejections', () => {
   })
 
   it('propagates a getter throw and runs each getter exactly once', () => {
-    expect(() => snapshotJsonValue({ get boom() { throw new Error('getter failed') } })).toThrow('getter failed')
+    expect(() =>
+      snapshotJsonValue({
+        get boom() {
+          throw new Error('getter failed')
+        },
+      }),
+    ).toThrow('getter failed')
     let calls = 0
     const value = Object.defineProperty({}, 'g', { enumerable: true, get: () => ++calls })
     expect(snapshotJsonValue(value)).toEqual({ g: 1 })
@@ -103,7 +166,7 @@ describe('JSON value rules: accepted values', () => {
     const parsed = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')
     const copy = snapshotJsonValue(parsed) as Record<string, unknown>
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
-    expect(Object.prototype.hasOwnProperty.call(copy, '__proto__')).toBe(true)
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     expect(JSON.stringify(copy)).toBe(JSON.stringify(parsed))
   })

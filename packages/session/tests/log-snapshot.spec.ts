@@ -21,7 +21,8 @@ function detached(copy: unknown, source: unknown): boolean {
     Object.values(v).forEach(collect)
   }
   collect(source)
-  const check = (v: unknown): boolean => typeof v !== 'object' || v === null || (!originals.has(v) && Object.values(v).every(check))
+  const check = (v: unknown): boolean =>
+    typeof v !== 'object' || v === null || (!originals.has(v) && Object.values(v).every(check))
   return check(copy)
 }
 
@@ -37,7 +38,12 @@ describe('snapshotForLog: the session log copy', () => {
     const odd = fc.constantFrom<unknown>(undefined, NaN, -0, Infinity, () => 1, Symbol('s'), new Date(0), new Map())
     const leaf = fc.oneof({ weight: 8, arbitrary: fc.jsonValue({ maxDepth: 1 }) }, { weight: 1, arbitrary: odd })
     const tree = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 })),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.dictionary(fc.string(), tie('node'), { maxKeys: 4 }),
+      ),
     })).node
     fc.assert(
       fc.property(tree, fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }), (value, picks) => {

@@ -28,7 +28,14 @@ type Op =
   | { kind: 'tool' }
   | { kind: 'log' }
   | { kind: 'header'; system: number }
-  | { kind: 'replace'; type: 'user' | 'assistant' | 'tool'; a: number; b: number; citeAll: boolean; emptyAssistant: boolean }
+  | {
+      kind: 'replace'
+      type: 'user' | 'assistant' | 'tool'
+      a: number
+      b: number
+      citeAll: boolean
+      emptyAssistant: boolean
+    }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: 'user' }),
@@ -56,7 +63,11 @@ function apply(s: Session, op: Op, counter: { n: number }): boolean {
         s.append('user/message', user(`u${n}`), { surfaceOp: 'append' })
         break
       case 'assistant':
-        s.append('assistant/message', { turn: 1, step: 1, message: assistant(op.empty ? '' : `a${n}`) }, { surfaceOp: 'append', sourceEventSeqs: [] })
+        s.append(
+          'assistant/message',
+          { turn: 1, step: 1, message: assistant(op.empty ? '' : `a${n}`) },
+          { surfaceOp: 'append', sourceEventSeqs: [] },
+        )
         break
       case 'tool':
         s.append('tool/result', { turn: 1, step: 1, message: toolResult(`c${n}`, `out${n}`) }, { surfaceOp: 'append' })
@@ -65,7 +76,10 @@ function apply(s: Session, op: Op, counter: { n: number }): boolean {
         s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } })
         break
       case 'header':
-        s.append('request/header', { header: { config: { provider: 'p', model: 'm' }, system: `S${op.system}` }, reason: 'change' })
+        s.append('request/header', {
+          header: { config: { provider: 'p', model: 'm' }, system: `S${op.system}` },
+          reason: 'change',
+        })
         break
       case 'replace': {
         // Pick targets from the current nodes, or out-of-range seqs, to exercise both paths.
@@ -76,14 +90,25 @@ function apply(s: Session, op: Op, counter: { n: number }): boolean {
         const j = nodes.indexOf(end)
         const shadowed = i >= 0 && j >= i ? nodes.slice(i, j + 1) : [start]
         const sources = op.citeAll ? [...shadowed] : shadowed.slice(1)
-        const opts: AppendOptions = { surfaceOp: { op: 'replace', start, end }, ...(sources.length ? { sourceEventSeqs: sources } : {}) }
+        const opts: AppendOptions = {
+          surfaceOp: { op: 'replace', start, end },
+          ...(sources.length ? { sourceEventSeqs: sources } : {}),
+        }
         if (op.type === 'user') s.append('user/message', user(`r${n}`), opts)
-        else if (op.type === 'assistant') s.append('assistant/message', { turn: 1, step: 1, message: assistant(op.emptyAssistant ? '' : `ra${n}`) }, opts)
+        else if (op.type === 'assistant')
+          s.append(
+            'assistant/message',
+            { turn: 1, step: 1, message: assistant(op.emptyAssistant ? '' : `ra${n}`) },
+            opts,
+          )
         else {
           const target = s.events[start]
           if (target?.type === 'tool/result') {
             const data = target.data
-            const message = { ...data.message, content: [{ ...data.message.content[0], content: [{ type: 'text', text: `[elided ${n}]` }] }] }
+            const message = {
+              ...data.message,
+              content: [{ ...data.message.content[0], content: [{ type: 'text', text: `[elided ${n}]` }] }],
+            }
             s.append('tool/result', { ...data, message } as never, opts)
           } else {
             s.append('tool/result', { turn: 1, step: 1, message: toolResult(`c${n}`, 'x') }, opts)
@@ -108,7 +133,12 @@ describe('property: the incremental views always equal a from-scratch fold', () 
         const digester = new RequestDigester()
         const seen = new Set<number>()
         for (const op of ops) {
-          const before = { seq: s.seq, nodes: s.surface.nodes, generation: s.surface.replaceGeneration, messages: s.deriveMessages() }
+          const before = {
+            seq: s.seq,
+            nodes: s.surface.nodes,
+            generation: s.surface.replaceGeneration,
+            messages: s.deriveMessages(),
+          }
           const ok = apply(s, op, counter)
           if (!ok) {
             expect(s.seq).toBe(before.seq)
@@ -165,61 +195,94 @@ const stepArb: fc.Arbitrary<StepPlan> = fc.record({
 describe('property: reconstructRequest of any step equals what was derivable at that step', () => {
   it('a loop-like producer: compactions, tool rounds, header changes, aborted steps, turns', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(stepArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }), (turns) => {
-        const s = Session.create('s')
-        const expected: { turn: number; step: number; messages: readonly Message[]; header: EpochHeader; dispatched: boolean }[] = []
-        let n = 0
-        turns.forEach((steps, ti) => {
-          const turn = ti + 1
-          s.append('turn/start', { turn })
-          steps.forEach((plan, si) => {
-            const step = si + 1
-            if (plan.compactBefore && s.surface.nodes.length >= 2) {
-              const nodes = s.surface.nodes
-              s.append('user/message', user(`summary ${n++}`), { surfaceOp: { op: 'replace', start: nodes[0]!, end: nodes[1]! }, sourceEventSeqs: [nodes[0]!, nodes[1]!] })
-            }
-            s.append('step/start', { turn, step })
-            for (let p = 0; p < plan.prompts; p++) s.append('user/message', user(`prompt ${n++}`), { surfaceOp: 'append' })
-            const header: EpochHeader = { config: { provider: 'p', model: 'm' }, system: `system ${plan.system}` }
-            if (s.requestHeader() === undefined || plan.headerChange) {
-              s.append('request/header', { header, reason: s.requestHeader() === undefined ? 'initial' : 'change' })
-            }
-            s.append('request/context', { provider: 'p', model: 'm' })
-            const messages = s.deriveMessages()
-            const inForce = s.requestHeader()!
-            expected.push({ turn, step, messages, header: inForce, dispatched: !plan.aborted })
-            if (plan.aborted) {
+      fc.property(
+        fc.array(fc.array(stepArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+        (turns) => {
+          const s = Session.create('s')
+          const expected: {
+            turn: number
+            step: number
+            messages: readonly Message[]
+            header: EpochHeader
+            dispatched: boolean
+          }[] = []
+          let n = 0
+          turns.forEach((steps, ti) => {
+            const turn = ti + 1
+            s.append('turn/start', { turn })
+            steps.forEach((plan, si) => {
+              const step = si + 1
+              if (plan.compactBefore && s.surface.nodes.length >= 2) {
+                const nodes = s.surface.nodes
+                s.append('user/message', user(`summary ${n++}`), {
+                  surfaceOp: { op: 'replace', start: nodes[0]!, end: nodes[1]! },
+                  sourceEventSeqs: [nodes[0]!, nodes[1]!],
+                })
+              }
+              s.append('step/start', { turn, step })
+              for (let p = 0; p < plan.prompts; p++)
+                s.append('user/message', user(`prompt ${n++}`), { surfaceOp: 'append' })
+              const header: EpochHeader = { config: { provider: 'p', model: 'm' }, system: `system ${plan.system}` }
+              if (s.requestHeader() === undefined || plan.headerChange) {
+                s.append('request/header', { header, reason: s.requestHeader() === undefined ? 'initial' : 'change' })
+              }
+              s.append('request/context', { provider: 'p', model: 'm' })
+              const messages = s.deriveMessages()
+              const inForce = s.requestHeader()!
+              expected.push({ turn, step, messages, header: inForce, dispatched: !plan.aborted })
+              if (plan.aborted) {
+                s.append('step/end', { turn, step })
+                return
+              }
+              const chunk = s.append('assistant/chunk', {
+                turn,
+                step,
+                chunk: { type: 'text-delta', index: 0, text: 'x' },
+              })
+              if (plan.toolRound) {
+                const id = `call${n++}`
+                s.append(
+                  'assistant/message',
+                  {
+                    turn,
+                    step,
+                    message: assistant([{ type: 'tool-call', id: id as never, name: 't', arguments: '{}' }]),
+                  },
+                  { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+                )
+                const call = s.append('tool/call', { turn, step, callId: id as never, name: 't', arguments: '{}' })
+                s.append(
+                  'tool/result',
+                  { turn, step, message: toolResult(id, 'done') },
+                  { surfaceOp: 'append', sourceEventSeqs: [call.seq] },
+                )
+              } else {
+                s.append(
+                  'assistant/message',
+                  { turn, step, message: assistant(`answer ${n++}`) },
+                  { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+                )
+              }
               s.append('step/end', { turn, step })
-              return
-            }
-            const chunk = s.append('assistant/chunk', { turn, step, chunk: { type: 'text-delta', index: 0, text: 'x' } })
-            if (plan.toolRound) {
-              const id = `call${n++}`
-              s.append('assistant/message', { turn, step, message: assistant([{ type: 'tool-call', id: id as never, name: 't', arguments: '{}' }]) }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
-              const call = s.append('tool/call', { turn, step, callId: id as never, name: 't', arguments: '{}' })
-              s.append('tool/result', { turn, step, message: toolResult(id, 'done') }, { surfaceOp: 'append', sourceEventSeqs: [call.seq] })
-            } else {
-              s.append('assistant/message', { turn, step, message: assistant(`answer ${n++}`) }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
-            }
-            s.append('step/end', { turn, step })
+            })
+            s.append('turn/end', { turn, reason: { kind: 'completed' } })
           })
-          s.append('turn/end', { turn, reason: { kind: 'completed' } })
-        })
 
-        const stored = JSON.parse(JSON.stringify(s.events)) as AnySessionEvent[]
-        for (const want of expected) {
-          const live = reconstructRequest(s.events, { turn: want.turn, step: want.step })
-          expect(live.messages.length).toBe(want.messages.length)
-          live.messages.forEach((m, k) => expect(m).toBe(want.messages[k]))
-          expect(live.header).toEqual(want.header)
-          expect(live.outputSeq !== undefined).toBe(want.dispatched)
-          const expectedRequest = { ...want.header.config, system: want.header.system, messages: want.messages }
-          expect(JSON.stringify(live.request)).toBe(JSON.stringify(expectedRequest))
-          // the same holds for a reloaded (persisted) copy of the log
-          const reloaded = reconstructRequest(stored, { turn: want.turn, step: want.step })
-          expect(JSON.stringify(reloaded.request)).toBe(JSON.stringify(expectedRequest))
-        }
-      }),
+          const stored = JSON.parse(JSON.stringify(s.events)) as AnySessionEvent[]
+          for (const want of expected) {
+            const live = reconstructRequest(s.events, { turn: want.turn, step: want.step })
+            expect(live.messages.length).toBe(want.messages.length)
+            live.messages.forEach((m, k) => expect(m).toBe(want.messages[k]))
+            expect(live.header).toEqual(want.header)
+            expect(live.outputSeq !== undefined).toBe(want.dispatched)
+            const expectedRequest = { ...want.header.config, system: want.header.system, messages: want.messages }
+            expect(JSON.stringify(live.request)).toBe(JSON.stringify(expectedRequest))
+            // the same holds for a reloaded (persisted) copy of the log
+            const reloaded = reconstructRequest(stored, { turn: want.turn, step: want.step })
+            expect(JSON.stringify(reloaded.request)).toBe(JSON.stringify(expectedRequest))
+          }
+        },
+      ),
       { numRuns: 100 },
     )
   })

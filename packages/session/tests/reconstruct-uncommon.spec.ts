@@ -10,11 +10,16 @@ import { assistant, header, user } from './helpers.js'
 const h1: EpochHeader = header({ system: 'first system' })
 const h2: EpochHeader = header({ config: { provider: 'p', model: 'm2' }, system: 'second system' })
 
-const texts = (messages: readonly { content: readonly unknown[] }[]) => messages.map((m) => (m.content[0] as { text: string }).text)
+const texts = (messages: readonly { content: readonly unknown[] }[]) =>
+  messages.map((m) => (m.content[0] as { text: string }).text)
 
 function answer(s: Session, turn: number, step: number, text: string) {
   const chunk = s.append('assistant/chunk', { turn, step, chunk: { type: 'text-delta', index: 0, text } })
-  s.append('assistant/message', { turn, step, message: assistant(text) }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+  s.append(
+    'assistant/message',
+    { turn, step, message: assistant(text) },
+    { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+  )
 }
 
 /**
@@ -89,7 +94,11 @@ describe('reconstructRequest on untidy logs', () => {
     s.append('user/message', user('q'), { surfaceOp: 'append' })
     s.append('request/header', { header: h1, reason: 'initial' })
     const chunk = s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: '' } })
-    s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('') },
+      { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+    )
     s.append('step/end', { turn: 1, step: 1 })
     s.append('step/start', { turn: 1, step: 2 })
     s.append('user/message', user('again'), { surfaceOp: 'append' })

@@ -10,17 +10,46 @@ function toolRound() {
   s.append('turn/start', { turn: 1 })
   s.append('step/start', { turn: 1, step: 1 })
   const prompt = s.append('user/message', user('read package.json'), { surfaceOp: 'append' })
-  const h = s.append('request/header', { header: header({ system: 'You are helpful.', tools: [tool] }), reason: 'initial' })
+  const h = s.append('request/header', {
+    header: header({ system: 'You are helpful.', tools: [tool] }),
+    reason: 'initial',
+  })
   s.append('request/context', { provider: 'p', model: 'm', contextWindow: 64000 })
-  const chunk = s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'tool-call-delta', index: 0, id: 'c1' as never, argumentsDelta: '{}' } })
-  const call = s.append('assistant/message', { turn: 1, step: 1, message: toolCallMessage('c1') }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
-  const toolCall = s.append('tool/call', { turn: 1, step: 1, callId: 'c1' as never, name: 'read_file', arguments: '{}' })
-  const result = s.append('tool/result', { turn: 1, step: 1, message: toolResult('c1', '{"name":"bridle"}') }, { surfaceOp: 'append', sourceEventSeqs: [toolCall.seq] })
+  const chunk = s.append('assistant/chunk', {
+    turn: 1,
+    step: 1,
+    chunk: { type: 'tool-call-delta', index: 0, id: 'c1' as never, argumentsDelta: '{}' },
+  })
+  const call = s.append(
+    'assistant/message',
+    { turn: 1, step: 1, message: toolCallMessage('c1') },
+    { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+  )
+  const toolCall = s.append('tool/call', {
+    turn: 1,
+    step: 1,
+    callId: 'c1' as never,
+    name: 'read_file',
+    arguments: '{}',
+  })
+  const result = s.append(
+    'tool/result',
+    { turn: 1, step: 1, message: toolResult('c1', '{"name":"bridle"}') },
+    { surfaceOp: 'append', sourceEventSeqs: [toolCall.seq] },
+  )
   s.append('step/end', { turn: 1, step: 1 })
   const step2 = s.append('step/start', { turn: 1, step: 2 })
   const snapshot = s.append('user/message', user('<context>cwd: /work</context>'), { surfaceOp: 'append' })
-  const out = s.append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'text-delta', index: 0, text: 'It is bridle.' } })
-  s.append('assistant/message', { turn: 1, step: 2, message: assistant('It is bridle.') }, { surfaceOp: 'append', sourceEventSeqs: [out.seq] })
+  const out = s.append('assistant/chunk', {
+    turn: 1,
+    step: 2,
+    chunk: { type: 'text-delta', index: 0, text: 'It is bridle.' },
+  })
+  s.append(
+    'assistant/message',
+    { turn: 1, step: 2, message: assistant('It is bridle.') },
+    { surfaceOp: 'append', sourceEventSeqs: [out.seq] },
+  )
   s.append('step/end', { turn: 1, step: 2 })
   s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
   return { s, prompt, h, call, result, step2, snapshot, out }
@@ -29,19 +58,30 @@ function toolRound() {
 describe('reconstructRequest (§12), failure paths', () => {
   it('rejects bad coordinates', () => {
     const { s } = toolRound()
-    for (const at of [{ turn: 0, step: 1 }, { turn: 1, step: 1.5 }, { turn: '1', step: 1 }, { turn: 1, step: -1 }]) {
-      expect(() => reconstructRequest(s.events, at as never)).toThrow('reconstructRequest: turn and step must be positive safe integers')
+    for (const at of [
+      { turn: 0, step: 1 },
+      { turn: 1, step: 1.5 },
+      { turn: '1', step: 1 },
+      { turn: 1, step: -1 },
+    ]) {
+      expect(() => reconstructRequest(s.events, at as never)).toThrow(
+        'reconstructRequest: turn and step must be positive safe integers',
+      )
     }
   })
 
   it('a missing step, an empty log, a missing header', () => {
     const { s } = toolRound()
-    expect(() => reconstructRequest(s.events, { turn: 2, step: 1 })).toThrow('reconstructRequest: no step/start for turn 2 step 1')
+    expect(() => reconstructRequest(s.events, { turn: 2, step: 1 })).toThrow(
+      'reconstructRequest: no step/start for turn 2 step 1',
+    )
     expect(() => reconstructRequest([])).toThrow('reconstructRequest: no step/start in the given events')
     const t = Session.create('t')
     t.append('turn/start', { turn: 1 })
     t.append('step/start', { turn: 1, step: 1 })
-    expect(() => reconstructRequest(t.events, { turn: 1, step: 1 })).toThrow('reconstructRequest: no request/header precedes turn 1 step 1')
+    expect(() => reconstructRequest(t.events, { turn: 1, step: 1 })).toThrow(
+      'reconstructRequest: no request/header precedes turn 1 step 1',
+    )
     expect(() => reconstructRequest(t.events)).toThrow('reconstructRequest: no request/header precedes turn 1 step 1')
   })
 
@@ -50,7 +90,9 @@ describe('reconstructRequest (§12), failure paths', () => {
       { type: 'step/start', seq: 0, time: 0, data: { turn: 1, step: 1 } },
       { type: 'user/message', seq: 1, time: 0, data: user('x') },
     ]
-    expect(() => reconstructRequest(events)).toThrow('session event "user/message" is surface-eligible and requires a surfaceOp marker')
+    expect(() => reconstructRequest(events)).toThrow(
+      'session event "user/message" is surface-eligible and requires a surfaceOp marker',
+    )
   })
 })
 
@@ -66,7 +108,13 @@ describe('reconstructRequest (§12)', () => {
     expect(r.outputSeq).toBe(out.seq)
     expect(r.cutSeq).toBe(out.seq)
     expect(r.context).toEqual({ provider: 'p', model: 'm', contextWindow: 64000 })
-    expect(r.request).toEqual({ provider: 'p', model: 'm', system: 'You are helpful.', tools: [tool], messages: r.messages })
+    expect(r.request).toEqual({
+      provider: 'p',
+      model: 'm',
+      system: 'You are helpful.',
+      tools: [tool],
+      messages: r.messages,
+    })
     expect(r.request.messages).toBe(r.messages)
     expect(Object.isFrozen(r)).toBe(true)
     expect(Object.isFrozen(r.request)).toBe(true)
@@ -119,7 +167,11 @@ describe('reconstructRequest (§12)', () => {
     s.append('step/end', { turn: 1, step: 1 })
     s.append('step/start', { turn: 1, step: 2 })
     s.append('request/header', { header: header({ system: 'new' }), reason: 'change' })
-    expect(reconstructRequest(s.events, { turn: 1, step: 1 }).request).toEqual({ provider: 'p', model: 'm', messages: [] })
+    expect(reconstructRequest(s.events, { turn: 1, step: 1 }).request).toEqual({
+      provider: 'p',
+      model: 'm',
+      messages: [],
+    })
     const two = reconstructRequest(s.events, { turn: 1, step: 2 })
     expect(two.request.system).toBe('new')
     expect(two.headerReason).toBe('change')

@@ -19,7 +19,11 @@ describe('interruptedTurnClosers (§13)', () => {
     s.append('user/message', user('go'), { surfaceOp: 'append' })
     s.append('request/header', { header: header(), reason: 'initial' })
     const chunk = s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: '' } })
-    s.append('assistant/message', { turn: 1, step: 1, message: toolCallMessage('c1') }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: toolCallMessage('c1') },
+      { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+    )
     const call = s.append('tool/call', { turn: 1, step: 1, callId: 'c1' as never, name: 'read_file', arguments: '{}' })
     const last = s.events.at(-1)!
     const closers = interruptedTurnClosers(s.events)
@@ -48,8 +52,7 @@ describe('interruptedTurnClosers (§13)', () => {
               content: [
                 {
                   type: 'text',
-                  text:
-                    'The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly.',
+                  text: 'The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly.',
                 },
               ],
             },
@@ -58,7 +61,12 @@ describe('interruptedTurnClosers (§13)', () => {
       },
     })
     expect(closers[1]).toEqual({ type: 'step/end', seq: 8, time: last.time, data: { turn: 1, step: 1 } })
-    expect(closers[2]).toEqual({ type: 'turn/end', seq: 9, time: last.time, data: { turn: 1, reason: { kind: 'interrupted' } } })
+    expect(closers[2]).toEqual({
+      type: 'turn/end',
+      seq: 9,
+      time: last.time,
+      data: { turn: 1, reason: { kind: 'interrupted' } },
+    })
     // the closed log replays cleanly
     expect(() => Session.create('s', [...s.events, ...closers] as never)).not.toThrow()
   })
@@ -67,20 +75,39 @@ describe('interruptedTurnClosers (§13)', () => {
     const s = Session.create('s')
     s.append('turn/start', { turn: 3 })
     s.append('step/start', { turn: 3, step: 2 })
-    s.append('assistant/message', { turn: 3, step: 2, message: assistant([
-      { type: 'tool-call', id: 'b' as never, name: 't', arguments: '{}' },
-      { type: 'tool-call', id: 'a' as never, name: 't', arguments: '{}' },
-      { type: 'tool-call', id: 'done' as never, name: 't', arguments: '{}' },
-    ]) }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      {
+        turn: 3,
+        step: 2,
+        message: assistant([
+          { type: 'tool-call', id: 'b' as never, name: 't', arguments: '{}' },
+          { type: 'tool-call', id: 'a' as never, name: 't', arguments: '{}' },
+          { type: 'tool-call', id: 'done' as never, name: 't', arguments: '{}' },
+        ]),
+      },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     s.append('tool/call', { turn: 3, step: 2, callId: 'a' as never, name: 't', arguments: '{}' })
     s.append('tool/call', { turn: 3, step: 2, callId: 'ghost' as never, name: 't', arguments: '{}' })
     const doneCall = s.append('tool/call', { turn: 3, step: 2, callId: 'done' as never, name: 't', arguments: '{}' })
-    s.append('tool/result', { turn: 3, step: 2, message: toolResult('done', 'ok') }, { surfaceOp: 'append', sourceEventSeqs: [doneCall.seq] })
+    s.append(
+      'tool/result',
+      { turn: 3, step: 2, message: toolResult('done', 'ok') },
+      { surfaceOp: 'append', sourceEventSeqs: [doneCall.seq] },
+    )
     const closers = interruptedTurnClosers(s.events)
-    expect(closers.map((c) => (c.data as { message?: { source: { callId: string } } }).message?.source.callId ?? c.type)).toEqual(['b', 'a', 'step/end', 'turn/end'])
+    expect(
+      closers.map((c) => (c.data as { message?: { source: { callId: string } } }).message?.source.callId ?? c.type),
+    ).toEqual(['b', 'a', 'step/end', 'turn/end'])
     expect(closers[0]!.sourceEventSeqs).toBeUndefined()
-    expect((closers[0]!.data as { error: unknown }).error).toEqual({ name: 'ToolNotStartedError', code: TOOL_NOT_STARTED })
-    expect(JSON.stringify(closers[0]!.data)).toContain('The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.')
+    expect((closers[0]!.data as { error: unknown }).error).toEqual({
+      name: 'ToolNotStartedError',
+      code: TOOL_NOT_STARTED,
+    })
+    expect(JSON.stringify(closers[0]!.data)).toContain(
+      'The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.',
+    )
     expect(closers[1]!.sourceEventSeqs).toEqual([3])
     expect(closers[0]!.data).toMatchObject({ turn: 3, step: 2 })
     expect(closers[3]!.data).toEqual({ turn: 3, reason: { kind: 'interrupted' } })
@@ -90,10 +117,18 @@ describe('interruptedTurnClosers (§13)', () => {
     const s = Session.create('s')
     s.append('turn/start', { turn: 1 })
     s.append('step/start', { turn: 1, step: 1 })
-    s.append('assistant/message', { turn: 1, step: 1, message: toolCallMessage('old') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: toolCallMessage('old') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     s.append('step/end', { turn: 1, step: 1 })
     s.append('step/start', { turn: 1, step: 2 })
-    s.append('assistant/message', { turn: 1, step: 2, message: toolCallMessage('x') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 2, message: toolCallMessage('x') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     s.append('tool/call', { turn: 1, step: 2, callId: 'x' as never, name: 't', arguments: '{}' })
     const second = s.append('tool/call', { turn: 1, step: 2, callId: 'x' as never, name: 't', arguments: '{}' })
     s.append('step/end', { turn: 1, step: 2 })

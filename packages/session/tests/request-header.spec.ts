@@ -15,7 +15,12 @@ describe('canonicalHeader (§11)', () => {
   })
 
   it('keeps adapterDefaults whole when a flag is true, and tools in their order', () => {
-    const input: EpochHeader = { config: { provider: 'p', model: 'm', maxTokens: 5 }, adapterDefaults: { maxTokens: true }, system: 'S', tools: [tool('b'), tool('a')] }
+    const input: EpochHeader = {
+      config: { provider: 'p', model: 'm', maxTokens: 5 },
+      adapterDefaults: { maxTokens: true },
+      system: 'S',
+      tools: [tool('b'), tool('a')],
+    }
     const h = canonicalHeader(input)
     expect(h).toEqual(input)
     expect(h).not.toBe(input)
@@ -52,7 +57,8 @@ describe('headerEquals (§11)', () => {
 })
 
 describe('headerEquals tool comparison agrees with pairwise JSON.stringify', () => {
-  const withTools = (parameters: unknown) => header({ tools: [{ name: 't', description: 'd', parameters: parameters as never }] })
+  const withTools = (parameters: unknown) =>
+    header({ tools: [{ name: 't', description: 'd', parameters: parameters as never }] })
   const holey = (): unknown[] => {
     const a: unknown[] = [1]
     a.length = 2
@@ -71,14 +77,23 @@ describe('headerEquals tool comparison agrees with pairwise JSON.stringify', () 
 
   it('for random JSON trees, shared or cloned, in any key order', () => {
     const tree = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, 0, -0, 1, 'x', true, undefined), tie('object'), tie('array')),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom(null, 0, -0, 1, 'x', true, undefined),
+        tie('object'),
+        tie('array'),
+      ),
       object: fc.dictionary(fc.constantFrom('a', 'b', 'c', 'type'), tie('node'), { maxKeys: 3 }),
       array: fc.array(tie('node'), { maxLength: 3 }),
     })).node
     const reorder = (value: unknown): unknown => {
       if (Array.isArray(value)) return value.map(reorder)
       if (typeof value !== 'object' || value === null) return value
-      return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reorder(v)]))
+      return Object.fromEntries(
+        Object.entries(value)
+          .reverse()
+          .map(([k, v]) => [k, reorder(v)]),
+      )
     }
     fc.assert(
       fc.property(tree, tree, fc.boolean(), (a, b, useReordered) => {

@@ -44,9 +44,19 @@ function logOf(prompts: readonly { name: string; text: string }[][], withManifes
       reason: turn === 1 ? 'initial' : 'change',
       ...(withManifest ? { sections: sectionManifest(system, spans) } : {}),
     })
-    s.append('request/digest', { turn, step: 1, attempt: 1, algorithm: 'sha256', ...digester.digest({ ...header.config, system, messages: s.deriveMessages() }) })
+    s.append('request/digest', {
+      turn,
+      step: 1,
+      attempt: 1,
+      algorithm: 'sha256',
+      ...digester.digest({ ...header.config, system, messages: s.deriveMessages() }),
+    })
     const chunk = s.append('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: 'ok' } })
-    s.append('assistant/message', { turn, step: 1, message: assistant('ok') }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+    s.append(
+      'assistant/message',
+      { turn, step: 1, message: assistant('ok') },
+      { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+    )
     s.append('step/end', { turn, step: 1 })
     s.append('turn/end', { turn, reason: { kind: 'completed' } })
   })
@@ -57,7 +67,10 @@ const record = (name: string, digest: string): SystemSectionRecord => ({ name, s
 
 describe('section manifest', () => {
   it('sectionManifest digests each span, and readSectionManifest accepts exactly a manifest that fits the string', () => {
-    const { system, spans } = render([{ name: 'a', text: 'Alpha.', order: -1 }, { name: 'b', text: 'Beta.' }])
+    const { system, spans } = render([
+      { name: 'a', text: 'Alpha.', order: -1 },
+      { name: 'b', text: 'Beta.' },
+    ])
     const manifest = sectionManifest(system, spans)
     expect(manifest).toEqual([
       { name: 'a', order: -1, scope: 'global', start: 0, end: 6, digest: sha256Hex('Alpha.') },
@@ -100,7 +113,10 @@ describe('section manifest', () => {
     const names = fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), { maxLength: 6 })
     fc.assert(
       fc.property(names, names, (before, after) => {
-        const changes = sectionChanges(before.map((n) => record(n, n)), after.map((n) => record(n, n)))
+        const changes = sectionChanges(
+          before.map((n) => record(n, n)),
+          after.map((n) => record(n, n)),
+        )
         const gone = new Set(changes.filter((c) => c.kind === 'removed').map((c) => c.name))
         const placed = new Set(changes.filter((c) => c.kind === 'moved' || c.kind === 'added').map((c) => c.name))
         // what neither moved nor came or went keeps its relative order
@@ -114,10 +130,23 @@ describe('section manifest', () => {
 
   it('reconstructRequest returns the manifest, and the cache report names the section added, removed or changed', () => {
     const events = logOf([
-      [{ name: 'identity', text: 'You are Bridle.' }, { name: 'rules', text: 'Be brief.' }],
-      [{ name: 'identity', text: 'You are Bridle.' }, { name: 'rules', text: 'Be brief.' }, { name: 'house', text: 'House rule.' }],
-      [{ name: 'identity', text: 'You are Bridle.' }, { name: 'house', text: 'House rule.' }],
-      [{ name: 'identity', text: 'You are Bridle!' }, { name: 'house', text: 'House rule.' }],
+      [
+        { name: 'identity', text: 'You are Bridle.' },
+        { name: 'rules', text: 'Be brief.' },
+      ],
+      [
+        { name: 'identity', text: 'You are Bridle.' },
+        { name: 'rules', text: 'Be brief.' },
+        { name: 'house', text: 'House rule.' },
+      ],
+      [
+        { name: 'identity', text: 'You are Bridle.' },
+        { name: 'house', text: 'House rule.' },
+      ],
+      [
+        { name: 'identity', text: 'You are Bridle!' },
+        { name: 'house', text: 'House rule.' },
+      ],
     ])
     const rebuilt = reconstructRequest(events, { turn: 2, step: 1 })
     expect(rebuilt.sections?.map((s) => s.name)).toEqual(['identity', 'rules', 'house'])
@@ -134,7 +163,10 @@ describe('section manifest', () => {
   it('a log without manifests (written before them) still reconstructs, verifies and reports by line', () => {
     const events = logOf(
       [
-        [{ name: 'identity', text: 'You are Bridle.' }, { name: 'rules', text: 'Be brief.' }],
+        [
+          { name: 'identity', text: 'You are Bridle.' },
+          { name: 'rules', text: 'Be brief.' },
+        ],
         [{ name: 'identity', text: 'You are Bridle.' }],
       ],
       false,

@@ -33,7 +33,13 @@ const model = { provider: 'p', model: 'm' }
 const user = (text: string) => createUserMessage(text)
 const assistant = (text: string) =>
   createAssistantMessage({ content: text === '' ? [] : [{ type: 'text', text }], source: model })
-const ev = (type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}) => ({ type, seq, time: 1, data, ...extra })
+const ev = (type: string, seq: number, data: unknown, extra: Record<string, unknown> = {}) => ({
+  type,
+  seq,
+  time: 1,
+  data,
+  ...extra,
+})
 const messageOf = (error: () => unknown): string => {
   try {
     error()
@@ -71,7 +77,9 @@ describe('§2 session header', () => {
 
   it('runs the checks in the table order with exact wording', () => {
     const base = { version: 0, id: 'a', createdAt: 1 }
-    expect(messageOf(() => Session.create('a', undefined, { ...base, version: 1, id: 'zz' }))).toBe('session header version must be 0, got 1')
+    expect(messageOf(() => Session.create('a', undefined, { ...base, version: 1, id: 'zz' }))).toBe(
+      'session header version must be 0, got 1',
+    )
     expect(messageOf(() => Session.create('a', undefined, { ...base, id: 'zz', createdAt: -1 }))).toBe(
       'session header id "zz" does not match session id "a"',
     )
@@ -81,7 +89,9 @@ describe('§2 session header', () => {
     expect(messageOf(() => Session.create('a', undefined, { ...base, createdAt: -1 }))).toBe(
       'session header createdAt must be a non-negative safe integer',
     )
-    expect(messageOf(() => Session.create('a', undefined, { ...base, cwd: 3, parentSession: 4 }))).toBe('session header cwd must be a string')
+    expect(messageOf(() => Session.create('a', undefined, { ...base, cwd: 3, parentSession: 4 }))).toBe(
+      'session header cwd must be a string',
+    )
     expect(messageOf(() => Session.create('a', undefined, { ...base, cwd: 'rel/dir', parentSession: 4 }))).toBe(
       'session header cwd must be an absolute path, got "rel/dir"',
     )
@@ -116,8 +126,12 @@ describe('§2 session header', () => {
   it('snapshot mode checks the seed before the header; restore mode checks the header first', () => {
     const badSeed = [{ type: 'x', seq: 0, time: 1, data: {}, bogus: 1 }]
     const badHeader = { version: 2, id: 'a', createdAt: 1 }
-    expect(messageOf(() => Session.create('a', badSeed, badHeader))).toBe('seed event at index 0 has an invalid event envelope')
-    expect(messageOf(() => Session.fromRestore('a', badSeed, badHeader))).toBe('session header version must be 0, got 2')
+    expect(messageOf(() => Session.create('a', badSeed, badHeader))).toBe(
+      'seed event at index 0 has an invalid event envelope',
+    )
+    expect(messageOf(() => Session.fromRestore('a', badSeed, badHeader))).toBe(
+      'session header version must be 0, got 2',
+    )
   })
 })
 
@@ -192,24 +206,29 @@ describe('§5 message shape validation', () => {
     )
     const userSourced = { ...assistant('hi'), source: { kind: 'user' } }
     expect(() =>
-      Session.create('a', [ev('assistant/message', 0, { turn: 1, step: 1, message: userSourced }, { surfaceOp: 'append', sourceEventSeqs: [] })]),
+      Session.create('a', [
+        ev(
+          'assistant/message',
+          0,
+          { turn: 1, step: 1, message: userSourced },
+          { surfaceOp: 'append', sourceEventSeqs: [] },
+        ),
+      ]),
     ).toThrow('seed assistant/message at index 0 message must have model source')
   })
 
   it('tool results need a tool source, one tool-result block, and matching ids', () => {
     const good = createToolResultMessage({ callId: callId('c1'), content: 'ok' })
-    const seed = (message: unknown) => [
-      ev('tool/result', 0, { turn: 1, step: 1, message }, { surfaceOp: 'append' }),
-    ]
+    const seed = (message: unknown) => [ev('tool/result', 0, { turn: 1, step: 1, message }, { surfaceOp: 'append' })]
     expect(() => Session.create('a', seed({ ...good, source: { kind: 'user' } }))).toThrow(
       'seed tool/result at index 0 message must have tool source',
     )
     expect(() => Session.create('a', seed({ ...good, content: [] }))).toThrow(
       'seed tool/result at index 0 message must contain one tool-result block',
     )
-    expect(() => Session.create('a', seed({ ...good, content: [{ type: 'tool-result', toolCallId: 'c2', content: [] }] }))).toThrow(
-      'seed tool/result at index 0 message has mismatched tool call ids',
-    )
+    expect(() =>
+      Session.create('a', seed({ ...good, content: [{ type: 'tool-result', toolCallId: 'c2', content: [] }] })),
+    ).toThrow('seed tool/result at index 0 message has mismatched tool call ids')
     expect(Session.create('a', seed(good)).deriveMessages()).toEqual([good])
   })
 
@@ -224,13 +243,15 @@ describe('§5 message shape validation', () => {
     expect(at({ header: { config: model, adapterDefaults: { maxTokens: true } }, reason: 'initial' })).toThrow(
       'seed request/header at index 0 has invalid adapterDefaults',
     )
-    expect(at({ header: { config: { ...model, maxTokens: 5 }, adapterDefaults: { maxTokens: false } }, reason: 'initial' })).toThrow(
-      'seed request/header at index 0 has invalid adapterDefaults',
-    )
-    expect(at({ header: { config: { ...model, maxTokens: 5 }, adapterDefaults: { temperature: true } }, reason: 'initial' })).toThrow(
-      'seed request/header at index 0 has invalid adapterDefaults',
-    )
-    expect(at({ header: { config: { ...model, maxTokens: 5 }, adapterDefaults: { maxTokens: true } }, reason: 'initial' })).not.toThrow()
+    expect(
+      at({ header: { config: { ...model, maxTokens: 5 }, adapterDefaults: { maxTokens: false } }, reason: 'initial' }),
+    ).toThrow('seed request/header at index 0 has invalid adapterDefaults')
+    expect(
+      at({ header: { config: { ...model, maxTokens: 5 }, adapterDefaults: { temperature: true } }, reason: 'initial' }),
+    ).toThrow('seed request/header at index 0 has invalid adapterDefaults')
+    expect(
+      at({ header: { config: { ...model, maxTokens: 5 }, adapterDefaults: { maxTokens: true } }, reason: 'initial' }),
+    ).not.toThrow()
   })
 
   it('adoptSessionEvent returns the same object with its message frozen; snapshotSessionEvent copies first', () => {
@@ -256,7 +277,18 @@ describe('§5 message shape validation', () => {
 
 describe('§6 JSON values', () => {
   it('rejects -0, undefined slots, sparse arrays and non-plain objects; ignores toJSON; runs each getter once', () => {
-    for (const bad of [-0, { a: undefined }, [undefined], [1, , 2], new Date(0), new Map(), NaN, 1n, Object.assign([1], { x: 1 })]) {
+    for (const bad of [
+      -0,
+      { a: undefined },
+      [undefined],
+      // biome-ignore lint/suspicious/noSparseArray: the hole is the input under test
+      [1, , 2],
+      new Date(0),
+      new Map(),
+      NaN,
+      1n,
+      Object.assign([1], { x: 1 }),
+    ]) {
       expect(snapshotJsonValue(bad)).toBeUndefined()
     }
     expect(snapshotJsonValue({ toJSON: () => 1, a: 1 })).toBeUndefined()
@@ -279,7 +311,7 @@ describe('§6 JSON values', () => {
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
     const proto = JSON.parse('{"__proto__": {"x": 1}}') as object
     const copied = snapshotJsonValue(proto) as Record<string, unknown>
-    expect(Object.prototype.hasOwnProperty.call(copied, '__proto__')).toBe(true)
+    expect(Object.hasOwn(copied, '__proto__')).toBe(true)
     expect(Object.getPrototypeOf(copied)).toBe(Object.prototype)
     const shared = { v: 1 }
     const aliased = snapshotJsonValue({ a: shared, b: shared }) as { a: object; b: object }
@@ -307,22 +339,22 @@ describe('§6 JSON values', () => {
 describe('§7 constructing a Session', () => {
   it('checks each seed event in the listed order', () => {
     // legacy type first, even with a broken envelope
-    expect(messageOf(() => Session.create('a', [{ type: 'request/header-delta', seq: 9, time: 1, data: {}, junk: 1 }]))).toMatch(
-      /request\/header-delta/,
-    )
+    expect(
+      messageOf(() => Session.create('a', [{ type: 'request/header-delta', seq: 9, time: 1, data: {}, junk: 1 }])),
+    ).toMatch(/request\/header-delta/)
     // envelope before contiguity
     expect(messageOf(() => Session.create('a', [{ type: 'x', seq: 5, time: 1.5, data: {} }]))).toBe(
       'seed event at index 0 has an invalid event envelope',
     )
     // shape before fallback and contiguity
     expect(
-      messageOf(() =>
-        Session.create('a', [ev('user/message', 4, { ...user('x'), id: '' }, { surfaceOp: 'append' })]),
-      ),
+      messageOf(() => Session.create('a', [ev('user/message', 4, { ...user('x'), id: '' }, { surfaceOp: 'append' })])),
     ).toBe('seed user/message at index 0 lacks an identified message')
-    expect(messageOf(() => Session.create('a', [ev('request/header', 3, { header: { config: model }, reason: 'fallback' })]))).toMatch(
-      /fallback/,
-    )
+    expect(
+      messageOf(() =>
+        Session.create('a', [ev('request/header', 3, { header: { config: model }, reason: 'fallback' })]),
+      ),
+    ).toMatch(/fallback/)
     expect(messageOf(() => Session.create('a', [ev('x', 0, {}), ev('x', 2, {})]))).toBe(
       'seed event at index 1 has seq 2 (expected 1); seed must be contiguous from 0',
     )
@@ -341,7 +373,10 @@ describe('§7 constructing a Session', () => {
     expect(empty.events.map((e) => e.type)).toEqual(['session/end-seed'])
     expect(empty.events[0]!.data).toEqual({})
     expect(empty.firstLiveSeq).toBe(0)
-    const seeded = Session.create('b', [ev('turn/start', 0, { turn: 1 }), ev('turn/end', 1, { turn: 1, reason: { kind: 'completed' } })])
+    const seeded = Session.create('b', [
+      ev('turn/start', 0, { turn: 1 }),
+      ev('turn/end', 1, { turn: 1, reason: { kind: 'completed' } }),
+    ])
     expect(seeded.events).toHaveLength(3)
     expect(seeded.firstLiveSeq).toBe(2)
     expect(seeded.seq).toBe(3)
@@ -391,9 +426,9 @@ describe('§8 append pipeline', () => {
 
   it('example 3: NaN in todo/write is refused and the log does not grow', () => {
     const s = Session.create('a')
-    expect(() => s.append('todo/write', { todos: [{ content: 'x', status: 'pending', weight: NaN }] } as never)).toThrow(
-      'session event "todo/write" carries non-JSON-serializable data',
-    )
+    expect(() =>
+      s.append('todo/write', { todos: [{ content: 'x', status: 'pending', weight: NaN }] } as never),
+    ).toThrow('session event "todo/write" carries non-JSON-serializable data')
     expect(s.events).toHaveLength(0)
     expect(s.seq).toBe(0)
   })
@@ -406,9 +441,13 @@ describe('§8 append pipeline', () => {
     expect(messageOf(() => s.append('request/header-delta', {}, { sourceEventSeqs: [NaN] }))).toBe(
       'session event "request/header-delta" uses unsupported legacy request/header-delta format',
     )
-    expect(messageOf(() => s.append('request/header', { header: { config: model }, reason: 'fallback' } as never, { sourceEventSeqs: [NaN] }))).toBe(
-      'session event "request/header" uses unsupported legacy request/header reason "fallback"',
-    )
+    expect(
+      messageOf(() =>
+        s.append('request/header', { header: { config: model }, reason: 'fallback' } as never, {
+          sourceEventSeqs: [NaN],
+        }),
+      ),
+    ).toBe('session event "request/header" uses unsupported legacy request/header reason "fallback"')
     expect(messageOf(() => s.append('user/message', user('x'), { surfaceOp: 'append', sourceEventSeqs: [NaN] }))).toBe(
       'session event "user/message" carries non-JSON-serializable surface metadata',
     )
@@ -445,9 +484,12 @@ describe('§8 append pipeline', () => {
     const observed: string[] = []
     ctx.on('session/event', (_s, e) => void observed.push(e.type))
     const s = ctx.sessions.create('veto')
-    const dispose = ctx.on('internal/event' as never, ((_type: string, name: string) => {
-      if (name === 'session/event') throw new Error('veto')
-    }) as never)
+    const dispose = ctx.on(
+      'internal/event' as never,
+      ((_type: string, name: string) => {
+        if (name === 'session/event') throw new Error('veto')
+      }) as never,
+    )
     expect(() => s.append('x', {})).toThrow('veto')
     expect(s.events).toHaveLength(0)
     expect(observed).toEqual([])
@@ -479,15 +521,15 @@ describe('§9 surface operations', () => {
     s.append('user/message', user('d'), { surfaceOp: { op: 'replace', start: 4, end: 3 }, sourceEventSeqs: [3, 4] })
     expect(s.surface.nodes).toEqual([0, 5])
     // shadowed seqs can never be targeted again
-    expect(() => s.append('user/message', user('e'), { surfaceOp: { op: 'replace', start: 1, end: 1 }, sourceEventSeqs: [1] })).toThrow(
-      'surface replace: start seq 1 not found in surface',
-    )
-    expect(() => s.append('user/message', user('e'), { surfaceOp: { op: 'replace', start: 0, end: 3 }, sourceEventSeqs: [0] })).toThrow(
-      'surface replace: end seq 3 not found in surface',
-    )
-    expect(() => s.append('user/message', user('e'), { surfaceOp: { op: 'replace', start: 5, end: 0 }, sourceEventSeqs: [0, 5] })).toThrow(
-      'surface replace: start seq 5 (index 1) is after end seq 0 (index 0)',
-    )
+    expect(() =>
+      s.append('user/message', user('e'), { surfaceOp: { op: 'replace', start: 1, end: 1 }, sourceEventSeqs: [1] }),
+    ).toThrow('surface replace: start seq 1 not found in surface')
+    expect(() =>
+      s.append('user/message', user('e'), { surfaceOp: { op: 'replace', start: 0, end: 3 }, sourceEventSeqs: [0] }),
+    ).toThrow('surface replace: end seq 3 not found in surface')
+    expect(() =>
+      s.append('user/message', user('e'), { surfaceOp: { op: 'replace', start: 5, end: 0 }, sourceEventSeqs: [0, 5] }),
+    ).toThrow('surface replace: start seq 5 (index 1) is after end seq 0 (index 0)')
   })
 
   it('planner rules and their order', () => {
@@ -505,15 +547,17 @@ describe('§9 surface operations', () => {
     expect(messageOf(() => s.append('user/message', user('x'), { surfaceOp: 'prepend' as never }))).toBe(
       'session event "user/message" carries an invalid surfaceOp',
     )
-    expect(messageOf(() => s.append('user/message', user('x'), { surfaceOp: { op: 'replace', start: 0, end: 0, x: 1 } as never }))).toBe(
-      'session event "user/message" carries an invalid replace surfaceOp',
-    )
-    expect(messageOf(() => s.append('user/message', user('x'), { surfaceOp: { op: 'replace', start: -1, end: 0 } }))).toBe(
-      'session event "user/message" carries an invalid replace surfaceOp',
-    )
-    expect(messageOf(() => s.append('user/message', user('x'), { surfaceOp: 'append', sourceEventSeqs: 0 as never }))).toBe(
-      'sourceEventSeqs on event at seq 1 must be an array when present',
-    )
+    expect(
+      messageOf(() =>
+        s.append('user/message', user('x'), { surfaceOp: { op: 'replace', start: 0, end: 0, x: 1 } as never }),
+      ),
+    ).toBe('session event "user/message" carries an invalid replace surfaceOp')
+    expect(
+      messageOf(() => s.append('user/message', user('x'), { surfaceOp: { op: 'replace', start: -1, end: 0 } })),
+    ).toBe('session event "user/message" carries an invalid replace surfaceOp')
+    expect(
+      messageOf(() => s.append('user/message', user('x'), { surfaceOp: 'append', sourceEventSeqs: 0 as never })),
+    ).toBe('sourceEventSeqs on event at seq 1 must be an array when present')
     expect(messageOf(() => s.append('user/message', user('x'), { surfaceOp: 'append', sourceEventSeqs: [] }))).toBe(
       'sourceEventSeqs must not be empty except on assistant/message',
     )
@@ -526,32 +570,63 @@ describe('§9 surface operations', () => {
     expect(messageOf(() => s.append('user/message', user('x'), { surfaceOp: 'append', sourceEventSeqs: [1] }))).toBe(
       'sourceEventSeqs must reference earlier events: 1 >= current seq 1',
     )
-    expect(s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: 'append', sourceEventSeqs: [] }).seq).toBe(1)
+    expect(
+      s.append(
+        'assistant/message',
+        { turn: 1, step: 1, message: assistant('') },
+        { surfaceOp: 'append', sourceEventSeqs: [] },
+      ).seq,
+    ).toBe(1)
     expect(s.events).toHaveLength(2)
   })
 
   it('foldSurface reports contiguity and replacements; tool/result replaces may change only content', () => {
-    expect(() => foldSurface([ev('x', 1, {})] as AnySessionEvent[])).toThrow('session event seq 1 is not contiguous; expected 0')
+    expect(() => foldSurface([ev('x', 1, {})] as AnySessionEvent[])).toThrow(
+      'session event seq 1 is not contiguous; expected 0',
+    )
     const s = Session.create('a')
     const r1 = createToolResultMessage({ callId: callId('c1'), content: 'long output' })
     s.append('tool/result', { turn: 1, step: 1, message: r1 }, { surfaceOp: 'append' })
     s.append('user/message', user('u'), { surfaceOp: 'append' })
     const trimmed = { ...r1, content: [{ ...r1.content[0]!, content: [{ type: 'text' as const, text: '[trimmed]' }] }] }
     expect(() =>
-      s.append('tool/result', { turn: 1, step: 1, message: trimmed }, { surfaceOp: { op: 'replace', start: 0, end: 1 }, sourceEventSeqs: [0, 1] }),
+      s.append(
+        'tool/result',
+        { turn: 1, step: 1, message: trimmed },
+        { surfaceOp: { op: 'replace', start: 0, end: 1 }, sourceEventSeqs: [0, 1] },
+      ),
     ).toThrow('tool/result surface replacement must rewrite exactly one current node')
     expect(() =>
-      s.append('tool/result', { turn: 1, step: 1, message: trimmed }, { surfaceOp: { op: 'replace', start: 1, end: 1 }, sourceEventSeqs: [1] }),
+      s.append(
+        'tool/result',
+        { turn: 1, step: 1, message: trimmed },
+        { surfaceOp: { op: 'replace', start: 1, end: 1 }, sourceEventSeqs: [1] },
+      ),
     ).toThrow('tool/result surface replacement must target a current tool/result')
     expect(() =>
-      s.append('tool/result', { turn: 1, step: 2, message: trimmed }, { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] }),
+      s.append(
+        'tool/result',
+        { turn: 1, step: 2, message: trimmed },
+        { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] },
+      ),
     ).toThrow('tool/result surface replacement may change only content')
     expect(() =>
-      s.append('tool/result', { turn: 1, step: 1, message: { ...trimmed, id: 'other' } }, { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] }),
+      s.append(
+        'tool/result',
+        { turn: 1, step: 1, message: { ...trimmed, id: 'other' } },
+        { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] },
+      ),
     ).toThrow('tool/result surface replacement may change only content')
-    s.append('tool/result', { turn: 1, step: 1, message: trimmed }, { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] })
+    s.append(
+      'tool/result',
+      { turn: 1, step: 1, message: trimmed },
+      { surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] },
+    )
     expect(s.surface.nodes).toEqual([2, 1])
-    expect(foldSurface(s.events)).toEqual({ nodes: [2, 1], replacements: [{ seq: 2, start: 0, end: 0, shadowedSeqs: [0] }] })
+    expect(foldSurface(s.events)).toEqual({
+      nodes: [2, 1],
+      replacements: [{ seq: 2, start: 0, end: 0, shadowedSeqs: [0] }],
+    })
   })
 })
 
@@ -561,9 +636,19 @@ describe('§10 deriveMessages', () => {
     s.append('turn/start', { turn: 1 })
     const u = user('hi')
     s.append('user/message', u, { surfaceOp: 'append' })
-    const chunks = [0, 1, 2].map((i) => s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: `h${i}` } } as never))
+    const chunks = [0, 1, 2].map((i) =>
+      s.append('assistant/chunk', {
+        turn: 1,
+        step: 1,
+        chunk: { type: 'text-delta', index: 0, text: `h${i}` },
+      } as never),
+    )
     const a = assistant('hello')
-    s.append('assistant/message', { turn: 1, step: 1, message: a }, { surfaceOp: 'append', sourceEventSeqs: chunks.map((c) => c.seq) })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: a },
+      { surfaceOp: 'append', sourceEventSeqs: chunks.map((c) => c.seq) },
+    )
     s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
     expect(s.surface.nodes).toEqual([1, 5])
     const msgs = s.deriveMessages()
@@ -583,7 +668,11 @@ describe('§10 deriveMessages', () => {
 
   it('an empty assistant message occupies a node but yields no message; other types project to null', () => {
     const s = Session.create('a')
-    s.append('assistant/message', { turn: 1, step: 1, message: assistant('') }, { surfaceOp: 'append', sourceEventSeqs: [] })
+    s.append(
+      'assistant/message',
+      { turn: 1, step: 1, message: assistant('') },
+      { surfaceOp: 'append', sourceEventSeqs: [] },
+    )
     expect(s.surface.nodes).toEqual([0])
     expect(s.deriveMessages()).toEqual([])
     expect(deriveEventMessage(s.append('turn/start', { turn: 1 }))).toBeNull()
@@ -596,7 +685,10 @@ describe('§11 request header and context', () => {
     const c = canonicalHeader({ config, system: '', tools: [], adapterDefaults: {} })
     expect(c).toEqual({ config })
     expect(c.config).toBe(config)
-    expect(canonicalHeader({ config, adapterDefaults: { maxTokens: true } })).toEqual({ config, adapterDefaults: { maxTokens: true } })
+    expect(canonicalHeader({ config, adapterDefaults: { maxTokens: true } })).toEqual({
+      config,
+      adapterDefaults: { maxTokens: true },
+    })
   })
 
   it('headerEquals compares field by field without canonicalizing', () => {
@@ -644,25 +736,48 @@ function toolRound() {
   s.append('user/message', prompt, { surfaceOp: 'append' })
   s.append('request/header', { header: { config: model, system: 'sys' }, reason: 'initial' })
   s.append('request/context', { ...model, contextWindow: 100 })
-  const chunk = s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: '.' } } as never)
-  const call = createAssistantMessage({ content: [{ type: 'tool-call', id: callId('c1'), name: 'read', arguments: '{}' }], source: model })
-  s.append('assistant/message', { turn: 1, step: 1, message: call }, { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] })
+  const chunk = s.append('assistant/chunk', {
+    turn: 1,
+    step: 1,
+    chunk: { type: 'text-delta', index: 0, text: '.' },
+  } as never)
+  const call = createAssistantMessage({
+    content: [{ type: 'tool-call', id: callId('c1'), name: 'read', arguments: '{}' }],
+    source: model,
+  })
+  s.append(
+    'assistant/message',
+    { turn: 1, step: 1, message: call },
+    { surfaceOp: 'append', sourceEventSeqs: [chunk.seq] },
+  )
   const callEvent = s.append('tool/call', { turn: 1, step: 1, callId: 'c1', name: 'read', arguments: '{}' })
   const result = createToolResultMessage({ callId: callId('c1'), content: 'data' })
-  s.append('tool/result', { turn: 1, step: 1, message: result }, { surfaceOp: 'append', sourceEventSeqs: [callEvent.seq] })
+  s.append(
+    'tool/result',
+    { turn: 1, step: 1, message: result },
+    { surfaceOp: 'append', sourceEventSeqs: [callEvent.seq] },
+  )
   s.append('step/end', { turn: 1, step: 1 })
   const stepStart = s.append('step/start', { turn: 1, step: 2 })
   const snapshot = user('cwd: /w')
   s.append('user/message', snapshot, { surfaceOp: 'append' })
-  const out = s.append('assistant/chunk', { turn: 1, step: 2, chunk: { type: 'text-delta', index: 0, text: 'x' } } as never)
-  s.append('assistant/message', { turn: 1, step: 2, message: assistant('x') }, { surfaceOp: 'append', sourceEventSeqs: [out.seq] })
+  const out = s.append('assistant/chunk', {
+    turn: 1,
+    step: 2,
+    chunk: { type: 'text-delta', index: 0, text: 'x' },
+  } as never)
+  s.append(
+    'assistant/message',
+    { turn: 1, step: 2, message: assistant('x') },
+    { surfaceOp: 'append', sourceEventSeqs: [out.seq] },
+  )
   s.append('step/end', { turn: 1, step: 2 })
   s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
   return { s, prompt, call, result, snapshot, stepStart, out }
 }
 
 describe('§12 reconstructRequest', () => {
-  it('example 5: step 2 after a tool round uses step 1\'s initial header', () => {
+  it("example 5: step 2 after a tool round uses step 1's initial header", () => {
     const { s, prompt, call, result, snapshot, stepStart, out } = toolRound()
     const r = reconstructRequest(s.events, { turn: 1, step: 2 })
     expect(r.messages).toEqual([prompt, call, result, snapshot])
@@ -691,15 +806,23 @@ describe('§12 reconstructRequest', () => {
 
   it('errors and the fallback cut points', () => {
     const { s } = toolRound()
-    expect(() => reconstructRequest(s.events, { turn: 0, step: 1 })).toThrow('reconstructRequest: turn and step must be positive safe integers')
-    expect(() => reconstructRequest(s.events, { turn: 1, step: 1.5 })).toThrow('reconstructRequest: turn and step must be positive safe integers')
-    expect(() => reconstructRequest(s.events, { turn: 2, step: 1 })).toThrow('reconstructRequest: no step/start for turn 2 step 1')
+    expect(() => reconstructRequest(s.events, { turn: 0, step: 1 })).toThrow(
+      'reconstructRequest: turn and step must be positive safe integers',
+    )
+    expect(() => reconstructRequest(s.events, { turn: 1, step: 1.5 })).toThrow(
+      'reconstructRequest: turn and step must be positive safe integers',
+    )
+    expect(() => reconstructRequest(s.events, { turn: 2, step: 1 })).toThrow(
+      'reconstructRequest: no step/start for turn 2 step 1',
+    )
     expect(() => reconstructRequest([])).toThrow('reconstructRequest: no step/start in the given events')
     const t = Session.create('b')
     t.append('turn/start', { turn: 1 })
     t.append('step/start', { turn: 1, step: 1 })
     t.append('user/message', user('x'), { surfaceOp: 'append' })
-    expect(() => reconstructRequest(t.events, { turn: 1, step: 1 })).toThrow('reconstructRequest: no request/header precedes turn 1 step 1')
+    expect(() => reconstructRequest(t.events, { turn: 1, step: 1 })).toThrow(
+      'reconstructRequest: no request/header precedes turn 1 step 1',
+    )
     t.append('request/header', { header: { config: model }, reason: 'initial' })
     const open = reconstructRequest(t.events, { turn: 1, step: 1 })
     expect(open.outputSeq).toBeUndefined()
@@ -719,7 +842,12 @@ describe('§13 interruptedTurnClosers', () => {
       { type: 'step/start', seq: 1, time: 11, data: { turn: 1, step: 1 } },
       { type: 'user/message', seq: 2, time: 12, data: user('go'), surfaceOp: 'append' },
       { type: 'request/header', seq: 3, time: 13, data: { header: { config: model }, reason: 'initial' } },
-      { type: 'assistant/chunk', seq: 4, time: 14, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: '' } } },
+      {
+        type: 'assistant/chunk',
+        seq: 4,
+        time: 14,
+        data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: '' } },
+      },
       {
         type: 'assistant/message',
         seq: 5,
@@ -727,7 +855,10 @@ describe('§13 interruptedTurnClosers', () => {
         data: {
           turn: 1,
           step: 1,
-          message: createAssistantMessage({ content: [{ type: 'tool-call', id: callId('c1'), name: 'rm', arguments: '{}' }], source: model }),
+          message: createAssistantMessage({
+            content: [{ type: 'tool-call', id: callId('c1'), name: 'rm', arguments: '{}' }],
+            source: model,
+          }),
         },
         surfaceOp: 'append',
         sourceEventSeqs: [4],
@@ -776,14 +907,27 @@ describe('§13 interruptedTurnClosers', () => {
 
   it('not-started calls get no provenance; dangling calls of an ended step get nothing; a closed log gets []', () => {
     const msg = (ids: string[]) =>
-      createAssistantMessage({ content: ids.map((id) => ({ type: 'tool-call' as const, id: callId(id), name: 't', arguments: '{}' })), source: model })
+      createAssistantMessage({
+        content: ids.map((id) => ({ type: 'tool-call' as const, id: callId(id), name: 't', arguments: '{}' })),
+        source: model,
+      })
     const events = [
       ev('turn/start', 0, { turn: 1 }),
       ev('step/start', 1, { turn: 1, step: 1 }),
-      ev('assistant/message', 2, { turn: 1, step: 1, message: msg(['old']) }, { surfaceOp: 'append', sourceEventSeqs: [] }),
+      ev(
+        'assistant/message',
+        2,
+        { turn: 1, step: 1, message: msg(['old']) },
+        { surfaceOp: 'append', sourceEventSeqs: [] },
+      ),
       ev('step/end', 3, { turn: 1, step: 1 }),
       ev('step/start', 4, { turn: 1, step: 2 }),
-      ev('assistant/message', 5, { turn: 1, step: 2, message: msg(['n1', 'n2']) }, { surfaceOp: 'append', sourceEventSeqs: [] }),
+      ev(
+        'assistant/message',
+        5,
+        { turn: 1, step: 2, message: msg(['n1', 'n2']) },
+        { surfaceOp: 'append', sourceEventSeqs: [] },
+      ),
     ] as AnySessionEvent[]
     const closers = interruptedTurnClosers(events)
     expect(closers.map((c) => c.type)).toEqual(['tool/result', 'tool/result', 'step/end', 'turn/end'])
@@ -796,7 +940,12 @@ describe('§13 interruptedTurnClosers', () => {
     )
     expect((closers[1]!.data as { step: number }).step).toBe(2)
     expect(interruptedTurnClosers([])).toEqual([])
-    expect(interruptedTurnClosers([ev('turn/start', 0, { turn: 1 }), ev('turn/end', 1, { turn: 1, reason: { kind: 'completed' } })] as AnySessionEvent[])).toEqual([])
+    expect(
+      interruptedTurnClosers([
+        ev('turn/start', 0, { turn: 1 }),
+        ev('turn/end', 1, { turn: 1, reason: { kind: 'completed' } }),
+      ] as AnySessionEvent[]),
+    ).toEqual([])
   })
 })
 
@@ -824,8 +973,14 @@ describe('§14 branch', () => {
 
   it('runs the checks in order with codes', () => {
     const { ctx, s } = withTurns()
-    expect(forkError(() => ctx.sessions.branch('missing', -1, 'src'))).toEqual(['session "src" already exists', 'SESSION_ALREADY_EXISTS'])
-    expect(forkError(() => ctx.sessions.branch('missing', -1))).toEqual(['session "missing" not found', 'SESSION_NOT_FOUND'])
+    expect(forkError(() => ctx.sessions.branch('missing', -1, 'src'))).toEqual([
+      'session "src" already exists',
+      'SESSION_ALREADY_EXISTS',
+    ])
+    expect(forkError(() => ctx.sessions.branch('missing', -1))).toEqual([
+      'session "missing" not found',
+      'SESSION_NOT_FOUND',
+    ])
     expect(forkError(() => ctx.sessions.branch(Session.create('src'), -1))).toEqual([
       'session "src" is not the live store instance',
       'SESSION_NOT_LIVE',
@@ -834,9 +989,18 @@ describe('§14 branch', () => {
       'fork boundary for session "src" must be a non-negative safe integer, got -1',
       'INVALID_BOUNDARY',
     ])
-    expect(forkError(() => ctx.sessions.branch(s, 5))).toEqual(['fork boundary 5 does not exist in session "src" (last seq: 4)', 'INVALID_BOUNDARY'])
-    expect(forkError(() => ctx.sessions.branch(s))).toEqual(['fork boundary 4 in session "src" ends inside open turn 2', 'OPEN_TURN'])
-    expect(forkError(() => ctx.sessions.branch(s, 1))).toEqual(['fork boundary 1 in session "src" ends inside open turn 1', 'OPEN_TURN'])
+    expect(forkError(() => ctx.sessions.branch(s, 5))).toEqual([
+      'fork boundary 5 does not exist in session "src" (last seq: 4)',
+      'INVALID_BOUNDARY',
+    ])
+    expect(forkError(() => ctx.sessions.branch(s))).toEqual([
+      'fork boundary 4 in session "src" ends inside open turn 2',
+      'OPEN_TURN',
+    ])
+    expect(forkError(() => ctx.sessions.branch(s, 1))).toEqual([
+      'fork boundary 1 in session "src" ends inside open turn 1',
+      'OPEN_TURN',
+    ])
     const empty = ctx.sessions.create('empty')
     expect(forkError(() => ctx.sessions.branch(empty, 0))).toEqual([
       'fork boundary 0 does not exist in session "empty" (last seq: none)',
@@ -923,7 +1087,9 @@ describe('§15 SessionStore', () => {
     ctx.plugin(SessionStore)
     const published: string[] = []
     ctx.on('session/event', (_s, e) => void published.push(e.type))
-    const s = ctx.sessions.create('seeded', { seed: [ev('turn/start', 0, { turn: 1 }), ev('turn/end', 1, { turn: 1, reason: { kind: 'completed' } })] })
+    const s = ctx.sessions.create('seeded', {
+      seed: [ev('turn/start', 0, { turn: 1 }), ev('turn/end', 1, { turn: 1, reason: { kind: 'completed' } })],
+    })
     expect(s.events.at(-1)!.type).toBe('session/end-seed')
     expect(published).toEqual([])
     s.append('x', {})
@@ -934,7 +1100,9 @@ describe('§15 SessionStore', () => {
 describe('provability: canonicalJson and verifyDigests', () => {
   it('sorts keys by UTF-16 code unit at every level with no whitespace', () => {
     const value = { b: [{ z: 1, a: '\u2028' }], a: null, '\uFF61': 1, '\uD83D\uDE00': 2, é: 0.5 }
-    expect(canonicalJson(value)).toBe(`{"a":null,"b":[{"a":${JSON.stringify('\u2028')},"z":1}],"é":0.5,"\uD83D\uDE00":2,"\uFF61":1}`)
+    expect(canonicalJson(value)).toBe(
+      `{"a":null,"b":[{"a":${JSON.stringify('\u2028')},"z":1}],"é":0.5,"\uD83D\uDE00":2,"\uFF61":1}`,
+    )
     expect(canonicalJson([1e21, 1e-7, 'x'])).toBe('[1e+21,1e-7,"x"]')
   })
 
@@ -952,7 +1120,17 @@ describe('provability: canonicalJson and verifyDigests', () => {
       for (const m of r.messages) chain = sha(chain + sha(canonicalJson(m)))
       const count = r.messages.length
       const request = sha(config + sys + tools + chain + ':' + count)
-      return { turn: 1, step, attempt: 1, algorithm: 'sha256', request, config, system: sys, tools, messages: { count, chain } }
+      return {
+        turn: 1,
+        step,
+        attempt: 1,
+        algorithm: 'sha256',
+        request,
+        config,
+        system: sys,
+        tools,
+        messages: { count, chain },
+      }
     }
     let inserted = 0
     for (const e of s.events) {
@@ -969,10 +1147,11 @@ describe('provability: canonicalJson and verifyDigests', () => {
     }
     expect(inserted).toBe(2)
     const results = verifyDigests(log.events)
-    expect(results.map(({ turn, step, attempt, ok, mismatched }) => ({ turn, step, attempt, ok, mismatched }))).toEqual([
-      { turn: 1, step: 1, attempt: 1, ok: true, mismatched: [] },
-      { turn: 1, step: 2, attempt: 1, ok: false, mismatched: ['system', 'request'] },
-    ])
+    expect(results.map(({ turn, step, attempt, ok, mismatched }) => ({ turn, step, attempt, ok, mismatched }))).toEqual(
+      [
+        { turn: 1, step: 1, attempt: 1, ok: true, mismatched: [] },
+        { turn: 1, step: 2, attempt: 1, ok: false, mismatched: ['system', 'request'] },
+      ],
+    )
   })
-
 })

@@ -37,7 +37,9 @@ describe('SessionStore.prepare', () => {
     const s = ctx.sessions.prepare('a', { meta: { cwd: '/w', createdAt: 7, parentSession: 'p', seedLength: 0 } })
     expect(s.header).toEqual({ version: 0, id: 'a', createdAt: 7, cwd: '/w', parentSession: 'p', seedLength: 0 })
     expect(ctx.sessions.get('a')).toBeUndefined()
-    expect(() => ctx.sessions.prepare('b', { meta: { cwd: 'rel' } })).toThrow('session header cwd must be an absolute path, got "rel"')
+    expect(() => ctx.sessions.prepare('b', { meta: { cwd: 'rel' } })).toThrow(
+      'session header cwd must be an absolute path, got "rel"',
+    )
   })
 
   it('seedSource persistence adopts the seed in restore mode', () => {
@@ -145,7 +147,9 @@ describe('SessionStore.create', () => {
       throw new Error(`session "${s.id}" already has a persisted log on disk; load/resume it instead of creating`)
     })
     ctx.on('session/disposed', (s) => void log.push(`disposed ${s.id}`))
-    expect(() => ctx.sessions.create('s1')).toThrow('session "s1" already has a persisted log on disk; load/resume it instead of creating')
+    expect(() => ctx.sessions.create('s1')).toThrow(
+      'session "s1" already has a persisted log on disk; load/resume it instead of creating',
+    )
     expect(ctx.sessions.get('s1')).toBeUndefined()
     expect(log).toEqual(['created s1', 'disposed s1'])
     expect(() => ctx.sessions.create('s1')).toThrow() // still vetoed, but the id is free again
@@ -252,7 +256,9 @@ describe('session/event publication (§8 steps 7–9)', () => {
     await flushMicrotasks()
     expect(warnings).toContain('session "a": session/event listener threw: Error: sync boom')
     expect(warnings).toContain('session "a": session/event listener rejected: Error: async boom')
-    expect(warnings).toContain('session "a": session/event listener threw: Error: session append cannot reenter while another append is being published')
+    expect(warnings).toContain(
+      'session "a": session/event listener threw: Error: session append cannot reenter while another append is being published',
+    )
     // the guard is released afterwards
     expect(s.append('turn/end', { turn: 1, reason: { kind: 'completed' } }).seq).toBe(1)
   })
@@ -378,8 +384,14 @@ describe('scope filtering (§15)', () => {
     scope.ctx.on('session/created', (s) => void heard.push(`created:${s.id}`))
     scope.ctx.on('session/flush', (s) => void heard.push(`flush:${s.id}`))
     scope.ctx.on('session/disposed', (s) => void heard.push(`disposed:${s.id}`))
-    const outside = ctx.plugin({ inject: ['sessions'], apply: (inner: Context) => void inner.sessions.create('outside') })
-    const inside = scope.ctx.plugin({ inject: ['sessions'], apply: (inner: Context) => void inner.sessions.create('inside') })
+    const outside = ctx.plugin({
+      inject: ['sessions'],
+      apply: (inner: Context) => void inner.sessions.create('outside'),
+    })
+    const inside = scope.ctx.plugin({
+      inject: ['sessions'],
+      apply: (inner: Context) => void inner.sessions.create('inside'),
+    })
     expect(await ctx.sessions.flush(ctx.sessions.get('outside')!)).toBe(false)
     expect(await ctx.sessions.flush(ctx.sessions.get('inside')!)).toBe(true)
     outside.dispose()
@@ -391,7 +403,9 @@ describe('scope filtering (§15)', () => {
 describe('SessionStore.flush (§15)', () => {
   it('rejects for a session that is not the live entry', async () => {
     const ctx = setup()
-    await expect(ctx.sessions.flush(Session.create('ghost'))).rejects.toThrow('session "ghost" is not live in this store')
+    await expect(ctx.sessions.flush(Session.create('ghost'))).rejects.toThrow(
+      'session "ghost" is not live in this store',
+    )
     ctx.sessions.create('x')
     await expect(ctx.sessions.flush(Session.create('x'))).rejects.toThrow('session "x" is not live in this store')
   })
@@ -457,15 +471,47 @@ describe('ctx.sessions.branch (§14)', () => {
     const ctx = setup()
     const s = withTurns(ctx)
     ctx.sessions.create('taken')
-    expect(codeOf(() => ctx.sessions.branch('missing', -1, 'taken'))).toEqual(['SessionForkError', 'SESSION_ALREADY_EXISTS', 'session "taken" already exists'])
-    expect(codeOf(() => ctx.sessions.branch('missing'))).toEqual(['SessionForkError', 'SESSION_NOT_FOUND', 'session "missing" not found'])
-    expect(codeOf(() => ctx.sessions.branch(Session.create('src')))).toEqual(['SessionForkError', 'SESSION_NOT_LIVE', 'session "src" is not the live store instance'])
-    expect(codeOf(() => ctx.sessions.branch(s, -1))).toEqual(['SessionForkError', 'INVALID_BOUNDARY', 'fork boundary for session "src" must be a non-negative safe integer, got -1'])
-    expect(codeOf(() => ctx.sessions.branch(s, 1.5))?.[2]).toBe('fork boundary for session "src" must be a non-negative safe integer, got 1.5')
-    expect(codeOf(() => ctx.sessions.branch(s, 6))).toEqual(['SessionForkError', 'INVALID_BOUNDARY', 'fork boundary 6 does not exist in session "src" (last seq: 5)'])
-    expect(codeOf(() => ctx.sessions.branch(ctx.sessions.create('empty'), 0))?.[2]).toBe('fork boundary 0 does not exist in session "empty" (last seq: none)')
-    expect(codeOf(() => ctx.sessions.branch(s, 1))).toEqual(['SessionForkError', 'OPEN_TURN', 'fork boundary 1 in session "src" ends inside open turn 1'])
-    expect(codeOf(() => ctx.sessions.branch(s))).toEqual(['SessionForkError', 'OPEN_TURN', 'fork boundary 5 in session "src" ends inside open turn 2'])
+    expect(codeOf(() => ctx.sessions.branch('missing', -1, 'taken'))).toEqual([
+      'SessionForkError',
+      'SESSION_ALREADY_EXISTS',
+      'session "taken" already exists',
+    ])
+    expect(codeOf(() => ctx.sessions.branch('missing'))).toEqual([
+      'SessionForkError',
+      'SESSION_NOT_FOUND',
+      'session "missing" not found',
+    ])
+    expect(codeOf(() => ctx.sessions.branch(Session.create('src')))).toEqual([
+      'SessionForkError',
+      'SESSION_NOT_LIVE',
+      'session "src" is not the live store instance',
+    ])
+    expect(codeOf(() => ctx.sessions.branch(s, -1))).toEqual([
+      'SessionForkError',
+      'INVALID_BOUNDARY',
+      'fork boundary for session "src" must be a non-negative safe integer, got -1',
+    ])
+    expect(codeOf(() => ctx.sessions.branch(s, 1.5))?.[2]).toBe(
+      'fork boundary for session "src" must be a non-negative safe integer, got 1.5',
+    )
+    expect(codeOf(() => ctx.sessions.branch(s, 6))).toEqual([
+      'SessionForkError',
+      'INVALID_BOUNDARY',
+      'fork boundary 6 does not exist in session "src" (last seq: 5)',
+    ])
+    expect(codeOf(() => ctx.sessions.branch(ctx.sessions.create('empty'), 0))?.[2]).toBe(
+      'fork boundary 0 does not exist in session "empty" (last seq: none)',
+    )
+    expect(codeOf(() => ctx.sessions.branch(s, 1))).toEqual([
+      'SessionForkError',
+      'OPEN_TURN',
+      'fork boundary 1 in session "src" ends inside open turn 1',
+    ])
+    expect(codeOf(() => ctx.sessions.branch(s))).toEqual([
+      'SessionForkError',
+      'OPEN_TURN',
+      'fork boundary 5 in session "src" ends inside open turn 2',
+    ])
   })
 
   it('example 6: forking at a turn/end gives a detached copy of the prefix plus the end-seed marker', () => {
@@ -473,7 +519,13 @@ describe('ctx.sessions.branch (§14)', () => {
     const s = withTurns(ctx)
     const child = ctx.sessions.branch(s, 3, 'child')
     expect(child.firstLiveSeq).toBe(4)
-    expect(child.events.map((e) => e.type)).toEqual(['turn/start', 'user/message', 'turn/end', 'todo/write', 'session/end-seed'])
+    expect(child.events.map((e) => e.type)).toEqual([
+      'turn/start',
+      'user/message',
+      'turn/end',
+      'todo/write',
+      'session/end-seed',
+    ])
     expect(child.events[1]).toEqual(s.events[1])
     expect(child.events[1]).not.toBe(s.events[1])
     expect(child.header).toMatchObject({ id: 'child', cwd: '/work', parentSession: 'src', seedLength: 4 })

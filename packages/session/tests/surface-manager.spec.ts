@@ -28,7 +28,8 @@ const base = (): AnySessionEvent[] => [
   event(2, 'tool/result', resultData, { surfaceOp: 'append', sourceEventSeqs: [1] }),
 ]
 
-const rewriteOf = (data: unknown) => event(3, 'tool/result', data, { surfaceOp: { op: 'replace', start: 2, end: 2 }, sourceEventSeqs: [2] })
+const rewriteOf = (data: unknown) =>
+  event(3, 'tool/result', data, { surfaceOp: { op: 'replace', start: 2, end: 2 }, sourceEventSeqs: [2] })
 
 type Path = (string | number)[]
 
@@ -36,7 +37,10 @@ type Path = (string | number)[]
 function pathsOf(value: unknown, prefix: Path = []): Path[] {
   if (typeof value !== 'object' || value === null) return []
   const keys: (string | number)[] = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value)
-  return keys.flatMap((key) => [[...prefix, key], ...pathsOf((value as Record<string | number, unknown>)[key], [...prefix, key])])
+  return keys.flatMap((key) => [
+    [...prefix, key],
+    ...pathsOf((value as Record<string | number, unknown>)[key], [...prefix, key]),
+  ])
 }
 
 /** A deep copy of `data` with the value at `path` replaced, removed, or given an extra member. */
@@ -47,34 +51,40 @@ function edit(data: unknown, path: Path, how: 'replace' | 'remove' | 'extend'): 
   const last = path.at(-1)!
   const target = parent[last]
   if (how === 'remove' && !Array.isArray(parent)) delete parent[last]
-  else if (how === 'extend' && typeof target === 'object' && target !== null && !Array.isArray(target)) (target as Record<string, unknown>).extra = 1
+  else if (how === 'extend' && typeof target === 'object' && target !== null && !Array.isArray(target))
+    (target as Record<string, unknown>).extra = 1
   else parent[last] = { edited: JSON.stringify(target) }
   return copy
 }
 
 const CONTENT: Path = ['message', 'content', 0, 'content']
-const underContent = (path: Path) => path.length >= CONTENT.length && CONTENT.every((key, i) => String(path[i]) === String(key))
+const underContent = (path: Path) =>
+  path.length >= CONTENT.length && CONTENT.every((key, i) => String(path[i]) === String(key))
 
 describe('tool/result replacement may change only the content of the result', () => {
   it('for an edit anywhere in the result: accepted exactly when it lies inside that content (property)', () => {
     const paths = pathsOf(resultData)
     fc.assert(
-      fc.property(fc.constantFrom(...paths), fc.constantFrom('replace', 'remove', 'extend') as fc.Arbitrary<'replace' | 'remove' | 'extend'>, (path, how) => {
-        const edited = edit(resultData, path, how)
-        fc.pre(JSON.stringify(edited) !== JSON.stringify(resultData))
-        const manager = new SurfaceManager(base())
-        const push = () => manager.push(rewriteOf(edited))
-        // the content itself may be rewritten, not removed: a result always has one
-        const contentOnly = underContent(path) && !(how === 'remove' && path.length === CONTENT.length)
-        if (contentOnly) {
-          expect(push()).toMatchObject({ kind: 'replace', seq: 3, shadowedSeqs: [2] })
-          expect(manager.nodes).toEqual([0, 3])
-        } else {
-          expect(push).toThrow('tool/result surface replacement may change only content')
-          expect(manager.nodes).toEqual([0, 2])
-          expect(manager.expectedSeq).toBe(3)
-        }
-      }),
+      fc.property(
+        fc.constantFrom(...paths),
+        fc.constantFrom('replace', 'remove', 'extend') as fc.Arbitrary<'replace' | 'remove' | 'extend'>,
+        (path, how) => {
+          const edited = edit(resultData, path, how)
+          fc.pre(JSON.stringify(edited) !== JSON.stringify(resultData))
+          const manager = new SurfaceManager(base())
+          const push = () => manager.push(rewriteOf(edited))
+          // the content itself may be rewritten, not removed: a result always has one
+          const contentOnly = underContent(path) && !(how === 'remove' && path.length === CONTENT.length)
+          if (contentOnly) {
+            expect(push()).toMatchObject({ kind: 'replace', seq: 3, shadowedSeqs: [2] })
+            expect(manager.nodes).toEqual([0, 3])
+          } else {
+            expect(push).toThrow('tool/result surface replacement may change only content')
+            expect(manager.nodes).toEqual([0, 2])
+            expect(manager.expectedSeq).toBe(3)
+          }
+        },
+      ),
       { numRuns: 300 },
     )
   })
@@ -94,8 +104,14 @@ describe('tool/result replacement may change only the content of the result', ()
     const withContentKey = { ...resultData, content: 'not the result content' }
     expect(() => new SurfaceManager(base()).push(rewriteOf(withContentKey))).toThrow('may change only content')
     // metadata that nests the same path (under keys of any name, even "undefined") is metadata, not content
-    const nested = (text: string) => ({ ...resultData, meta: { undefined: { message: { content: [{ content: [{ type: 'text', text }] }] } } } })
-    const manager = new SurfaceManager([...base().slice(0, 2), { ...base()[2]!, data: nested('kept') } as AnySessionEvent])
+    const nested = (text: string) => ({
+      ...resultData,
+      meta: { undefined: { message: { content: [{ content: [{ type: 'text', text }] }] } } },
+    })
+    const manager = new SurfaceManager([
+      ...base().slice(0, 2),
+      { ...base()[2]!, data: nested('kept') } as AnySessionEvent,
+    ])
     expect(() => manager.push(rewriteOf(nested('changed')))).toThrow('may change only content')
   })
 })
@@ -125,14 +141,29 @@ describe('SurfaceManager', () => {
 
   it('a summary replacing a range: plan, nodes, membership, replacements and generation', () => {
     const manager = new SurfaceManager(base())
-    const summary = event(3, 'user/message', user('summary'), { surfaceOp: { op: 'replace', start: 0, end: 2 }, sourceEventSeqs: [0, 2] })
-    expect(manager.push(summary)).toEqual({ kind: 'replace', seq: 3, start: 0, end: 2, startIndex: 0, endIndex: 1, shadowedSeqs: [0, 2] })
+    const summary = event(3, 'user/message', user('summary'), {
+      surfaceOp: { op: 'replace', start: 0, end: 2 },
+      sourceEventSeqs: [0, 2],
+    })
+    expect(manager.push(summary)).toEqual({
+      kind: 'replace',
+      seq: 3,
+      start: 0,
+      end: 2,
+      startIndex: 0,
+      endIndex: 1,
+      shadowedSeqs: [0, 2],
+    })
     expect(manager.nodes).toEqual([3])
     expect([manager.has(0), manager.has(2), manager.has(3)]).toEqual([false, false, true])
     expect(manager.replaceGeneration).toBe(1)
     const replacements = manager.replacements
     expect(replacements).toEqual([{ seq: 3, start: 0, end: 2, shadowedSeqs: [0, 2] }])
-    expect(Object.isFrozen(replacements) && Object.isFrozen(replacements[0]) && Object.isFrozen(replacements[0]!.shadowedSeqs)).toBe(true)
+    expect(
+      Object.isFrozen(replacements) &&
+        Object.isFrozen(replacements[0]) &&
+        Object.isFrozen(replacements[0]!.shadowedSeqs),
+    ).toBe(true)
     manager.push(event(4, 'user/message', user('next'), { surfaceOp: 'append' }))
     expect(replacements).toHaveLength(1) // an earlier snapshot never grows
     expect(manager.nodes).toEqual([3, 4])
@@ -146,12 +177,23 @@ describe('SurfaceManager', () => {
     expect(window.nodes).toEqual([2, 3])
     expect(window.expectedSeq).toBe(4)
     const rewrite = rewriteOf(structuredClone(resultData))
-    expect(() => window.push({ ...rewrite, seq: 4, surfaceOp: { op: 'replace', start: 0, end: 0 }, sourceEventSeqs: [0] } as AnySessionEvent)).toThrow(
-      'surface replace: start seq 0 not found in surface',
-    )
+    expect(() =>
+      window.push({
+        ...rewrite,
+        seq: 4,
+        surfaceOp: { op: 'replace', start: 0, end: 0 },
+        sourceEventSeqs: [0],
+      } as AnySessionEvent),
+    ).toThrow('surface replace: start seq 0 not found in surface')
     const shortened = structuredClone(resultData)
-    shortened.message.content[0] = { ...shortened.message.content[0]!, content: [{ type: 'text', text: '[shortened]' }] } as never
-    expect(window.push({ ...rewriteOf(shortened), seq: 4 } as AnySessionEvent)).toMatchObject({ kind: 'replace', shadowedSeqs: [2] })
+    shortened.message.content[0] = {
+      ...shortened.message.content[0]!,
+      content: [{ type: 'text', text: '[shortened]' }],
+    } as never
+    expect(window.push({ ...rewriteOf(shortened), seq: 4 } as AnySessionEvent)).toMatchObject({
+      kind: 'replace',
+      shadowedSeqs: [2],
+    })
     expect(window.nodes).toEqual([4, 3])
   })
 })

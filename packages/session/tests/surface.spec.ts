@@ -24,27 +24,39 @@ const replace = (start: number, end: number, sourceEventSeqs?: number[]): Append
 
 describe('surface rules (§9), failure paths in order', () => {
   it('1. contiguity (foldSurface / SurfaceManager)', () => {
-    expect(() => foldSurface([{ type: 'x', seq: 1, time: 0, data: null }])).toThrow('session event seq 1 is not contiguous; expected 0')
-    expect(() => new SurfaceManager([{ type: 'x', seq: 0, time: 0, data: null }], 5)).toThrow('session event seq 0 is not contiguous; expected 5')
+    expect(() => foldSurface([{ type: 'x', seq: 1, time: 0, data: null }])).toThrow(
+      'session event seq 1 is not contiguous; expected 0',
+    )
+    expect(() => new SurfaceManager([{ type: 'x', seq: 0, time: 0, data: null }], 5)).toThrow(
+      'session event seq 0 is not contiguous; expected 5',
+    )
   })
 
   it('2. log-only types cannot carry surfaceOp or sourceEventSeqs', () => {
     const s = usersAt(1)
-    expect(() => s.append('turn/start', { turn: 1 }, { surfaceOp: 'append' })).toThrow('session event "turn/start" is not surface-eligible and cannot carry surfaceOp')
-    expect(() => s.append('turn/start', { turn: 1 }, { sourceEventSeqs: [0] })).toThrow('session event "turn/start" is not surface-eligible and cannot carry sourceEventSeqs')
+    expect(() => s.append('turn/start', { turn: 1 }, { surfaceOp: 'append' })).toThrow(
+      'session event "turn/start" is not surface-eligible and cannot carry surfaceOp',
+    )
+    expect(() => s.append('turn/start', { turn: 1 }, { sourceEventSeqs: [0] })).toThrow(
+      'session event "turn/start" is not surface-eligible and cannot carry sourceEventSeqs',
+    )
   })
 
   it('3. eligible types require a marker', () => {
     const s = Session.create('s')
     for (const type of ['user/message', 'assistant/message', 'tool/result']) {
-      expect(() => s.append(type, {})).toThrow(`session event "${type}" is surface-eligible and requires a surfaceOp marker`)
+      expect(() => s.append(type, {})).toThrow(
+        `session event "${type}" is surface-eligible and requires a surfaceOp marker`,
+      )
     }
   })
 
   it('4. invalid markers', () => {
     const s = usersAt(2)
     for (const bad of ['prepend', 1, [0, 1], null, true]) {
-      expect(() => s.append('user/message', user('x'), { surfaceOp: bad as never })).toThrow('session event "user/message" carries an invalid surfaceOp')
+      expect(() => s.append('user/message', user('x'), { surfaceOp: bad as never })).toThrow(
+        'session event "user/message" carries an invalid surfaceOp',
+      )
     }
     for (const bad of [
       { op: 'replace', start: 0 },
@@ -63,11 +75,22 @@ describe('surface rules (§9), failure paths in order', () => {
 
   it('5. replace lookup and order', () => {
     const s = usersAt(3)
-    expect(() => s.append('user/message', user('x'), replace(7, 1, [1]))).toThrow('surface replace: start seq 7 not found in surface')
-    expect(() => s.append('user/message', user('x'), replace(1, 9, [1]))).toThrow('surface replace: end seq 9 not found in surface')
-    expect(() => s.append('user/message', user('x'), replace(2, 1, [1, 2]))).toThrow('surface replace: start seq 2 (index 2) is after end seq 1 (index 1)')
+    expect(() => s.append('user/message', user('x'), replace(7, 1, [1]))).toThrow(
+      'surface replace: start seq 7 not found in surface',
+    )
+    expect(() => s.append('user/message', user('x'), replace(1, 9, [1]))).toThrow(
+      'surface replace: end seq 9 not found in surface',
+    )
+    expect(() => s.append('user/message', user('x'), replace(2, 1, [1, 2]))).toThrow(
+      'surface replace: start seq 2 (index 2) is after end seq 1 (index 1)',
+    )
     // lookup comes before the sourceEventSeqs checks
-    expect(() => s.append('user/message', user('x'), { surfaceOp: { op: 'replace', start: 7, end: 1 }, sourceEventSeqs: 'x' as never })).toThrow('start seq 7 not found')
+    expect(() =>
+      s.append('user/message', user('x'), {
+        surfaceOp: { op: 'replace', start: 7, end: 1 },
+        sourceEventSeqs: 'x' as never,
+      }),
+    ).toThrow('start seq 7 not found')
   })
 
   it('6. sourceEventSeqs rules', () => {
@@ -76,7 +99,9 @@ describe('surface rules (§9), failure paths in order', () => {
       s.append(type, data as never, { surfaceOp: 'append', sourceEventSeqs: sources as number[] })
     expect(() => add({ 0: 1 })).toThrow('sourceEventSeqs on event at seq 2 must be an array when present')
     expect(() => add([])).toThrow('sourceEventSeqs must not be empty except on assistant/message')
-    expect(() => add([0, -1])).toThrow('session event "user/message" sourceEventSeqs must densely contain non-negative safe integers')
+    expect(() => add([0, -1])).toThrow(
+      'session event "user/message" sourceEventSeqs must densely contain non-negative safe integers',
+    )
     expect(() => add([0, 1.5])).toThrow('sourceEventSeqs must densely contain non-negative safe integers')
     expect(() => add(['0'])).toThrow('sourceEventSeqs must densely contain non-negative safe integers')
     expect(() => add([1, 1])).toThrow('sourceEventSeqs must not contain duplicates')
@@ -114,7 +139,11 @@ describe('surface rules (§9), failure paths in order', () => {
     s.append('user/message', user('u'), { surfaceOp: 'append' })
     s.append('tool/call', { turn: 1, step: 1, callId: 'c1' as never, name: 't', arguments: '{}' })
     const original = toolResult('c1', 'long output')
-    s.append('tool/result', { turn: 1, step: 1, message: original, meta: { size: 1 } }, { surfaceOp: 'append', sourceEventSeqs: [1] })
+    s.append(
+      'tool/result',
+      { turn: 1, step: 1, message: original, meta: { size: 1 } },
+      { surfaceOp: 'append', sourceEventSeqs: [1] },
+    )
     s.append('user/message', user('v'), { surfaceOp: 'append' })
     const rewrite = (over: Record<string, unknown> = {}, content: unknown = [{ type: 'text', text: '[elided]' }]) => ({
       turn: 1,
@@ -123,13 +152,28 @@ describe('surface rules (§9), failure paths in order', () => {
       meta: { size: 1 },
       ...over,
     })
-    expect(() => s.append('tool/result', rewrite() as never, replace(2, 3, [2, 3]))).toThrow('tool/result surface replacement must rewrite exactly one current node')
-    expect(() => s.append('tool/result', rewrite() as never, replace(0, 0, [0]))).toThrow('tool/result surface replacement must target a current tool/result')
-    expect(() => s.append('tool/result', rewrite({ step: 2 }) as never, replace(2, 2, [2]))).toThrow('tool/result surface replacement may change only content')
-    expect(() => s.append('tool/result', rewrite({ meta: { size: 2 } }) as never, replace(2, 2, [2]))).toThrow('may change only content')
-    expect(() => s.append('tool/result', rewrite({ error: { name: 'E', code: 'X' } }) as never, replace(2, 2, [2]))).toThrow('may change only content')
-    expect(() => s.append('tool/result', rewrite({ message: { ...original, id: 'new' } }) as never, replace(2, 2, [2]))).toThrow('may change only content')
-    const isErrorFlip = { ...rewrite(), message: { ...original, content: [{ ...original.content[0], isError: true, content: [] }] } }
+    expect(() => s.append('tool/result', rewrite() as never, replace(2, 3, [2, 3]))).toThrow(
+      'tool/result surface replacement must rewrite exactly one current node',
+    )
+    expect(() => s.append('tool/result', rewrite() as never, replace(0, 0, [0]))).toThrow(
+      'tool/result surface replacement must target a current tool/result',
+    )
+    expect(() => s.append('tool/result', rewrite({ step: 2 }) as never, replace(2, 2, [2]))).toThrow(
+      'tool/result surface replacement may change only content',
+    )
+    expect(() => s.append('tool/result', rewrite({ meta: { size: 2 } }) as never, replace(2, 2, [2]))).toThrow(
+      'may change only content',
+    )
+    expect(() =>
+      s.append('tool/result', rewrite({ error: { name: 'E', code: 'X' } }) as never, replace(2, 2, [2])),
+    ).toThrow('may change only content')
+    expect(() =>
+      s.append('tool/result', rewrite({ message: { ...original, id: 'new' } }) as never, replace(2, 2, [2])),
+    ).toThrow('may change only content')
+    const isErrorFlip = {
+      ...rewrite(),
+      message: { ...original, content: [{ ...original.content[0], isError: true, content: [] }] },
+    }
     expect(() => s.append('tool/result', isErrorFlip as never, replace(2, 2, [2]))).toThrow('may change only content')
     expect(() => s.append('tool/result', rewrite({}, {}) as never, replace(2, 2, [2]))).not.toThrow()
     expect(s.surface.nodes).toEqual([0, 4, 3])
@@ -141,7 +185,9 @@ describe('surface state', () => {
     const s = usersAt(3) // nodes 0 1 2
     s.append('user/message', user('r'), replace(0, 1, [0, 1])) // 3 2
     expect(s.surface.nodes).toEqual([3, 2])
-    expect(() => s.append('user/message', user('x'), replace(0, 0, [0]))).toThrow('surface replace: start seq 0 not found in surface')
+    expect(() => s.append('user/message', user('x'), replace(0, 0, [0]))).toThrow(
+      'surface replace: start seq 0 not found in surface',
+    )
     s.append('user/message', user('tail'), { surfaceOp: 'append' }) // 3 2 4 (the rejected append used no seq)
     s.append('user/message', user('r2'), replace(2, 4, [2, 4])) // 3 5
     expect(s.surface.nodes).toEqual([3, 5])
@@ -210,6 +256,12 @@ describe('surface state', () => {
     const s = Session.create('s')
     s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } })
     s.append('plugin/record', { any: true })
-    expect(() => s.append('assistant/message', { turn: 1, step: 1, message: assistant('x') }, { surfaceOp: 'append', sourceEventSeqs: [0, 1] })).not.toThrow()
+    expect(() =>
+      s.append(
+        'assistant/message',
+        { turn: 1, step: 1, message: assistant('x') },
+        { surfaceOp: 'append', sourceEventSeqs: [0, 1] },
+      ),
+    ).not.toThrow()
   })
 })

@@ -5,13 +5,7 @@ import { cloneParameters } from './clone-parameters.js'
 import { compareCodeUnits, orderTools } from './tool-order.js'
 import type { PromptLayer, StoredContext, StoredSection } from './layer.js'
 import { recordSectionOrigin } from './spans.js'
-import type {
-  AssembleContext,
-  AssembledContext,
-  AssembledSection,
-  PromptAssembly,
-  TextSource,
-} from './types.js'
+import type { AssembleContext, AssembledContext, AssembledSection, PromptAssembly, TextSource } from './types.js'
 
 /** What one assembly needs from the service. */
 export interface AssemblyHost {

@@ -63,7 +63,8 @@ function copyTree(value: unknown): unknown {
   for (const key of Object.keys(value)) {
     const child = (value as Record<string, unknown>)[key]
     // `__proto__` as an own key must stay an own property of the copy, as structuredClone keeps it.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copyTree(child), writable: true, enumerable: true, configurable: true })
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: copyTree(child), writable: true, enumerable: true, configurable: true })
     else out[key] = copyTree(child)
   }
   return out

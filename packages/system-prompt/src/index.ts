@@ -31,6 +31,11 @@ export {
 export type { ContextSnapshotSection, ToolSchema } from '@bridle/llm'
 export { renderPromptSpans, sectionOrigin, type PromptSpan, type RenderedPrompt, type SectionOrigin } from './spans.js'
 export { validateToolOrder, orderTools } from './tool-order.js'
-export { type SystemPromptConfig, type SystemPromptConfigInput, ConfigSchema, SystemPromptConfigSchema } from './config.js'
+export {
+  type SystemPromptConfig,
+  type SystemPromptConfigInput,
+  ConfigSchema,
+  SystemPromptConfigSchema,
+} from './config.js'
 export { SystemPrompt } from './service.js'
 export { SystemPrompt as default } from './service.js'

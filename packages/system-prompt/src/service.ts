@@ -73,7 +73,11 @@ export class SystemPrompt extends Service<SystemPromptConfig> {
       this.section({ name: IDENTITY_SECTION, order: IDENTITY_ORDER, text: IDENTITY_TEXT })
     }
     if (parsed.harnessSource !== undefined) {
-      this.section({ name: HARNESS_SOURCE_SECTION, order: HARNESS_SOURCE_ORDER, text: harnessSourceText(parsed.harnessSource) })
+      this.section({
+        name: HARNESS_SOURCE_SECTION,
+        order: HARNESS_SOURCE_ORDER,
+        text: harnessSourceText(parsed.harnessSource),
+      })
     }
     this.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: parsed.persona })
     if (!parsed.includeRuntimeContext) this.suppressRuntimeContext()
@@ -114,10 +118,7 @@ export class SystemPrompt extends Service<SystemPromptConfig> {
    * omitted). Every failure is a rejection.
    */
   async assemble(context?: AssembleContext): Promise<PromptAssembly> {
-    return assemble(
-      { layers: this.layers, toolOrder: this.config.toolOrder, ctx: this.ctx, base: this },
-      context ?? {},
-    )
+    return assemble({ layers: this.layers, toolOrder: this.config.toolOrder, ctx: this.ctx, base: this }, context ?? {})
   }
 }
 

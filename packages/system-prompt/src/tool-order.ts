@@ -59,8 +59,7 @@ export function orderTools(
     const known = knownNames.size === 0 ? '(none)' : [...knownNames].sort(compareCodeUnits).join(', ')
     const quoted = unknown.map((name) => `"${name}"`).join(', ')
     throw new Error(
-      `toolOrder lists unregistered ${unknown.length === 1 ? 'tool' : 'tools'} ${quoted}; ` +
-        `known tools: ${known}`,
+      `toolOrder lists unregistered ${unknown.length === 1 ? 'tool' : 'tools'} ${quoted}; ` + `known tools: ${known}`,
     )
   }
 

@@ -30,9 +30,21 @@ function expectSameAsStructuredClone(source: unknown) {
 
 describe('cloneParameters: structuredClone semantics for tool parameters', () => {
   it('equals structuredClone on random JSON-like trees, frozen or not (fast-check)', () => {
-    const leaf = fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined))
+    const leaf = fc.oneof(
+      fc.string(),
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+    )
     const tree = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 5 }), fc.dictionary(fc.string(), tie('node'), { maxKeys: 5 })),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc.array(tie('node'), { maxLength: 5 }),
+        fc.dictionary(fc.string(), tie('node'), { maxKeys: 5 }),
+      ),
     })).node
     fc.assert(
       fc.property(fc.dictionary(fc.string(), tree, { maxKeys: 6 }), fc.boolean(), (schema, freeze) => {

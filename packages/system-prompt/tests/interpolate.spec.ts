@@ -115,7 +115,7 @@ describe('interpolate: substitution', () => {
 
 describe('interpolate: properties', () => {
   const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,6}$/)
-  const prose = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '}', 'z', '-') , maxLength: 8 })
+  const prose = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '}', 'z', '-'), maxLength: 8 })
   const value = fc.string({ unit: fc.constantFrom('{', '}', 'a', 'x', ' ', '_'), maxLength: 8 })
 
   it('substituting registered names equals plain concatenation; values are never re-scanned', () => {
@@ -146,9 +146,15 @@ describe('interpolate: properties', () => {
   it('never emits an unresolved {{name}} group of the template: it either throws or resolves all', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.constantFrom('{{', '}}', '{', '}', ' ', 'ab'), name.map((n) => `{{${n}}}`)), {
-          maxLength: 10,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.constantFrom('{{', '}}', '{', '}', ' ', 'ab'),
+            name.map((n) => `{{${n}}}`),
+          ),
+          {
+            maxLength: 10,
+          },
+        ),
         fc.dictionary(name, fc.option(fc.constantFrom('', 'v', 'w w'), { nil: undefined }), { maxKeys: 4 }),
         (pieces, vars) => {
           const text = pieces.join('')

@@ -105,7 +105,9 @@ describe('properties', () => {
           if (m === 'edit-section') first.sections[0]!.text = 'changed'
           if (m === 'pop-tool') first.tools.pop()
           if (m === 'edit-parameters' && first.tools[0]) {
-            ;((first.tools[0].parameters.properties as Record<string, { enum: string[] }>).a as { enum: string[] }).enum.push('y')
+            ;(
+              (first.tools[0].parameters.properties as Record<string, { enum: string[] }>).a as { enum: string[] }
+            ).enum.push('y')
           }
           if (m === 'edit-description' && first.tools[0]) first.tools[0].description = 'changed'
           if (m === 'add-variable') first.variables.added = 'a'

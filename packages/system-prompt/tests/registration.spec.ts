@@ -10,11 +10,15 @@ describe('registration: validation (failure paths first)', () => {
     const { sp, changes } = setup()
     const before = changes()
     const call = (value: unknown) => () => (sp[kind] as (v: unknown) => unknown)(value)
-    expect(call({ name: '', order: 1, text: 'x' })).toThrow(new TypeError(`prompt ${kind} name must be a non-empty string`))
+    expect(call({ name: '', order: 1, text: 'x' })).toThrow(
+      new TypeError(`prompt ${kind} name must be a non-empty string`),
+    )
     expect(call({ name: 3, order: 1, text: 'x' })).toThrow(`prompt ${kind} name must be a non-empty string`)
     expect(call(null)).toThrow(`prompt ${kind} name must be a non-empty string`)
     for (const order of [Number.NaN, Infinity, -Infinity, '1', undefined]) {
-      expect(call({ name: 'n', order, text: 1 })).toThrow(new TypeError(`prompt ${kind} "n" order must be a finite number`))
+      expect(call({ name: 'n', order, text: 1 })).toThrow(
+        new TypeError(`prompt ${kind} "n" order must be a finite number`),
+      )
     }
     expect(call({ name: 'n', order: 1, text: 1 })).toThrow(
       new TypeError(`prompt ${kind} "n" text must be a string or a function`),
@@ -29,7 +33,9 @@ describe('registration: validation (failure paths first)', () => {
     for (const name of ['', 'Cwd', '1a', 'a-b', '_a', 'a b', undefined, 7]) {
       expect(bad(name)).toThrow(`invalid prompt variable name "${String(name)}" (must match /^[a-z][a-z0-9_]*$/)`)
     }
-    expect(() => sp.variable('ok', 'x' as never)).toThrow(new TypeError('prompt variable "ok" provider must be a function'))
+    expect(() => sp.variable('ok', 'x' as never)).toThrow(
+      new TypeError('prompt variable "ok" provider must be a function'),
+    )
     expect(changes()).toBe(2)
   })
 
@@ -73,7 +79,9 @@ describe('registration: validation (failure paths first)', () => {
   it('built-in names are global: re-registering them globally throws, in a scope it is a legal shadow', async () => {
     const { root, sp } = setup({ persona: 'global persona' })
     expect(() => sp.section({ name: 'harness:identity', order: 0, text: 'x' })).toThrow('is already registered (for a')
-    expect(() => sp.section({ name: 'deployment:persona', order: 0, text: 'x' })).toThrow('is already registered (for a')
+    expect(() => sp.section({ name: 'deployment:persona', order: 0, text: 'x' })).toThrow(
+      'is already registered (for a',
+    )
     const s = scope(root)
     const child = {}
     const c = scope(root, { parent: s.key })

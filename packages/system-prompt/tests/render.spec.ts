@@ -22,9 +22,15 @@ describe('renderPrompt', () => {
   })
 
   it('drops a section whose text becomes empty after interpolation', () => {
-    expect(renderPrompt({ sections: [{ name: 'a', text: '{{v}}' }, { name: 'b', text: 'B' }], variables: { v: '' } })).toBe(
-      'B',
-    )
+    expect(
+      renderPrompt({
+        sections: [
+          { name: 'a', text: '{{v}}' },
+          { name: 'b', text: 'B' },
+        ],
+        variables: { v: '' },
+      }),
+    ).toBe('B')
   })
 
   it("returns '' when nothing remains", () => {
@@ -69,9 +75,9 @@ describe('renderContextSections', () => {
   })
 
   it('reports errors with kind context', () => {
-    expect(() => renderContextSections({ contexts: [{ name: 'env', text: '{{x}}' }], variables: { x: undefined } })).toThrow(
-      'prompt variable "{{x}}" has no value for this assembly (context "env")',
-    )
+    expect(() =>
+      renderContextSections({ contexts: [{ name: 'env', text: '{{x}}' }], variables: { x: undefined } }),
+    ).toThrow('prompt variable "{{x}}" has no value for this assembly (context "env")')
   })
 })
 
@@ -92,7 +98,15 @@ describe('joinContextSections / renderContextSnapshot', () => {
   })
 
   it('renderContextSnapshot drops empty texts first', () => {
-    expect(renderContextSnapshot({ contexts: [{ name: 'a', text: '' }, { name: 'b', text: '' }], variables: {} })).toBe('')
+    expect(
+      renderContextSnapshot({
+        contexts: [
+          { name: 'a', text: '' },
+          { name: 'b', text: '' },
+        ],
+        variables: {},
+      }),
+    ).toBe('')
     expect(renderContextSnapshot({ contexts: [{ name: 'a', text: 'A {{v}}' }], variables: { v: '1' } })).toBe(
       `${RUNTIME_CONTEXT_HEADER}\n\nA 1`,
     )

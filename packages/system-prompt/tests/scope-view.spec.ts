@@ -6,7 +6,9 @@ const names = (list: { name: string }[]) => list.map((entry) => entry.name)
 /** Every ordering of `items` (small inputs only). */
 function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]]
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]))
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  )
 }
 
 describe('scope view', () => {
@@ -24,7 +26,10 @@ describe('scope view', () => {
         if (step === 'scope intro') s.ctx.systemPrompt.section({ name: 'intro', order: 5, text: 'scoped intro' })
       }
       const scoped = await sp.assemble({ scope: s.key })
-      expect(scoped.sections.filter((x) => x.name !== 'deployment:persona'), permutation.join(', ')).toEqual([
+      expect(
+        scoped.sections.filter((x) => x.name !== 'deployment:persona'),
+        permutation.join(', '),
+      ).toEqual([
         { name: 'extras', text: 'extras' },
         { name: 'intro', text: 'scoped intro' },
         { name: 'rules', text: 'rules' },

@@ -37,10 +37,13 @@ describe('renderPromptSpans', () => {
 
   it('a section a system-prompt/assemble listener builds has a span without order or scope; one it passes through keeps them', async () => {
     const { root, sp } = setup({ includeHarnessIdentity: false, persona: 'Persona.' })
-    root.on('system-prompt/assemble', (assembly: PromptAssembly, _context: unknown, next: () => Promise<PromptAssembly>) => {
-      assembly.sections.push({ name: 'listener:added', text: 'Added by a listener.' })
-      return next()
-    })
+    root.on(
+      'system-prompt/assemble',
+      (assembly: PromptAssembly, _context: unknown, next: () => Promise<PromptAssembly>) => {
+        assembly.sections.push({ name: 'listener:added', text: 'Added by a listener.' })
+        return next()
+      },
+    )
     const { spans, text } = renderPromptSpans(await sp.assemble())
     expect(text).toBe('Persona.\n\nAdded by a listener.')
     expect(spans).toEqual([
@@ -52,18 +55,25 @@ describe('renderPromptSpans', () => {
   it('a complete section keeps its origin after the post-waterfall restoration', async () => {
     const { sp } = setup({ persona: 'Persona.' })
     sp.section({ name: 'whole', order: 3, text: 'Everything.', complete: true })
-    expect(renderPromptSpans(await sp.assemble()).spans).toEqual([{ name: 'whole', order: 3, scope: 'global', start: 0, end: 11 }])
+    expect(renderPromptSpans(await sp.assemble()).spans).toEqual([
+      { name: 'whole', order: 3, scope: 'global', start: 0, end: 11 },
+    ])
   })
 
   it('throws the same first error as renderPrompt', async () => {
     const { sp } = setup({ persona: 'Hi {{nobody}}.' })
     const assembly = await sp.assemble()
-    expect(() => renderPromptSpans(assembly)).toThrow(/unknown prompt variable "\{\{nobody\}\}" in section "deployment:persona"/)
+    expect(() => renderPromptSpans(assembly)).toThrow(
+      /unknown prompt variable "\{\{nobody\}\}" in section "deployment:persona"/,
+    )
   })
 
   it('property: the text equals renderPrompt, spans are ordered, disjoint, and joined by blank lines', async () => {
     const seed = 18_0701
-    const section = fc.record({ order: fc.integer({ min: -5, max: 5 }), text: fc.string({ maxLength: 12 }).filter((t) => !t.includes('{{')) })
+    const section = fc.record({
+      order: fc.integer({ min: -5, max: 5 }),
+      text: fc.string({ maxLength: 12 }).filter((t) => !t.includes('{{')),
+    })
     await fc.assert(
       fc.asyncProperty(fc.array(section, { maxLength: 8 }), async (entries) => {
         const { sp } = setup({ includeHarnessIdentity: false })

@@ -133,7 +133,9 @@ describe('§12 construction, built-ins and configuration', () => {
   })
   it('unknown keys (a typo like tooOrder) fail loudly', () => {
     expect(() => SystemPrompt.Config({ tooOrder: ['<unlisted-tools>'] } as never)).toThrow(ConfigError)
-    expect(() => SystemPrompt.Config({ tooOrder: ['<unlisted-tools>'] } as never)).toThrow(/system-prompt: invalid config: .*tooOrder/)
+    expect(() => SystemPrompt.Config({ tooOrder: ['<unlisted-tools>'] } as never)).toThrow(
+      /system-prompt: invalid config: .*tooOrder/,
+    )
   })
   it('toolOrder rules run at config time with plain Errors', () => {
     expect(() => SystemPrompt.Config({ toolOrder: [] })).toThrow(
@@ -214,7 +216,9 @@ describe('§3 registration', () => {
     const { root, sp } = load()
     sp.section({ name: 'rules', order: 1, text: 'a' })
     expect(() => sp.section({ name: 'rules', order: 2, text: 'b' })).toThrow(
-      new Error('prompt section "rules" is already registered (for a per-agent override, register through that agent\'s `agent.ctx` instead)'),
+      new Error(
+        'prompt section "rules" is already registered (for a per-agent override, register through that agent\'s `agent.ctx` instead)',
+      ),
     )
     const { scope } = scopeOf(root)
     scope.ctx.systemPrompt.section({ name: 'rules', order: 1, text: 'scoped' })
@@ -232,10 +236,14 @@ describe('§3 registration', () => {
         new Error(`invalid prompt variable name "${bad}" (must match /^[a-z][a-z0-9_]*$/)`),
       )
     }
-    expect(() => sp.variable('model', 'm' as never)).toThrow(new TypeError('prompt variable "model" provider must be a function'))
+    expect(() => sp.variable('model', 'm' as never)).toThrow(
+      new TypeError('prompt variable "model" provider must be a function'),
+    )
     sp.variable('model', () => 'm')
     expect(() => sp.variable('model', () => 'n')).toThrow(
-      new Error('prompt variable "model" is already registered (for a per-agent value, register through that agent\'s `agent.ctx` instead)'),
+      new Error(
+        'prompt variable "model" is already registered (for a per-agent value, register through that agent\'s `agent.ctx` instead)',
+      ),
     )
     const { scope } = scopeOf(root)
     scope.ctx.systemPrompt.variable('model', () => 's')
@@ -355,7 +363,9 @@ describe('§4 scope view', () => {
     scope.ctx.systemPrompt.section({ name: 'extras', order: 5, text: 'extras' })
     scope.ctx.systemPrompt.section({ name: 'intro', order: 5, text: 'scope intro' })
     const scoped = await sp.assemble({ scope: key })
-    expect(pairs(scoped.sections.filter((s) => s.name !== 'harness:identity' && s.name !== 'deployment:persona'))).toEqual([
+    expect(
+      pairs(scoped.sections.filter((s) => s.name !== 'harness:identity' && s.name !== 'deployment:persona')),
+    ).toEqual([
       ['extras', 'extras'],
       ['intro', 'scope intro'],
       ['rules', 'rules'],
@@ -483,7 +493,13 @@ describe('§5 assembly algorithm', () => {
   })
   it('a synchronous provider throw arrives as a rejection', async () => {
     const { sp } = load()
-    sp.section({ name: 's', order: 1, text: () => { throw new Error('text boom') } })
+    sp.section({
+      name: 's',
+      order: 1,
+      text: () => {
+        throw new Error('text boom')
+      },
+    })
     const pending = sp.assemble()
     expect(pending).toBeInstanceOf(Promise)
     await expect(pending).rejects.toThrow('text boom')
@@ -608,7 +624,11 @@ describe('§6 tool ordering', () => {
   })
   it('§13.3 rest entry', () => {
     const collected = ['shell', 'grep_b', 'plan', 'grep_a'].map((n) => t(n))
-    const ordered = orderTools(collected, ['plan', '<unlisted-tools>', 'shell'], new Set(['shell', 'grep_b', 'plan', 'grep_a']))
+    const ordered = orderTools(
+      collected,
+      ['plan', '<unlisted-tools>', 'shell'],
+      new Set(['shell', 'grep_b', 'plan', 'grep_a']),
+    )
     expect(ordered.map((x) => x.name)).toEqual(['plan', 'grep_a', 'grep_b', 'shell'])
   })
   it('§13.4 unknown entries, single unknown entry, and (none)', () => {
@@ -709,10 +729,11 @@ describe('§7–§9 complete mode, waterfall and restoration', () => {
     const child = scopeOf(root, parent.key)
     const sibling = scopeOf(root)
     const heard: string[] = []
-    const listen = (label: string) => (_a: PromptAssembly, _c: AssembleContext, next: () => Promise<PromptAssembly>) => {
-      heard.push(label)
-      return next()
-    }
+    const listen =
+      (label: string) => (_a: PromptAssembly, _c: AssembleContext, next: () => Promise<PromptAssembly>) => {
+        heard.push(label)
+        return next()
+      }
     root.on('system-prompt/assemble', listen('untagged'))
     parent.scope.ctx.on('system-prompt/assemble', listen('ancestor'))
     child.scope.ctx.on('system-prompt/assemble', listen('own'))
@@ -763,13 +784,17 @@ describe('§10–§11 interpolation and rendering', () => {
   it('§13.5 literal vs malformed', () => {
     expect(render('echo {{ok')).toBe('echo {{ok')
     expect(() => render('a {{ b {{cwd}}', { cwd: '/w' })).toThrow(
-      new Error('malformed prompt variable reference at "{{ b {{cwd}}…" in section "s" (references are complete simple {{name}} groups)'),
+      new Error(
+        'malformed prompt variable reference at "{{ b {{cwd}}…" in section "s" (references are complete simple {{name}} groups)',
+      ),
     )
   })
   it('the … is appended even when fewer than 16 code units remain', () => {
     expect(() => render('{{a}', { a: 'x' })).not.toThrow()
     expect(() => render('x {{{a}}}', { a: 'v' })).toThrow(
-      new Error('malformed prompt variable reference at "{{{a}}}…" in section "s" (references are complete simple {{name}} groups)'),
+      new Error(
+        'malformed prompt variable reference at "{{{a}}}…" in section "s" (references are complete simple {{name}} groups)',
+      ),
     )
   })
   it('§13.6 values are never re-scanned', () => {
@@ -779,7 +804,9 @@ describe('§10–§11 interpolation and rendering', () => {
     expect(() => render('{{modle}}', { model: 'm', cwd: undefined })).toThrow(
       new Error('unknown prompt variable "{{modle}}" in section "s"; registered variables: model, cwd'),
     )
-    expect(() => render('{{x}}')).toThrow(new Error('unknown prompt variable "{{x}}" in section "s"; registered variables: (none)'))
+    expect(() => render('{{x}}')).toThrow(
+      new Error('unknown prompt variable "{{x}}" in section "s"; registered variables: (none)'),
+    )
     expect(() => render('{{constructor}}')).toThrow(
       new Error('unknown prompt variable "{{constructor}}" in section "s"; registered variables: (none)'),
     )
@@ -787,7 +814,9 @@ describe('§10–§11 interpolation and rendering', () => {
   it('malformed names: empty, spaces, uppercase, leading digit, dash, newline', () => {
     for (const inner of ['', ' cwd ', 'Cwd', '1a', 'a-b', 'a\nb']) {
       expect(() => render(`x {{${inner}}} y`)).toThrow(
-        new Error(`malformed prompt variable reference "{{${inner}}}" in section "s" (variable names match /^[a-z][a-z0-9_]*$/)`),
+        new Error(
+          `malformed prompt variable reference "{{${inner}}}" in section "s" (variable names match /^[a-z][a-z0-9_]*$/)`,
+        ),
       )
     }
   })
@@ -844,7 +873,9 @@ describe('§10–§11 interpolation and rendering', () => {
     ])
   })
   it('§13.8 joining, without filtering of its own', () => {
-    expect(joinContextSections([{ text: 'cwd: /w' }, { text: 'git: clean' }])).toBe(`${HEADER}\n\ncwd: /w\n\ngit: clean`)
+    expect(joinContextSections([{ text: 'cwd: /w' }, { text: 'git: clean' }])).toBe(
+      `${HEADER}\n\ncwd: /w\n\ngit: clean`,
+    )
     expect(joinContextSections([{ text: '' }, { text: '' }])).toBe(`${HEADER}\n\n\n\n`)
     expect(joinContextSections([])).toBe('')
     expect(joinContextSections([{ text: '' }])).toBe('')

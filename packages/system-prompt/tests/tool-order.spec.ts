@@ -35,7 +35,8 @@ describe('validateToolOrder', () => {
 
 describe('orderTools', () => {
   it('rejects the reserved name with or without toolOrder', () => {
-    const message = 'tool provider returned reserved tool name "<unlisted-tools>" (reserved for toolOrder\'s rest entry)'
+    const message =
+      'tool provider returned reserved tool name "<unlisted-tools>" (reserved for toolOrder\'s rest entry)'
     expect(() => orderTools([tool('a'), tool(TOOL_ORDER_REST)], undefined, new Set())).toThrow(message)
     expect(() => orderTools([tool(TOOL_ORDER_REST)], [TOOL_ORDER_REST], new Set([TOOL_ORDER_REST]))).toThrow(message)
   })

@@ -165,7 +165,13 @@ describe('complete sections and restoration', () => {
     root.on('system-prompt/assemble', () => own)
     const a = await sp.assemble()
     expect(a).not.toBe(own)
-    expect(a).toEqual({ sections: [{ name: 'exact', text: 'only' }], contexts: [{ name: 'c', text: 'C' }], tools, variables, extra: 7 })
+    expect(a).toEqual({
+      sections: [{ name: 'exact', text: 'only' }],
+      contexts: [{ name: 'c', text: 'C' }],
+      tools,
+      variables,
+      extra: 7,
+    })
     expect(a.tools).toBe(tools)
     expect(a.variables).toBe(variables)
   })

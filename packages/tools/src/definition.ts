@@ -32,7 +32,8 @@ export function isZodSchema(value: unknown): value is ZodType {
 export function isZod3Schema(value: unknown): boolean {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null || isZodSchema(value)) return false
   const def = (value as { _def?: { typeName?: unknown } })._def
-  if (typeof def === 'object' && def !== null && typeof def.typeName === 'string' && def.typeName.startsWith('Zod')) return true
+  if (typeof def === 'object' && def !== null && typeof def.typeName === 'string' && def.typeName.startsWith('Zod'))
+    return true
   const standard = (value as { '~standard'?: { vendor?: unknown } })['~standard']
   return typeof standard === 'object' && standard !== null && standard.vendor === 'zod'
 }
@@ -45,7 +46,10 @@ function describeName(name: unknown): string {
   }
 }
 
-function toJsonSchema(name: string, parameters: unknown): { schema: Record<string, unknown>; zod: ZodType | undefined } {
+function toJsonSchema(
+  name: string,
+  parameters: unknown,
+): { schema: Record<string, unknown>; zod: ZodType | undefined } {
   if (isZodSchema(parameters)) {
     let schema: Record<string, unknown>
     try {
@@ -70,7 +74,9 @@ function toJsonSchema(name: string, parameters: unknown): { schema: Record<strin
   const isPlain = [Object.prototype, null].includes(Object.getPrototypeOf(parameters))
   const copy = isPlain ? snapshotJson(parameters) : undefined
   if (copy === undefined) {
-    throw new TypeError(`tool "${name}" parameters must be a zod schema or a plain, losslessly JSON-serializable JSON Schema object`)
+    throw new TypeError(
+      `tool "${name}" parameters must be a zod schema or a plain, losslessly JSON-serializable JSON Schema object`,
+    )
   }
   return { schema: copy as Record<string, unknown>, zod: undefined }
 }
@@ -108,10 +114,18 @@ export function compileTool(input: ToolDefinition): CompiledTool {
  * provider only: assembly rebuilds every schema with cloned parameters itself, so a copy here would be a second one.
  */
 export function toolSchemaViewOf(tool: CompiledTool): ToolSchema {
-  return { name: tool.name, description: tool.definition.description, parameters: tool.parameters as Record<string, unknown> }
+  return {
+    name: tool.name,
+    description: tool.definition.description,
+    parameters: tool.parameters as Record<string, unknown>,
+  }
 }
 
 /** A fresh, mutable `ToolSchema` copy of a compiled tool, as `schemas()` hands out. */
 export function toolSchemaOf(tool: CompiledTool): ToolSchema {
-  return { name: tool.name, description: tool.definition.description, parameters: structuredClone(tool.parameters) as Record<string, unknown> }
+  return {
+    name: tool.name,
+    description: tool.definition.description,
+    parameters: structuredClone(tool.parameters) as Record<string, unknown>,
+  }
 }

@@ -20,7 +20,11 @@ export function emitContained(ctx: Context, thisArg: object, name: string, args:
   for (const hook of hooks) {
     try {
       const returned: unknown = hook.callback.apply(thisArg, args as unknown[])
-      if (typeof returned === 'object' && returned !== null && typeof (returned as PromiseLike<unknown>).then === 'function') {
+      if (
+        typeof returned === 'object' &&
+        returned !== null &&
+        typeof (returned as PromiseLike<unknown>).then === 'function'
+      ) {
         Promise.resolve(returned).then(undefined, (e: unknown) => warn(ctx, name, e))
       }
     } catch (e) {

@@ -45,7 +45,8 @@ function isIdentifiedUserMessage(value: unknown): value is UserMessage {
 function checkInput(value: ToolExecutionInput): void {
   if (typeof value !== 'object' || value === null) throw new TypeError('tool execution input must be an object')
   const input = value as { callId?: unknown; name?: unknown; signal?: unknown; rawArguments?: unknown }
-  if (typeof input.callId !== 'string' || input.callId === '') throw new TypeError('tool execution input needs a non-empty string callId')
+  if (typeof input.callId !== 'string' || input.callId === '')
+    throw new TypeError('tool execution input needs a non-empty string callId')
   if (typeof input.name !== 'string') throw new TypeError(`tool call "${input.callId}" needs a string tool name`)
   if (!(input.signal instanceof AbortSignal)) throw new TypeError(`tool call "${input.callId}" needs an AbortSignal`)
   const hasRaw = Object.hasOwn(input, 'rawArguments') && input.rawArguments !== undefined
@@ -53,7 +54,8 @@ function checkInput(value: ToolExecutionInput): void {
   if (hasRaw === hasDirect) {
     throw new TypeError(`tool call "${input.callId}" needs exactly one of rawArguments (a model's text) or arguments`)
   }
-  if (hasRaw && typeof input.rawArguments !== 'string') throw new TypeError(`tool call "${input.callId}" rawArguments must be a string`)
+  if (hasRaw && typeof input.rawArguments !== 'string')
+    throw new TypeError(`tool call "${input.callId}" rawArguments must be a string`)
 }
 
 /**
@@ -61,7 +63,10 @@ function checkInput(value: ToolExecutionInput): void {
  * `executionMode`, which must agree on what "valid" means.
  */
 export function readArguments(tool: CompiledTool, input: ToolExecutionInput) {
-  const read = typeof input.rawArguments === 'string' ? parseRawArguments(input.rawArguments) : snapshotDirectArguments(input.arguments)
+  const read =
+    typeof input.rawArguments === 'string'
+      ? parseRawArguments(input.rawArguments)
+      : snapshotDirectArguments(input.arguments)
   return read.ok ? validateArguments(tool, read.value) : read
 }
 
@@ -94,9 +99,12 @@ class ToolCall implements PreparedToolCall {
       ...(input.agent !== undefined ? { agent: input.agent } : {}),
       signal: input.signal,
       deferContext(message: UserMessage): void {
-        if (self.finalized) throw new Error(`tool call "${input.callId}" has already finished; deferContext is too late`)
+        if (self.finalized)
+          throw new Error(`tool call "${input.callId}" has already finished; deferContext is too late`)
         if (!isIdentifiedUserMessage(message)) {
-          throw new TypeError(`tool call "${input.callId}": deferContext needs an identified user message (with id, role 'user', content)`)
+          throw new TypeError(
+            `tool call "${input.callId}": deferContext needs an identified user message (with id, role 'user', content)`,
+          )
         }
         deferred.push(message)
       },
@@ -118,7 +126,8 @@ class ToolCall implements PreparedToolCall {
   }
 
   async dispatch(): Promise<void> {
-    if (this.stage !== 'dispatch') throw new Error(`tool call "${this.execution.callId}" is not in the dispatch stage (stage ${this.stage})`)
+    if (this.stage !== 'dispatch')
+      throw new Error(`tool call "${this.execution.callId}" is not in the dispatch stage (stage ${this.stage})`)
     if (this.dispatchState !== 'idle') throw new Error(`tool call "${this.execution.callId}" was already dispatched`)
     this.dispatchState = 'running'
     const tool = this.tool!
@@ -131,13 +140,23 @@ class ToolCall implements PreparedToolCall {
       return body
     }
     try {
-      const value = await waterfall(this.host.hookContext, this.host.carrier(this.exec.agent), 'tools/execute', this.exec, run)
+      const value = await waterfall(
+        this.host.hookContext,
+        this.host.carrier(this.exec.agent),
+        'tools/execute',
+        this.exec,
+        run,
+      )
       this.outcome = normalizeReturn(tool.name, value)
     } catch (e) {
       this.outcome = thrownOutcome(e)
     }
     // A wrapper may return without awaiting the body; never abandon a body that started.
-    if (body !== undefined) await body.then(() => undefined, () => undefined)
+    if (body !== undefined)
+      await body.then(
+        () => undefined,
+        () => undefined,
+      )
     this.dispatchState = 'settled'
   }
 
@@ -154,7 +173,8 @@ class ToolCall implements PreparedToolCall {
     if (this.stage !== 'final') {
       ;({ outcome, contexts } = await this.postExecute(outcome))
     }
-    if (!outcome.isError && this.signal.aborted) outcome = this.bodyStarted ? abortedOutcome() : abortedBeforeDispatchOutcome()
+    if (!outcome.isError && this.signal.aborted)
+      outcome = this.bodyStarted ? abortedOutcome() : abortedBeforeDispatchOutcome()
     outcome = recordableOutcome(this.exec.name, this.exec.callId, outcome)
     const result = finalResult(outcome, contexts, this.concluded)
     emitContained(this.host.hookContext, this.host.carrier(this.exec.agent), 'tools/result', [this.exec, result])
@@ -167,8 +187,13 @@ class ToolCall implements PreparedToolCall {
     const interim = finalResult(outcome, deferred, this.concluded)
     let decision: PostToolDecision
     try {
-      decision = await waterfall(this.host.hookContext, this.host.carrier(this.exec.agent), 'tools/post-execute', this.exec, interim, () =>
-        Promise.resolve<PostToolDecision>({ kind: 'accept' }),
+      decision = await waterfall(
+        this.host.hookContext,
+        this.host.carrier(this.exec.agent),
+        'tools/post-execute',
+        this.exec,
+        interim,
+        () => Promise.resolve<PostToolDecision>({ kind: 'accept' }),
       )
     } catch (e) {
       return { outcome: thrownOutcome(e), contexts: deferred }
@@ -195,7 +220,11 @@ class ToolCall implements PreparedToolCall {
     if (decision.kind === 'block') {
       const feedback = Array.isArray(decision.feedback) ? snapshotContent(decision.feedback) : undefined
       if (feedback === undefined) return invalid('block feedback that is not a lossless JSON content-block array')
-      const blocked: Outcome = { content: feedback, isError: true, error: { message: textOf(feedback as ContentBlock[], '\n') } }
+      const blocked: Outcome = {
+        content: feedback,
+        isError: true,
+        error: { message: textOf(feedback as ContentBlock[], '\n') },
+      }
       return { outcome: blocked, contexts: [...(extra ?? [])] }
     }
     return invalid('an invalid decision')
@@ -225,7 +254,7 @@ export async function prepareCall(host: PipelineHost, input: ToolExecutionInput)
     call.bind(input, undefined)
     return call.end('final', thrownOutcome(new ToolNotFoundError(input.name)))
   }
-  let args
+  let args: ReturnType<typeof readArguments> | { ok: false; error: unknown }
   try {
     args = readArguments(tool, input)
   } catch (e) {

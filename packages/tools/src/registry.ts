@@ -30,9 +30,17 @@ declare module 'cordis' {
      */
     'tools/change'(): void
     /** Waterfall, scope-filtered: may deny a call. Listeners cannot change arguments. */
-    'tools/pre-execute'(this: Scoped<ToolRegistry>, exec: ToolExecution, next: () => Promise<PreToolDecision>): Awaitable<PreToolDecision>
+    'tools/pre-execute'(
+      this: Scoped<ToolRegistry>,
+      exec: ToolExecution,
+      next: () => Promise<PreToolDecision>,
+    ): Awaitable<PreToolDecision>
     /** Waterfall, scope-filtered: wraps the body; `next()` runs it and yields its raw return value. */
-    'tools/execute'(this: Scoped<ToolRegistry>, exec: ToolRunContext, next: () => Promise<ToolReturn>): Awaitable<ToolReturn>
+    'tools/execute'(
+      this: Scoped<ToolRegistry>,
+      exec: ToolRunContext,
+      next: () => Promise<ToolReturn>,
+    ): Awaitable<ToolReturn>
     /** Waterfall, scope-filtered: may accept (optionally rewriting content) or block the outcome. */
     'tools/post-execute'(
       this: Scoped<ToolRegistry>,
@@ -53,7 +61,9 @@ interface ToolLayer {
 function createLayer(scope: ScopeKey | undefined): ToolLayer {
   const tools = new NamedEntries<CompiledTool>((name) =>
     scope === undefined
-      ? new Error(`tool "${name}" is already registered (for a per-agent variant, register through that agent's \`agent.ctx\` instead)`)
+      ? new Error(
+          `tool "${name}" is already registered (for a per-agent variant, register through that agent's \`agent.ctx\` instead)`,
+        )
       : new Error(`tool "${name}" is already registered in this scope`),
   )
   return { tools, isEmpty: () => tools.isEmpty() }
@@ -93,14 +103,13 @@ export class ToolRegistry extends Service {
     super(ctx, 'tools', true)
     this.home = ctx
     this.layers = new ScopedLayers<ToolLayer>(createLayer, () => notifyToolChange(this.home))
-    const registry = this
     this.host = {
       hookContext: ctx,
-      carrier: (agent) => scopeTarget(registry, agent) as object,
-      resolve: (name, agent) => registry.lookup(name, agent),
+      carrier: (agent) => scopeTarget(this, agent) as object,
+      resolve: (name, agent) => this.lookup(name, agent),
     }
     // What `schemas(c.scope)` returns, minus its copies: assembly clones every schema's parameters anyway.
-    ctx.systemPrompt.tools((c) => ({ schemas: registry.visible(c.scope).map(toolSchemaViewOf) }))
+    ctx.systemPrompt.tools((c) => ({ schemas: this.visible(c.scope).map(toolSchemaViewOf) }))
   }
 
   /**
@@ -180,4 +189,3 @@ export class ToolRegistry extends Service {
     return prepared.finalize()
   }
 }
-

@@ -128,19 +128,27 @@ export function recordableOutcome(toolName: string, callId: string, outcome: Out
   const violation = jsonLimitViolation(shape, RESULT_LIMITS)
   if (violation === undefined) return outcome
   const path = violation.path.replace(/^\$\.message\.content\[0\]\.content/, 'content').replace(/^\$\./, '')
-  const limit = violation.kind === 'depth' ? { ...violation, path, limit: MESSAGE_JSON_LIMITS.maxDepth } : { ...violation, path }
+  const limit =
+    violation.kind === 'depth' ? { ...violation, path, limit: MESSAGE_JSON_LIMITS.maxDepth } : { ...violation, path }
   const code = violation.kind === 'depth' ? 'JSON_TOO_DEEP' : 'JSON_TOO_LARGE'
-  return errorOutcome(`tool "${toolName}" returned a result that ${describeJsonLimitViolation(limit)}; it was dropped`, {
-    name: 'JsonLimitError',
-    code,
-  })
+  return errorOutcome(
+    `tool "${toolName}" returned a result that ${describeJsonLimitViolation(limit)}; it was dropped`,
+    {
+      name: 'JsonLimitError',
+      code,
+    },
+  )
 }
 
 /**
  * Builds the final, deep-frozen result: `error` only on errors, contexts only when any, `concludesTurn` only on
  * success.
  */
-export function finalResult(outcome: Outcome, contexts: readonly UserMessage[], concludes: boolean): ToolExecutionResult {
+export function finalResult(
+  outcome: Outcome,
+  contexts: readonly UserMessage[],
+  concludes: boolean,
+): ToolExecutionResult {
   const result: {
     content: ContentBlock[]
     isError: boolean

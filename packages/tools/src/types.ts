@@ -19,6 +19,7 @@ export type JsonSchemaObject = { readonly [key: string]: unknown }
 export type ToolReturn = string | ContentBlock[] | { content: ContentBlock[]; meta?: JsonValue }
 
 /** A tool as a plugin registers it. */
+// biome-ignore lint/suspicious/noExplicitAny: an untyped definition must accept any arguments shape (parameter variance)
 export interface ToolDefinition<A = any> {
   /** Must match `/^[a-zA-Z0-9_-]{1,64}$/`. */
   name: string

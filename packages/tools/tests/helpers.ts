@@ -38,12 +38,24 @@ export function agent(root: Context, id = 'agent'): { agent: ToolAgent; scope: S
 let counter = 0
 /** A model-style call input. */
 export function call(name: string, rawArguments: string, extra: Partial<ToolExecutionInput> = {}): ToolExecutionInput {
-  return { callId: callId(`c${++counter}`), name, rawArguments, signal: new AbortController().signal, ...extra } as ToolExecutionInput
+  return {
+    callId: callId(`c${++counter}`),
+    name,
+    rawArguments,
+    signal: new AbortController().signal,
+    ...extra,
+  } as ToolExecutionInput
 }
 
 /** A direct-style call input. */
 export function direct(name: string, args: unknown, extra: Partial<ToolExecutionInput> = {}): ToolExecutionInput {
-  return { callId: callId(`d${++counter}`), name, arguments: args, signal: new AbortController().signal, ...extra } as ToolExecutionInput
+  return {
+    callId: callId(`d${++counter}`),
+    name,
+    arguments: args,
+    signal: new AbortController().signal,
+    ...extra,
+  } as ToolExecutionInput
 }
 
 /** A manually resolved promise (Node 20 has no Promise.withResolvers). */

@@ -18,7 +18,12 @@ function nested(levels: number): unknown {
 describe('tool results past the JSON limit', () => {
   it('a result too large to record becomes an error result naming its size', async () => {
     const { root, tools } = setup()
-    plugin(root).ctx.tools.register({ name: 'big', description: 'd', parameters: { type: 'object' }, execute: () => flat(MAX_JSON_BYTES, 'b') })
+    plugin(root).ctx.tools.register({
+      name: 'big',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: () => flat(MAX_JSON_BYTES, 'b'),
+    })
     const result = await tools.execute(call('big', '{}'))
     expect(result.isError).toBe(true)
     expect(result.error?.info).toEqual({ name: 'JsonLimitError', code: 'JSON_TOO_LARGE' })
@@ -30,13 +35,27 @@ describe('tool results past the JSON limit', () => {
   it('content nested past the message limit, and deep meta, are refused the same way', async () => {
     const { root, tools } = setup()
     const ctx = plugin(root).ctx
-    ctx.tools.register({ name: 'deep', description: 'd', parameters: { type: 'object' }, execute: () => [{ type: 'custom', data: nested(2000) }] as never })
-    ctx.tools.register({ name: 'meta', description: 'd', parameters: { type: 'object' }, execute: () => ({ content: [{ type: 'text', text: 'ok' }], meta: nested(2000) as never }) })
+    ctx.tools.register({
+      name: 'deep',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: () => [{ type: 'custom', data: nested(2000) }] as never,
+    })
+    ctx.tools.register({
+      name: 'meta',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: () => ({ content: [{ type: 'text', text: 'ok' }], meta: nested(2000) as never }),
+    })
     const deep = await tools.execute(call('deep', '{}'))
     expect(deep.error?.info?.code).toBe('JSON_TOO_DEEP')
-    expect((deep.content[0] as { text: string }).text).toMatch(/^Error: tool "deep" returned a result that nests deeper than the 996-level JSON limit \(at content\[0\]\.data\[0\]/)
+    expect((deep.content[0] as { text: string }).text).toMatch(
+      /^Error: tool "deep" returned a result that nests deeper than the 996-level JSON limit \(at content\[0\]\.data\[0\]/,
+    )
     const meta = await tools.execute(call('meta', '{}'))
-    expect((meta.content[0] as { text: string }).text).toMatch(/^Error: tool "meta" returned a result that nests deeper than the 996-level JSON limit \(at meta\[0\]/)
+    expect((meta.content[0] as { text: string }).text).toMatch(
+      /^Error: tool "meta" returned a result that nests deeper than the 996-level JSON limit \(at meta\[0\]/,
+    )
   })
 
   it('a thrown error with a huge message is bounded too', async () => {
@@ -58,11 +77,23 @@ describe('tool results past the JSON limit', () => {
     const { root, tools } = setup()
     const id = callId('c-edge')
     // The recorded shape around one text block, with an empty text: its size is the overhead of the text.
-    const around = { message: { id: randomUUID(), role: 'user', content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: '' }] }], source: { kind: 'tool', callId: id } } }
+    const around = {
+      message: {
+        id: randomUUID(),
+        role: 'user',
+        content: [{ type: 'tool-result', toolCallId: id, content: [{ type: 'text', text: '' }] }],
+        source: { kind: 'tool', callId: id },
+      },
+    }
     const largest = MESSAGE_JSON_LIMITS.maxBytes - Buffer.byteLength(JSON.stringify(around))
     const ctx = plugin(root).ctx
     let length = largest
-    ctx.tools.register({ name: 'edge', description: 'd', parameters: { type: 'object' }, execute: () => flat(length, 'k') })
+    ctx.tools.register({
+      name: 'edge',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: () => flat(length, 'k'),
+    })
     const kept = await tools.execute(call('edge', '{}', { callId: id }))
     expect(kept.isError).toBe(false)
     expect(() => createToolResultMessage({ callId: id, content: [...kept.content] })).not.toThrow()

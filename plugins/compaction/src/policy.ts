@@ -58,9 +58,10 @@ export class CompactionPolicy {
     state.last = { ...projection, turn, step, contextWindow: window }
     if (previous !== undefined) {
       // Right after a compaction step the request goes out as it is — if it fits.
-      const why = previous.kind === 'failed'
-        ? `the summary request failed: ${previous.failure.message}`
-        : 'what stays after the last compaction is still too large'
+      const why =
+        previous.kind === 'failed'
+          ? `the summary request failed: ${previous.failure.message}`
+          : 'what stays after the last compaction is still too large'
       this.#assertFits(agent, request, projection, window, why)
       return undefined
     }
@@ -70,7 +71,7 @@ export class CompactionPolicy {
           state.warnedNoWindow = true
           this.warn(
             `agent "${agent.id}": no context window is known for ${request.provider}/${request.model}, so automatic ` +
-              'compaction is off (set contextWindow in the plugin config or in the route\'s model catalog)',
+              "compaction is off (set contextWindow in the plugin config or in the route's model catalog)",
           )
         }
         return undefined
@@ -83,9 +84,16 @@ export class CompactionPolicy {
     }
     // A manual compaction runs between turns and summarizes all of them; an automatic one keeps the newest whole
     // turns that fit under the low-water mark beside the system prompt, the tools and the summary's budget.
-    const reserved = state.estimator.tokens(state.estimator.headerChars(request.system, request.tools)) + this.config.summaryMaxTokens
+    const reserved =
+      state.estimator.tokens(state.estimator.headerChars(request.system, request.tools)) + this.config.summaryMaxTokens
     const budget = manual || window === undefined ? 0 : Math.floor(this.config.lowWater * window) - reserved
-    const count = summarizedCount({ session: agent.session, messages: request.messages, turn, budget, estimator: state.estimator })
+    const count = summarizedCount({
+      session: agent.session,
+      messages: request.messages,
+      turn,
+      budget,
+      estimator: state.estimator,
+    })
     if (count === undefined) {
       if (!manual) this.#assertFits(agent, request, projection, window, 'nothing is left to summarize')
       return undefined
@@ -118,7 +126,13 @@ export class CompactionPolicy {
     return config as unknown as LlmCallConfig
   }
 
-  #assertFits(agent: Agent, request: GenerateOptions, projection: Projection, window: number | undefined, why: string): void {
+  #assertFits(
+    agent: Agent,
+    request: GenerateOptions,
+    projection: Projection,
+    window: number | undefined,
+    why: string,
+  ): void {
     if (window === undefined || projection.tokens <= window) return
     throw new LlmError(
       `the next request of agent "${agent.id}" needs about ${projection.tokens} input tokens, more than the ` +

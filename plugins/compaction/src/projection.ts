@@ -69,7 +69,11 @@ function previousRequest(events: readonly AnySessionEvent[]): PreviousRequest | 
  * step's messages). When there is no usable report, the whole request is estimated. A usable report also recalibrates
  * the estimator (its request's characters against its reported tokens).
  */
-export function projectInput(events: readonly AnySessionEvent[], request: GenerateOptions, estimator: TokenEstimator): Projection {
+export function projectInput(
+  events: readonly AnySessionEvent[],
+  request: GenerateOptions,
+  estimator: TokenEstimator,
+): Projection {
   const messages = request.messages
   const headerChars = estimator.headerChars(request.system, request.tools)
   const previous = previousRequest(events)

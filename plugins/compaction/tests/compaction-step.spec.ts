@@ -41,7 +41,12 @@ describe('an automatic compaction', () => {
 
   it('sends the conversation system, tools and first messages plus the instruction, and replaces exactly them', async () => {
     const app = bootApp({ contextWindow: 2000, compaction: config })
-    app.ctx.tools.register({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: {} }, execute: () => 'ok' })
+    app.ctx.tools.register({
+      name: 'noop',
+      description: 'does nothing',
+      parameters: { type: 'object', properties: {} },
+      execute: () => 'ok',
+    })
     const agent = app.agent()
     await chat(app, agent, 9)
     const index = app.requests.findIndex((r) => r.purpose === 'compaction')
@@ -68,13 +73,21 @@ describe('an automatic compaction', () => {
     // The checkpoint cites every node it shadows, then the request/compaction record and the summary chunks.
     const event = agent.session.events.find((e) => e.data === checkpoint)!
     const record = agent.session.events.find((e) => e.type === 'request/compaction')!
-    const chunks = agent.session.events.filter((e) => e.type === 'assistant/chunk' && (e.data as any).turn === (record.data as any).turn && (e.data as any).step === (record.data as any).step)
+    const chunks = agent.session.events.filter(
+      (e) =>
+        e.type === 'assistant/chunk' &&
+        (e.data as any).turn === (record.data as any).turn &&
+        (e.data as any).step === (record.data as any).step,
+    )
     const shadowed = event.sourceEventSeqs!.slice(0, -1 - chunks.length)
     expect(event.sourceEventSeqs!.slice(shadowed.length)).toEqual([record.seq, ...chunks.map((c) => c.seq)])
     expect(shadowed.length).toBe(count)
     expect(event.surfaceOp).toEqual({ op: 'replace', start: shadowed[0], end: shadowed.at(-1) })
     // The log rebuilds the summary request exactly, and verifies every request.
-    const rebuilt = reconstructRequest(agent.session.events, { turn: (record.data as any).turn, step: (record.data as any).step })
+    const rebuilt = reconstructRequest(agent.session.events, {
+      turn: (record.data as any).turn,
+      step: (record.data as any).step,
+    })
     expect(rebuilt.purpose).toBe('compaction')
     const { signal: _s, sessionId: _i, purpose: _p, ...sent } = summary
     expect(JSON.parse(JSON.stringify(rebuilt.request))).toEqual(JSON.parse(JSON.stringify(sent)))
@@ -89,7 +102,9 @@ describe('an automatic compaction', () => {
     const summaries = report.filter((r) => r.purpose === 'compaction')
     expect(summaries.length).toBeGreaterThanOrEqual(3)
     const conversation = report.filter((r) => r.purpose === undefined)
-    const broken = conversation.filter((r) => r.messages?.kept === false || r.system?.kept === false || r.tools?.kept === false)
+    const broken = conversation.filter(
+      (r) => r.messages?.kept === false || r.system?.kept === false || r.tools?.kept === false,
+    )
     // Only the first request after each compaction breaks, and the report names that compaction.
     expect(broken.length).toBe(summaries.length)
     for (const [i, row] of broken.entries()) {
@@ -130,7 +145,9 @@ describe('what stays verbatim', () => {
     const compactions = agent.session.events.filter((e) => e.type === 'request/compaction')
     expect(compactions.length).toBeGreaterThan(0)
     // At least one compaction had to summarize part of the open turn itself (its prompt and first rounds).
-    const inside = app.requests.filter((r) => r.purpose === 'compaction' && r.messages.some((m) => textOf(m.content) === 'read everything'))
+    const inside = app.requests.filter(
+      (r) => r.purpose === 'compaction' && r.messages.some((m) => textOf(m.content) === 'read everything'),
+    )
     expect(inside.length).toBeGreaterThan(0)
     for (const request of app.requests) {
       if (request.purpose !== 'compaction') expect(countTokens(request)).toBeLessThanOrEqual(2400)
@@ -164,7 +181,10 @@ describe('what stays verbatim', () => {
   })
 
   it('summarizes on the configured route, recorded in request/compaction and verified', async () => {
-    const app = bootApp({ contextWindow: 2000, compaction: { ...config, summary: { provider: 'mock', model: 'small', maxTokens: 50 } } })
+    const app = bootApp({
+      contextWindow: 2000,
+      compaction: { ...config, summary: { provider: 'mock', model: 'small', maxTokens: 50 } },
+    })
     const agent = app.agent()
     await chat(app, agent, 9)
     const summary = app.requests.find((r) => r.purpose === 'compaction')!

@@ -15,7 +15,11 @@ describe('Config', () => {
   })
 
   it('keeps a summary route and the optional limits', () => {
-    const c = Config({ summary: { provider: 'p', model: 'small', maxTokens: 500 }, contextWindow: 32_000, timeoutMs: 60_000 })
+    const c = Config({
+      summary: { provider: 'p', model: 'small', maxTokens: 500 },
+      contextWindow: 32_000,
+      timeoutMs: 60_000,
+    })
     expect(c.summary).toEqual({ provider: 'p', model: 'small', maxTokens: 500 })
     expect([c.contextWindow, c.timeoutMs]).toEqual([32_000, 60_000])
   })

@@ -87,75 +87,103 @@ const messagesOf = (events: readonly AnySessionEvent[], seqs: readonly number[])
 
 /** Every append-origin message, in log order: the history as it would be without any replace. */
 const appended = (events: readonly AnySessionEvent[]): Message[] =>
-  messagesOf(events, events.filter((e) => e.surfaceOp === 'append').map((e) => e.seq))
+  messagesOf(
+    events,
+    events.filter((e) => e.surfaceOp === 'append').map((e) => e.seq),
+  )
 
 // the 1st line is `request/compaction`, the 2nd its digest, then 14 summary chunks, the checkpoint (17th), step/end,
 // and the next step; `done` comes after 8 more turns
 const POINTS: [line: number, extraMs: number][] = [
-  [1, 0], [1, 3], [2, 0], [2, 3], [3, 0], [6, 0], [9, 2], [14, 0], [16, 0], [16, 3],
-  [17, 0], [17, 1], [17, 4], [18, 0], [19, 0], [21, 2], [24, 0],
+  [1, 0],
+  [1, 3],
+  [2, 0],
+  [2, 3],
+  [3, 0],
+  [6, 0],
+  [9, 2],
+  [14, 0],
+  [16, 0],
+  [16, 3],
+  [17, 0],
+  [17, 1],
+  [17, 4],
+  [18, 0],
+  [19, 0],
+  [21, 2],
+  [24, 0],
 ]
 
 describe('a process killed during a compaction', () => {
   const seen = { before: 0, after: 0 }
 
-  it.each(POINTS)('killed after event line %i (+%i ms) resumes to a consistent log and continues', async (line, extraMs) => {
-    const root = mkdtempSync(join(tmpdir(), 'bridle-compaction-crash-'))
-    roots.push(root)
-    const run = await runChild(root, line, extraMs)
-    expect(run.killed).toBe(true)
+  it.each(POINTS)(
+    'killed after event line %i (+%i ms) resumes to a consistent log and continues',
+    async (line, extraMs) => {
+      const root = mkdtempSync(join(tmpdir(), 'bridle-compaction-crash-'))
+      roots.push(root)
+      const run = await runChild(root, line, extraMs)
+      expect(run.killed).toBe(true)
 
-    const ctx = bootParent(root)
-    await new Promise((resolve) => setTimeout(resolve, 0))
-    const agent = await ctx.agentLoop.resume('crash', { provider: 'mock', model: 'm1' })
-    const events = agent.session.events
-    // A starved parent can read the child's lines late, so the kill may land in a later compaction than the one it
-    // aimed at: replay every compaction in the log. Each replaces the first `count` messages of the surface as it
-    // stood then (and cites exactly them); only the last one may lack its checkpoint. (A kill right after the child
-    // appended the record may also leave no record at all: the write-behind had not written it yet.)
-    const records = events.filter((e) => e.type === 'request/compaction')
-    const checkpointOf = (record: AnySessionEvent) =>
-      events.find((e) => isReplacementSurfaceEvent(e) && e.sourceEventSeqs!.includes(record.seq))
-    for (const record of records.slice(0, -1)) expect(checkpointOf(record)).toBeDefined()
-    let surface: Message[] = []
-    for (const event of events) {
-      if (event.surfaceOp === 'append') surface.push(...messagesOf(events, [event.seq]))
-      else if (isReplacementSurfaceEvent(event)) {
-        const record = events[event.sourceEventSeqs!.find((s) => events[s]!.type === 'request/compaction')!]!
-        const count = (record.data as CompactionRequestRecord).count
-        const replaced = messagesOf(events, event.sourceEventSeqs!.filter((s) => events[s]!.type.endsWith('message') || events[s]!.type === 'tool/result'))
-        expect(replaced).toEqual(surface.slice(0, count))
-        surface = [event.data as Message, ...surface.slice(count)]
+      const ctx = bootParent(root)
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      const agent = await ctx.agentLoop.resume('crash', { provider: 'mock', model: 'm1' })
+      const events = agent.session.events
+      // A starved parent can read the child's lines late, so the kill may land in a later compaction than the one it
+      // aimed at: replay every compaction in the log. Each replaces the first `count` messages of the surface as it
+      // stood then (and cites exactly them); only the last one may lack its checkpoint. (A kill right after the child
+      // appended the record may also leave no record at all: the write-behind had not written it yet.)
+      const records = events.filter((e) => e.type === 'request/compaction')
+      const checkpointOf = (record: AnySessionEvent) =>
+        events.find((e) => isReplacementSurfaceEvent(e) && e.sourceEventSeqs!.includes(record.seq))
+      for (const record of records.slice(0, -1)) expect(checkpointOf(record)).toBeDefined()
+      let surface: Message[] = []
+      for (const event of events) {
+        if (event.surfaceOp === 'append') surface.push(...messagesOf(events, [event.seq]))
+        else if (isReplacementSurfaceEvent(event)) {
+          const record = events[event.sourceEventSeqs!.find((s) => events[s]!.type === 'request/compaction')!]!
+          const count = (record.data as CompactionRequestRecord).count
+          const replaced = messagesOf(
+            events,
+            event.sourceEventSeqs!.filter(
+              (s) => events[s]!.type.endsWith('message') || events[s]!.type === 'tool/result',
+            ),
+          )
+          expect(replaced).toEqual(surface.slice(0, count))
+          surface = [event.data as Message, ...surface.slice(count)]
+        }
       }
-    }
-    const derived = agent.session.deriveMessages()
-    expect(derived).toEqual(surface)
-    // before the (last) replace: no checkpoint cites its record; after it: the checkpoint leads the history
-    const last = records.length > 0 ? checkpointOf(records.at(-1)!) : undefined
-    if (last === undefined) seen.before++
-    else {
-      seen.after++
-      expect(derived[0]).toBe(events[last.seq]!.data)
-    }
-    // every request the log records, the interrupted summary request included, verifies
-    expect(verifyDigests(events).filter((v) => !v.ok)).toEqual([])
-    // the interrupted turn was closed by recovery (unless the kill came after its turn/end)
-    const ends = events.filter((e) => e.type === 'turn/end').map((e) => (e.data as { reason: { kind: string } }).reason.kind)
-    expect(ends.filter((k) => k !== 'completed' && k !== 'interrupted')).toEqual([])
+      const derived = agent.session.deriveMessages()
+      expect(derived).toEqual(surface)
+      // before the (last) replace: no checkpoint cites its record; after it: the checkpoint leads the history
+      const last = records.length > 0 ? checkpointOf(records.at(-1)!) : undefined
+      if (last === undefined) seen.before++
+      else {
+        seen.after++
+        expect(derived[0]).toBe(events[last.seq]!.data)
+      }
+      // every request the log records, the interrupted summary request included, verifies
+      expect(verifyDigests(events).filter((v) => !v.ok)).toEqual([])
+      // the interrupted turn was closed by recovery (unless the kill came after its turn/end)
+      const ends = events
+        .filter((e) => e.type === 'turn/end')
+        .map((e) => (e.data as { reason: { kind: string } }).reason.kind)
+      expect(ends.filter((k) => k !== 'completed' && k !== 'interrupted')).toEqual([])
 
-    // the resumed agent continues; if the compaction did not land, it compacts now
-    for (let n = 100; n < 103; n++) {
-      agent.followup(createUserMessage(prompt(n)))
-      await agent.whenIdle()
-      expect((agent.session.events.at(-1)!.data as { reason: { kind: string } }).reason.kind).toBe('completed')
-    }
-    expect(agent.session.events.some((e) => isReplacementSurfaceEvent(e))).toBe(true)
-    expect(verifyDigests(agent.session.events).filter((v) => !v.ok)).toEqual([])
-    const lastRequest = agent.session.deriveMessages()
-    expect(lastRequest.length).toBeLessThan(appended(agent.session.events).length)
-    await agent.dispose()
-    await ctx.scope.dispose()
-  })
+      // the resumed agent continues; if the compaction did not land, it compacts now
+      for (let n = 100; n < 103; n++) {
+        agent.followup(createUserMessage(prompt(n)))
+        await agent.whenIdle()
+        expect((agent.session.events.at(-1)!.data as { reason: { kind: string } }).reason.kind).toBe('completed')
+      }
+      expect(agent.session.events.some((e) => isReplacementSurfaceEvent(e))).toBe(true)
+      expect(verifyDigests(agent.session.events).filter((v) => !v.ok)).toEqual([])
+      const lastRequest = agent.session.deriveMessages()
+      expect(lastRequest.length).toBeLessThan(appended(agent.session.events).length)
+      await agent.dispose()
+      await ctx.scope.dispose()
+    },
+  )
 
   it('landed both before and after the replace across the points', () => {
     expect(seen.before).toBeGreaterThan(2)

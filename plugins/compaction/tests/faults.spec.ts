@@ -2,7 +2,19 @@ import { describe, expect, it } from 'vitest'
 import type { CompactionOutcome } from '@bridle/agent-loop'
 import type { StreamChunk } from '@bridle/llm'
 import { verifyDigests } from '@bridle/session'
-import { bootApp, captureWarnings, chat, countTokens, fail, filler, say, textChunks, traceFrom, turn, user } from './harness.js'
+import {
+  bootApp,
+  captureWarnings,
+  chat,
+  countTokens,
+  fail,
+  filler,
+  say,
+  textChunks,
+  traceFrom,
+  turn,
+  user,
+} from './harness.js'
 
 const warnings = captureWarnings()
 const config = { threshold: 0.8, lowWater: 0.4, summaryMaxTokens: 100 }
@@ -37,10 +49,17 @@ describe('a summary request that does not give a summary leaves the history unto
       'request/digest 9.2#1',
       'chunk block-start',
     ])
-    expect(outcomes).toMatchObject([{ kind: 'failed', turn: 9, step: 1, failure: { code: 'SERVER', message: 'upstream hiccup' } }])
+    expect(outcomes).toMatchObject([
+      { kind: 'failed', turn: 9, step: 1, failure: { code: 'SERVER', message: 'upstream hiccup' } },
+    ])
     // untouched: the same messages (the same objects), plus the new prompt and answer
     expect(agent.session.deriveMessages().slice(0, history.length)).toEqual(history)
-    expect(agent.session.deriveMessages().slice(0, history.length).every((m, i) => m === history[i])).toBe(true)
+    expect(
+      agent.session
+        .deriveMessages()
+        .slice(0, history.length)
+        .every((m, i) => m === history[i]),
+    ).toBe(true)
     expect(agent.session.events.at(-1)!.data).toMatchObject({ reason: { kind: 'completed' } })
     expect(warnings).toEqual([
       `agent "${agent.id}": the summary request of turn 9 step 1 failed (SERVER: upstream hiccup); the history is unchanged`,
@@ -57,7 +76,9 @@ describe('a summary request that does not give a summary leaves the history unto
     const history = agent.session.deriveMessages()
     app.summaries.push((r) => textChunks('   ', countTokens(r)))
     await turn(agent, filler('prompt 9', 400))
-    expect(outcomes).toMatchObject([{ kind: 'failed', failure: { code: 'EMPTY_SUMMARY', message: 'the summary request returned no text' } }])
+    expect(outcomes).toMatchObject([
+      { kind: 'failed', failure: { code: 'EMPTY_SUMMARY', message: 'the summary request returned no text' } },
+    ])
     expect(agent.session.deriveMessages().slice(0, history.length)).toEqual(history)
     expect(warnings).toHaveLength(1)
   })
@@ -71,7 +92,9 @@ describe('a summary request that does not give a summary leaves the history unto
       },
     }))
     await turn(agent, filler('prompt 9', 400))
-    expect(outcomes).toMatchObject([{ kind: 'failed', failure: { code: 'TIMEOUT', message: 'the summary request timed out after 50 ms' } }])
+    expect(outcomes).toMatchObject([
+      { kind: 'failed', failure: { code: 'TIMEOUT', message: 'the summary request timed out after 50 ms' } },
+    ])
     expect(agent.session.events.at(-1)!.data).toMatchObject({ turn: 9, reason: { kind: 'completed' } })
     expect(warnings).toHaveLength(1)
   })
@@ -92,7 +115,10 @@ describe('a summary request that does not give a summary leaves the history unto
     await started
     agent.cancel({ kind: 'user' })
     await agent.whenIdle()
-    expect(agent.session.events.at(-1)!.data).toEqual({ turn: 9, reason: { kind: 'aborted', reason: { kind: 'user' } } })
+    expect(agent.session.events.at(-1)!.data).toEqual({
+      turn: 9,
+      reason: { kind: 'aborted', reason: { kind: 'user' } },
+    })
     expect(outcomes).toEqual([])
     expect(agent.session.deriveMessages().slice(0, history.length)).toEqual(history)
     expect(agent.session.deriveMessages()).toHaveLength(history.length + 1) // the prompt entered before the summary
@@ -108,7 +134,9 @@ describe('a summary request that does not give a summary leaves the history unto
     expect(end.reason.kind).toBe('error')
     expect(end.reason.error.code).toBe('CONTEXT_WINDOW_EXCEEDED')
     expect(end.reason.error.message).toMatch(
-      new RegExp(`^the next request of agent "${agent.id}" needs about \\d+ input tokens, more than the 2000-token context window of mock/m1, and compaction cannot make room \\(the summary request failed: boom\\)$`),
+      new RegExp(
+        `^the next request of agent "${agent.id}" needs about \\d+ input tokens, more than the 2000-token context window of mock/m1, and compaction cannot make room \\(the summary request failed: boom\\)$`,
+      ),
     )
     // the over-long request was never sent
     expect(app.requests.at(-1)!.purpose).toBe('compaction')

@@ -62,7 +62,11 @@ export function countTokens(request: GenerateOptions): number {
 }
 
 /** Chunks of a text answer with the given usage. */
-export function textChunks(text: string, inputTokens: number, outputTokens = Math.ceil(text.length / 4)): StreamChunk[] {
+export function textChunks(
+  text: string,
+  inputTokens: number,
+  outputTokens = Math.ceil(text.length / 4),
+): StreamChunk[] {
   return [
     { type: 'block-start', index: 0, blockType: 'text' },
     { type: 'text-delta', index: 0, text },
@@ -73,21 +77,26 @@ export function textChunks(text: string, inputTokens: number, outputTokens = Mat
 }
 
 /** A text answer; usage is counted from the request. */
-export const say = (text: string): Responder => (request) => textChunks(text, countTokens(request))
+export const say =
+  (text: string): Responder =>
+  (request) =>
+    textChunks(text, countTokens(request))
 
 /** An answer that calls one tool. */
-export const callTool = (id: string, name: string, args = '{}'): Responder => (request) => [
-  { type: 'block-start', index: 0, blockType: 'tool-call' },
-  { type: 'tool-call-delta', index: 0, id: id as never, name, argumentsDelta: args },
-  { type: 'block-end', index: 0, block: { type: 'tool-call', id: id as never, name, arguments: args } },
-  { type: 'usage', usage: { inputTokens: countTokens(request), outputTokens: 10 } },
-  { type: 'finish', reason: { kind: 'tool-calls' } },
-]
+export const callTool =
+  (id: string, name: string, args = '{}'): Responder =>
+  (request) => [
+    { type: 'block-start', index: 0, blockType: 'tool-call' },
+    { type: 'tool-call-delta', index: 0, id: id as never, name, argumentsDelta: args },
+    { type: 'block-end', index: 0, block: { type: 'tool-call', id: id as never, name, arguments: args } },
+    { type: 'usage', usage: { inputTokens: countTokens(request), outputTokens: 10 } },
+    { type: 'finish', reason: { kind: 'tool-calls' } },
+  ]
 
 /** A stream that fails with an error finish. */
-export const fail = (code: string, message = 'boom'): Responder => () => [
-  { type: 'finish', reason: { kind: 'error', failure: { message, code } } },
-]
+export const fail =
+  (code: string, message = 'boom'): Responder =>
+  () => [{ type: 'finish', reason: { kind: 'error', failure: { message, code } } }]
 
 export const user = (text: string): UserMessage => createUserMessage(text)
 
@@ -117,12 +126,19 @@ export function bootApp(options: { contextWindow?: number; compaction?: Record<s
   const summaries: Responder[] = []
   const window = options.contextWindow
   ctx.llm.registerAdapter(['mock'], {
-    resolveModel: (provider, model) => ({ provider, id: model, name: model, ...(window ? { context: { contextWindow: window } } : {}) }),
+    resolveModel: (provider, model) => ({
+      provider,
+      id: model,
+      name: model,
+      ...(window ? { context: { contextWindow: window } } : {}),
+    }),
     async *stream(request: GenerateOptions) {
       requests.push(request)
       if (request.purpose === 'compaction') {
         const next = summaries.shift()
-        yield* next ? next(request) : textChunks(`summary of ${request.messages.length - 1} messages`, countTokens(request))
+        yield* next
+          ? next(request)
+          : textChunks(`summary of ${request.messages.length - 1} messages`, countTokens(request))
         return
       }
       yield* (answers.shift() ?? say('ok'))(request)

@@ -12,7 +12,14 @@ describe('agent.compact()', () => {
     const agent = app.agent()
     await chat(app, agent, 3)
     const outcome = await agent.compact()
-    expect(outcome).toMatchObject({ kind: 'compacted', turn: 4, step: 1, reason: 'manual', replacedMessages: 6, summary: 'summary of 6 messages' })
+    expect(outcome).toMatchObject({
+      kind: 'compacted',
+      turn: 4,
+      step: 1,
+      reason: 'manual',
+      replacedMessages: 6,
+      summary: 'summary of 6 messages',
+    })
     expect(traceFrom(agent.session.events, 'turn/start', 12, 3)).toEqual([
       'turn/start 4',
       'step/start 4.1',
@@ -34,7 +41,10 @@ describe('agent.compact()', () => {
     expect(app.requests.at(-1)!.messages).toHaveLength(2)
     expect(verifyDigests(agent.session.events).every((v) => v.ok)).toBe(true)
     const report = cachePrefixReport(agent.session.events)
-    expect(report.at(-1)!.messages).toMatchObject({ kept: false, cause: { kind: 'replace', compaction: { reason: 'manual', replacedMessages: 6 } } })
+    expect(report.at(-1)!.messages).toMatchObject({
+      kept: false,
+      cause: { kind: 'replace', compaction: { reason: 'manual', replacedMessages: 6 } },
+    })
     expect(warnings).toEqual([])
   })
 
@@ -57,8 +67,17 @@ describe('agent.compact()', () => {
     const outcome = await compacted
     await agent.whenIdle()
     expect(outcome).toMatchObject({ kind: 'compacted', turn: 4, reason: 'manual', replacedMessages: 6 })
-    const turns = agent.session.events.filter((e) => e.type === 'turn/start' || e.type === 'request/compaction').map(line)
-    expect(turns).toEqual(['turn/start 1', 'turn/start 2', 'turn/start 3', 'turn/start 4', 'request/compaction 4.1 manual count=6', 'turn/start 5'])
+    const turns = agent.session.events
+      .filter((e) => e.type === 'turn/start' || e.type === 'request/compaction')
+      .map(line)
+    expect(turns).toEqual([
+      'turn/start 1',
+      'turn/start 2',
+      'turn/start 3',
+      'turn/start 4',
+      'request/compaction 4.1 manual count=6',
+      'turn/start 5',
+    ])
     expect(app.requests.at(-1)!.messages.map((m) => m.role)).toEqual(['user', 'user'])
   })
 
@@ -69,10 +88,15 @@ describe('agent.compact()', () => {
     const seq = agent.session.seq
     const outcomes: CompactionOutcome[] = []
     app.ctx.on('agent/compacted', ({ outcome }) => void outcomes.push(outcome))
-    expect(await agent.compact()).toEqual({ kind: 'skipped', reason: 'no compaction policy is loaded (add @bridle/plugin-compaction)' })
+    expect(await agent.compact()).toEqual({
+      kind: 'skipped',
+      reason: 'no compaction policy is loaded (add @bridle/plugin-compaction)',
+    })
     await agent.whenIdle()
     expect(agent.session.events.slice(seq).map(line)).toEqual(['turn/start 3', 'turn/end 3 completed'])
-    expect(outcomes).toEqual([{ kind: 'skipped', reason: 'no compaction policy is loaded (add @bridle/plugin-compaction)' }])
+    expect(outcomes).toEqual([
+      { kind: 'skipped', reason: 'no compaction policy is loaded (add @bridle/plugin-compaction)' },
+    ])
   })
 
   it('with an empty history, or only a checkpoint: skipped', async () => {
@@ -104,7 +128,14 @@ describe('agent.compact()', () => {
     expect(x).toBe(y)
     expect(agent.session.events.filter((e) => e.type === 'request/compaction')).toHaveLength(1)
     const held2 = new Promise<void>(() => {})
-    app.answers.push(() => ({ async *[Symbol.asyncIterator]() { await held2 } }) as never)
+    app.answers.push(
+      () =>
+        ({
+          async *[Symbol.asyncIterator]() {
+            await held2
+          },
+        }) as never,
+    )
     agent.followup(user('prompt 5'))
     const c = agent.compact()
     agent.cancel({ kind: 'user' })
@@ -124,10 +155,14 @@ describe('agent.compact()', () => {
     const agent = app.agent()
     await chat(app, agent, 2)
     const history = agent.session.deriveMessages()
-    app.summaries.push(() => [{ type: 'finish', reason: { kind: 'error', failure: { message: 'nope', code: 'SERVER' } } }])
+    app.summaries.push(() => [
+      { type: 'finish', reason: { kind: 'error', failure: { message: 'nope', code: 'SERVER' } } },
+    ])
     expect(await agent.compact()).toMatchObject({ kind: 'failed', reason: 'manual', failure: { code: 'SERVER' } })
     expect(agent.session.deriveMessages()).toBe(history)
-    expect(warnings).toEqual([`agent "${agent.id}": the summary request of turn 3 step 1 failed (SERVER: nope); the history is unchanged`])
+    expect(warnings).toEqual([
+      `agent "${agent.id}": the summary request of turn 3 step 1 failed (SERVER: nope); the history is unchanged`,
+    ])
   })
 })
 

@@ -33,7 +33,14 @@ type Op =
   | { kind: 'reseed' }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('turn' as const), rounds: fc.nat(3), chars: fc.integer({ min: 20, max: 700 }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('turn' as const),
+      rounds: fc.nat(3),
+      chars: fc.integer({ min: 20, max: 700 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant<Op>({ kind: 'compact' }) },
   { weight: 1, arbitrary: fc.constant<Op>({ kind: 'fail-next-summary' }) },
   { weight: 1, arbitrary: fc.constantFrom('ro', 'rw', '').map<Op>((text) => ({ kind: 'context', text })) },
@@ -136,7 +143,11 @@ async function run(ops: readonly Op[], window: number, tally: Tally): Promise<vo
     if (e.type !== 'request/compaction') continue
     const record = e.data as CompactionRequestRecord
     const checkpoint = events.find(
-      (c) => c.seq > e.seq && c.type === 'user/message' && typeof c.surfaceOp === 'object' && c.sourceEventSeqs?.includes(e.seq),
+      (c) =>
+        c.seq > e.seq &&
+        c.type === 'user/message' &&
+        typeof c.surfaceOp === 'object' &&
+        c.sourceEventSeqs?.includes(e.seq),
     )
     tally[record.reason]++
     if (checkpoint === undefined) continue // the summary failed: nothing was replaced
@@ -154,11 +165,18 @@ describe('random turns and compactions (property)', () => {
   it('deriveMessages() is the surface the checkpoints imply, and reconstruction equals what was sent', async () => {
     const tally: Tally = { threshold: 0, manual: 0, replaced: 0 }
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 28 }), fc.integer({ min: 1200, max: 5000 }), async (ops, window) => {
-        await run(ops, window, tally)
-        // the only warnings are the failed summaries' (the ones the sequence asked for)
-        for (const w of warnings.splice(0)) expect(w).toMatch(/the summary request of turn \d+ step \d+ failed \(SERVER: boom\); the history is unchanged$/)
-      }),
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 5, maxLength: 28 }),
+        fc.integer({ min: 1200, max: 5000 }),
+        async (ops, window) => {
+          await run(ops, window, tally)
+          // the only warnings are the failed summaries' (the ones the sequence asked for)
+          for (const w of warnings.splice(0))
+            expect(w).toMatch(
+              /the summary request of turn \d+ step \d+ failed \(SERVER: boom\); the history is unchanged$/,
+            )
+        },
+      ),
       { numRuns: 30 },
     )
     // the sequences exercised both kinds, and most summaries replaced history

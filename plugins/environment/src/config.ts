@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { looksLikeRandomToken } from './secret-token.js'
 
 /** Label names that suggest a secret; such labels are refused so a credential cannot be exposed by mistake. */
-export const SECRET_NAME_PATTERN = /token|secret|passw|pwd|credential|api[-_]?key|private[-_]?key|auth|cookie|session|bearer/i
+export const SECRET_NAME_PATTERN =
+  /token|secret|passw|pwd|credential|api[-_]?key|private[-_]?key|auth|cookie|session|bearer/i
 
 /** Values that look like credentials (common key prefixes, PEM blocks, bearer headers, URLs with a password). */
 export const SECRET_VALUE_PATTERN =

@@ -24,7 +24,9 @@ describe('unprefixed secret-looking label values', () => {
   for (const [label, value] of tokens) {
     it(`refuses ${label}`, () => {
       expect(refused(value)).toThrow(ConfigError)
-      expect(refused(value)).toThrow('plugin-environment: invalid config: labels.build: looks like a credential; only public values may be exposed')
+      expect(refused(value)).toThrow(
+        'plugin-environment: invalid config: labels.build: looks like a credential; only public values may be exposed',
+      )
       expect(() => Config({ environment: value, region: 'r' })).toThrow(/environment: looks like a credential/)
     })
   }
@@ -61,12 +63,18 @@ describe('unprefixed secret-looking label values', () => {
   it('property: random keys of 33 characters in the common encodings are refused (seeded)', () => {
     const seed = 1433
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom('base64url', 'base64', 'hex'), (n, encoding) => {
-        // Fresh random bytes per run, derived from fast-check's integer so a failing case can be replayed.
-        const bytes = randomBytesFrom(n, 32)
-        const value = Buffer.from(bytes).toString(encoding as BufferEncoding).slice(0, 33)
-        expect(looksLikeSecret(value), `${encoding} ${value}`).toBe(true)
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.constantFrom('base64url', 'base64', 'hex'),
+        (n, encoding) => {
+          // Fresh random bytes per run, derived from fast-check's integer so a failing case can be replayed.
+          const bytes = randomBytesFrom(n, 32)
+          const value = Buffer.from(bytes)
+            .toString(encoding as BufferEncoding)
+            .slice(0, 33)
+          expect(looksLikeSecret(value), `${encoding} ${value}`).toBe(true)
+        },
+      ),
       { seed, numRuns: 300 },
     )
   })
@@ -84,4 +92,3 @@ function randomBytesFrom(seed: number, length: number): Uint8Array {
   }
   return out
 }
-

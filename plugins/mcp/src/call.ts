@@ -14,7 +14,9 @@ import type { McpSession } from './session.js'
  */
 const CallResultSchema = z.looseObject({
   content: z.array(z.looseObject({ type: z.string() })).default([]),
-  structuredContent: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
+  structuredContent: z
+    .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v))
+    .optional(),
   isError: z.boolean().optional(),
 })
 
@@ -37,9 +39,16 @@ export async function callTool(
 ): Promise<ToolReturn> {
   const server = `MCP server "${config.name}"`
   if (session === undefined || session.endReason !== undefined) {
-    const notes = { starting: ' (it is still starting)', reconnecting: ' (it is down; the plugin is reconnecting)', closed: ' (it was closed)' }
+    const notes = {
+      starting: ' (it is still starting)',
+      reconnecting: ' (it is down; the plugin is reconnecting)',
+      closed: ' (it was closed)',
+    }
     const note = down === undefined ? '' : notes[down]
-    throw new McpToolError(`${server} is not connected${note}, so "${tool.mcpName}" cannot run now`, 'SERVER_UNAVAILABLE')
+    throw new McpToolError(
+      `${server} is not connected${note}, so "${tool.mcpName}" cannot run now`,
+      'SERVER_UNAVAILABLE',
+    )
   }
   // a per-call controller, so the turn's signal does not collect one SDK listener per call
   const controller = new AbortController()
@@ -50,13 +59,22 @@ export async function callTool(
     const result = await session.client.request(
       { method: 'tools/call', params: { name: tool.mcpName, arguments: args } },
       CallResultSchema,
-      { signal: controller.signal, timeout: config.callTimeoutMs, resetTimeoutOnProgress: true, onprogress: () => undefined },
+      {
+        signal: controller.signal,
+        timeout: config.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: () => undefined,
+      },
     )
     return mapCallResult(result as McpCallResult, config.images)
   } catch (error) {
     if (error instanceof McpToolError) throw error
     if (exec.signal.aborted) {
-      throw new McpToolError(`the call to "${tool.mcpName}" was cancelled (the request was cancelled on ${server})`, 'ABORTED', { cause: error })
+      throw new McpToolError(
+        `the call to "${tool.mcpName}" was cancelled (the request was cancelled on ${server})`,
+        'ABORTED',
+        { cause: error },
+      )
     }
     // read again: the session may have ended while the request was out
     const ended = session.endReason as Error | undefined
@@ -69,21 +87,37 @@ export async function callTool(
     }
     if (isTimeout(error)) {
       onTimeout(`a ping after a call to "${tool.mcpName}" timed out`)
-      throw new McpToolError(`${server} did not answer the call to "${tool.mcpName}" within ${config.callTimeoutMs} ms (callTimeoutMs)`, 'TIMEOUT', {
-        cause: error,
-      })
+      throw new McpToolError(
+        `${server} did not answer the call to "${tool.mcpName}" within ${config.callTimeoutMs} ms (callTimeoutMs)`,
+        'TIMEOUT',
+        {
+          cause: error,
+        },
+      )
     }
     if (isServerError(error)) {
-      throw new McpToolError(`${server} refused the call to "${tool.mcpName}": ${serverMessage(error)} (JSON-RPC error ${error.code})`, 'PROTOCOL_ERROR', {
-        cause: error,
-      })
+      throw new McpToolError(
+        `${server} refused the call to "${tool.mcpName}": ${serverMessage(error)} (JSON-RPC error ${error.code})`,
+        'PROTOCOL_ERROR',
+        {
+          cause: error,
+        },
+      )
     }
     if (isShapeError(error)) {
-      throw new McpToolError(`${server} answered the call to "${tool.mcpName}" with a malformed result: ${messageOf(error)}`, 'PROTOCOL_ERROR', { cause: error })
+      throw new McpToolError(
+        `${server} answered the call to "${tool.mcpName}" with a malformed result: ${messageOf(error)}`,
+        'PROTOCOL_ERROR',
+        { cause: error },
+      )
     }
     // the request never got an answer from the transport (an HTTP server that went away, a broken pipe)
     session.end(new Error(`a request failed: ${errorChain(error)}`))
-    throw new McpToolError(`${server} could not be reached for "${tool.mcpName}": ${errorChain(error)}`, 'SERVER_UNAVAILABLE', { cause: error })
+    throw new McpToolError(
+      `${server} could not be reached for "${tool.mcpName}": ${errorChain(error)}`,
+      'SERVER_UNAVAILABLE',
+      { cause: error },
+    )
   } finally {
     exec.signal.removeEventListener('abort', forward)
   }

@@ -12,7 +12,8 @@ export const PLUGIN_NAME = '@bridle/plugin-mcp'
 export const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/
 export const SERVER_NAME_MAX = 32
 
-const ms = (min: number, max: number, fallback: number) => nullAsAbsent(z.number().int().min(min).max(max).default(fallback))
+const ms = (min: number, max: number, fallback: number) =>
+  nullAsAbsent(z.number().int().min(min).max(max).default(fallback))
 
 const ReconnectSchema = z.strictObject({
   /** Delay before the first reconnect attempt. */
@@ -82,7 +83,8 @@ export const ServerSchema = z.unknown().transform((raw, ctx): ServerConfig => {
   const isHttp = typeof raw === 'object' && raw !== null && 'url' in raw
   const parsed = (isHttp ? HttpServerSchema : StdioServerSchema).safeParse(raw)
   if (parsed.success) return parsed.data
-  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] })
+  for (const issue of parsed.error.issues)
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] })
   return z.NEVER
 })
 
@@ -98,7 +100,10 @@ export const ConfigSchema = z.strictObject({
     // by hand rather than z.record: a bad key would only say "Invalid key in record", and a bad row would hide
     // the key errors of the others
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      ctx.addIssue({ code: 'custom', message: 'expected an object of named servers ({ <name>: { command… } | { url… } })' })
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected an object of named servers ({ <name>: { command… } | { url… } })',
+      })
       return z.NEVER
     }
     const servers: Record<string, ServerConfig> = {}
@@ -106,8 +111,10 @@ export const ConfigSchema = z.strictObject({
     for (const [name, row] of Object.entries(raw)) {
       const named = ServerNameSchema.safeParse(name)
       const server = ServerSchema.safeParse(row)
-      for (const issue of named.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: [name] })
-      for (const issue of server.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: [name, ...issue.path] as PropertyKey[] })
+      for (const issue of named.error?.issues ?? [])
+        ctx.addIssue({ code: 'custom', message: issue.message, path: [name] })
+      for (const issue of server.error?.issues ?? [])
+        ctx.addIssue({ code: 'custom', message: issue.message, path: [name, ...issue.path] as PropertyKey[] })
       if (named.success && server.success) servers[name] = server.data
       else ok = false
     }
@@ -133,8 +140,10 @@ export const NamedServerSchema = z.unknown().transform((raw, ctx): NamedServerCo
   const { name, ...rest } = raw as Record<string, unknown>
   const named = ServerNameSchema.safeParse(name)
   const server = ServerSchema.safeParse(rest)
-  for (const issue of named.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: ['name'] })
-  for (const issue of server.error?.issues ?? []) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] })
+  for (const issue of named.error?.issues ?? [])
+    ctx.addIssue({ code: 'custom', message: issue.message, path: ['name'] })
+  for (const issue of server.error?.issues ?? [])
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path as PropertyKey[] })
   if (!named.success || !server.success) return z.NEVER
   return { name: named.data, ...server.data }
 })

@@ -132,7 +132,8 @@ export class ServerConnection {
       removed = [...removed, ...this.dropTools()]
       attempt += 1
       const { maxAttempts } = this.config.reconnect
-      const retryInMs = maxAttempts !== undefined && attempt > maxAttempts ? undefined : backoffDelay(this.config.reconnect, attempt)
+      const retryInMs =
+        maxAttempts !== undefined && attempt > maxAttempts ? undefined : backoffDelay(this.config.reconnect, attempt)
       const what = describeFault(this.config, fault, wasReady ? 'stopped' : 'start')
       const toolsNote = removed.length > 0 ? `; its ${removed.length} tool(s) are removed until it is back` : ''
       const next =
@@ -194,14 +195,21 @@ export class ServerConnection {
       const key = `${skip.mcpName}\0${skip.reason}`
       if (this.warnedSkips.has(key)) continue
       this.warnedSkips.add(key)
-      this.ctx.logger('mcp').info(`MCP server "${this.config.name}": tool "${skip.mcpName}" is not offered to the model: ${skip.reason}`)
+      this.ctx
+        .logger('mcp')
+        .info(`MCP server "${this.config.name}": tool "${skip.mcpName}" is not offered to the model: ${skip.reason}`)
     }
     const diff = this.tools.apply(tools)
     for (const { name, error } of diff.refused) {
       this.warn(`MCP server "${this.config.name}": tool "${name}" could not be registered: ${messageOf(error)}`)
     }
     if (diff.added.length + diff.removed.length + diff.changed.length > 0) {
-      this.ctx.emit('mcp/tools', { server: this.config.name, added: diff.added, removed: diff.removed, changed: diff.changed })
+      this.ctx.emit('mcp/tools', {
+        server: this.config.name,
+        added: diff.added,
+        removed: diff.removed,
+        changed: diff.changed,
+      })
     }
   }
 
@@ -232,7 +240,13 @@ export class ServerConnection {
   }
 
   private call(tool: ListedTool, args: Record<string, unknown>, exec: ToolRunContext): Promise<ToolReturn> {
-    const down = this.closed ? 'closed' : this.attempt > 0 ? 'reconnecting' : this.state === 'connecting' ? 'starting' : undefined
+    const down = this.closed
+      ? 'closed'
+      : this.attempt > 0
+        ? 'reconnecting'
+        : this.state === 'connecting'
+          ? 'starting'
+          : undefined
     return callTool(this.config, this.closed ? undefined : this.live?.session, down, tool, args, exec, (why) => {
       const live = this.live
       if (live) this.checkHealth(live, why)

@@ -4,7 +4,9 @@ import { isHttp, type NamedServerConfig } from './config.js'
 
 /** True for errors the server sent as a JSON-RPC error response (the connection itself is fine). */
 export function isServerError(error: unknown): error is McpError {
-  return error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed
+  return (
+    error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed
+  )
 }
 
 /**

@@ -17,7 +17,7 @@ export {
   type ServerConfig,
   type StdioServerConfig,
 } from './config.js'
-export { type McpServerState, type McpServerStatus, type McpToolsUpdate } from './connection.js'
+export type { McpServerState, McpServerStatus, McpToolsUpdate } from './connection.js'
 export { McpToolError, type McpToolErrorCode } from './errors.js'
 export { bridleToolName, TOOL_NAME } from './names.js'
 export { mapCallResult, type ImageMode, type McpCallResult, type McpContent, type McpResultMeta } from './result.js'

@@ -69,7 +69,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * tool whose Bridle name another tool of this server already has. That last rule looks at the tools in code-unit
  * order of their MCP names, so which one wins never depends on the order the server listed them in.
  */
-export function toListedTools(server: string, config: Pick<ServerConfig, 'include' | 'exclude'>, raw: readonly RawTool[]) {
+export function toListedTools(
+  server: string,
+  config: Pick<ServerConfig, 'include' | 'exclude'>,
+  raw: readonly RawTool[],
+) {
   const tools = new Map<string, ListedTool>()
   const skipped: SkippedTool[] = []
   const keyed = raw.map((tool) => ({ tool, key: `${String(tool.name)}\u0000${JSON.stringify(tool)}` }))
@@ -98,7 +102,8 @@ export function toListedTools(server: string, config: Pick<ServerConfig, 'includ
       skipped.push({ mcpName, reason: `its name "${name}" is already taken by "${existing.mcpName}"` })
       continue
     }
-    const description = typeof tool.description === 'string' ? tool.description : typeof tool.title === 'string' ? tool.title : ''
+    const description =
+      typeof tool.description === 'string' ? tool.description : typeof tool.title === 'string' ? tool.title : ''
     const annotations = tool.annotations
     const readOnly = isPlainObject(annotations) && annotations.readOnlyHint === true
     const fingerprint = JSON.stringify([mcpName, description, schema, readOnly])

@@ -41,7 +41,8 @@ function resourceText(item: McpContent): string {
   const type = str(resource.mimeType)
   const head = `[resource ${uri}${type ? ` (${type})` : ''}]`
   if (typeof resource.text === 'string') return `${head}\n${resource.text}`
-  if (typeof resource.blob === 'string') return describeBinary(`resource ${uri}`, type ?? 'application/octet-stream', resource.blob)
+  if (typeof resource.blob === 'string')
+    return describeBinary(`resource ${uri}`, type ?? 'application/octet-stream', resource.blob)
   return head
 }
 
@@ -86,7 +87,10 @@ export function mapCallResult(result: McpCallResult, images: ImageMode): { conte
         break
       }
       case 'audio':
-        content.push({ type: 'text', text: describeBinary('audio', str(item.mimeType) ?? 'application/octet-stream', str(item.data) ?? '') })
+        content.push({
+          type: 'text',
+          text: describeBinary('audio', str(item.mimeType) ?? 'application/octet-stream', str(item.data) ?? ''),
+        })
         break
       case 'resource':
         content.push({ type: 'text', text: resourceText(item) })

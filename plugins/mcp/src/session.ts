@@ -61,7 +61,12 @@ export class McpSession {
       transport = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: config.headers },
         // a broken SSE stream is a fault of the session; the plugin reconnects on its own terms
-        reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+        reconnectionOptions: {
+          maxRetries: 0,
+          initialReconnectionDelay: 1000,
+          maxReconnectionDelay: 1000,
+          reconnectionDelayGrowFactor: 1,
+        },
       })
     } else {
       const stdio = new StdioClientTransport({
@@ -102,7 +107,8 @@ export class McpSession {
       if (session.endReason) throw session.endReason
       return { session, tools }
     } catch (error) {
-      const failed = session ?? new McpSession(client, transport, (transport as { pid?: number | null }).pid ?? undefined, exited)
+      const failed =
+        session ?? new McpSession(client, transport, (transport as { pid?: number | null }).pid ?? undefined, exited)
       failed.stderr = tail
       await failed.close(error instanceof Error ? error : new Error(messageOf(error)))
       throw new ServerFault(messageOf(error), tail, { cause: error })
@@ -121,7 +127,10 @@ export class McpSession {
     this.settle(reason)
     this.closing = (async () => {
       if (this.transport instanceof StreamableHTTPClientTransport) {
-        await withTimeout(this.transport.terminateSession().catch(() => undefined), 2000)
+        await withTimeout(
+          this.transport.terminateSession().catch(() => undefined),
+          2000,
+        )
       }
       await this.client.close().catch(() => undefined)
       // stdio: the client reports the close once the child has exited (stdin is closed first; the SDK escalates to

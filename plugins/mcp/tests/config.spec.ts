@@ -31,7 +31,10 @@ describe('Config', () => {
       images: 'text',
       reconnect: { initialDelayMs: 500, factor: 2, maxDelayMs: 30_000 },
     })
-    expect(config.servers.web).toMatchObject({ url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } })
+    expect(config.servers.web).toMatchObject({
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: 'Bearer x' },
+    })
     expect(Config(config)).toEqual(config)
     expect(Mcp.Config).toBe(Config)
   })
@@ -46,7 +49,7 @@ describe('Config', () => {
       Config({
         servers: {
           'bad name': { command: 'x' },
-          'a__b': { command: 'x' },
+          a__b: { command: 'x' },
           fs: { command: '', args: 'not-an-array', colour: 'blue' },
           web: { url: 'ftp://example.com', headers: { A: 1 } },
         },
@@ -74,12 +77,16 @@ describe('Config', () => {
     expect(errorOf(() => Config({ servers: { a: { url: 'http://x', command: 'y' } } })).message).toBe(
       '@bridle/plugin-mcp: invalid config: servers.a: Unrecognized key: "command"',
     )
-    expect(errorOf(() => Config({})).message).toBe('@bridle/plugin-mcp: invalid config: servers: expected an object of named servers ({ <name>: { command… } | { url… } })')
+    expect(errorOf(() => Config({})).message).toBe(
+      '@bridle/plugin-mcp: invalid config: servers: expected an object of named servers ({ <name>: { command… } | { url… } })',
+    )
   })
 
   it('limits server names to 32 characters, so `<server>__` survives any cut of a tool name', () => {
     expect(() => Config({ servers: { ['s'.repeat(32)]: { command: 'x' } } })).not.toThrow()
-    expect(errorOf(() => Config({ servers: { ['s'.repeat(33)]: { command: 'x' } } })).message).toContain('server names have at most 32 characters')
+    expect(errorOf(() => Config({ servers: { ['s'.repeat(33)]: { command: 'x' } } })).message).toContain(
+      'server names have at most 32 characters',
+    )
   })
 
   it('exposes a plain zod schema', () => {
@@ -89,12 +96,18 @@ describe('Config', () => {
 
 describe('McpServer config (one named row)', () => {
   it('takes the name beside the row', () => {
-    expect(parseServerConfig({ name: 'fs', command: 'node', args: ['server.js'] })).toMatchObject({ name: 'fs', command: 'node', args: ['server.js'] })
+    expect(parseServerConfig({ name: 'fs', command: 'node', args: ['server.js'] })).toMatchObject({
+      name: 'fs',
+      command: 'node',
+      args: ['server.js'],
+    })
     expect(McpServer.Config).toBe(parseServerConfig)
   })
 
   it('reports the name and the row fields', () => {
-    expect(errorOf(() => parseServerConfig({ command: 'x' })).message).toBe('@bridle/plugin-mcp: invalid config: name: expected a server name string')
+    expect(errorOf(() => parseServerConfig({ command: 'x' })).message).toBe(
+      '@bridle/plugin-mcp: invalid config: name: expected a server name string',
+    )
     expect(errorOf(() => parseServerConfig({ name: '_x', url: 'nope' })).message).toBe(
       '@bridle/plugin-mcp: invalid config: name: server names use letters, digits, "-" and single "_" between them; url: url must be an http:// or https:// URL',
     )

@@ -17,7 +17,12 @@ describe('a server that cannot start', () => {
   it('warns with the server, the command and the reason, retries with backoff, and gives up after maxAttempts', async () => {
     const { ctx, rec } = boot()
     const command = '/nonexistent/bridle-mcp-server'
-    const fork = ctx.plugin(McpServer, { name: 'ghost', command, args: ['--x'], reconnect: { initialDelayMs: 30, factor: 3, maxAttempts: 2 } })
+    const fork = ctx.plugin(McpServer, {
+      name: 'ghost',
+      command,
+      args: ['--x'],
+      reconnect: { initialDelayMs: 30, factor: 3, maxAttempts: 2 },
+    })
     const failures = () => rec.statuses.filter((s) => s.state === 'failed')
     while (failures().length < 3) await rec.status('ghost', 'failed', rec.statuses.length)
     expect(failures().map((s) => [s.attempt, s.retryInMs])).toEqual([
@@ -46,8 +51,12 @@ describe('a server that cannot start', () => {
       reconnect: { maxAttempts: 0 },
     })
     const failed = await rec.status('mute', 'failed')
-    expect(failed.error).toBe(`failed to start (${process.execPath} -e process.stdin.resume()): it did not answer within 300 ms (startupTimeoutMs)`)
-    expect(warningsIn(logs)[0]).toMatch(/^MCP server "mute" failed to start .*: it did not answer within 300 ms \(startupTimeoutMs\); giving up/)
+    expect(failed.error).toBe(
+      `failed to start (${process.execPath} -e process.stdin.resume()): it did not answer within 300 ms (startupTimeoutMs)`,
+    )
+    expect(warningsIn(logs)[0]).toMatch(
+      /^MCP server "mute" failed to start .*: it did not answer within 300 ms \(startupTimeoutMs\); giving up/,
+    )
     expect(childProcesses().filter((c) => c.cmdline.includes('stdin.resume'))).toEqual([])
     fork.dispose()
   })
@@ -61,8 +70,12 @@ describe('a server that cannot start', () => {
       reconnect: { maxAttempts: 0 },
     })
     const failed = await rec.status('broken', 'failed')
-    expect(failed.error).toMatch(/^failed to start .*: MCP error -32000: Connection closed\nserver stderr \(last lines\):\nconfig file missing: \/etc\/broken.json$/)
-    expect(warningsIn(logs)[0]).toMatch(/giving up .*\nserver stderr \(last lines\):\nconfig file missing: \/etc\/broken.json$/)
+    expect(failed.error).toMatch(
+      /^failed to start .*: MCP error -32000: Connection closed\nserver stderr \(last lines\):\nconfig file missing: \/etc\/broken.json$/,
+    )
+    expect(warningsIn(logs)[0]).toMatch(
+      /giving up .*\nserver stderr \(last lines\):\nconfig file missing: \/etc\/broken.json$/,
+    )
     fork.dispose()
   })
 })
@@ -70,7 +83,11 @@ describe('a server that cannot start', () => {
 describe('a server killed while serving', () => {
   it('fails the call in flight, removes its tools at once, warns, reconnects and brings the same tools back', async () => {
     const { ctx, rec } = boot()
-    const fork = ctx.plugin(McpServer, { name: 'ctl', ...rows.control({ tools: [{ name: 'lookup' }] }), reconnect: fast })
+    const fork = ctx.plugin(McpServer, {
+      name: 'ctl',
+      ...rows.control({ tools: [{ name: 'lookup' }] }),
+      reconnect: fast,
+    })
     const first = await rec.status('ctl', 'ready')
     const tools = first.tools
     expect(tools).toContain('ctl__lookup')
@@ -83,12 +100,19 @@ describe('a server killed while serving', () => {
     const result = await inFlight
     expect(result.isError).toBe(true)
     expect(result.error!.info).toEqual({ name: 'McpToolError', code: 'SERVER_UNAVAILABLE' })
-    expect(textOf(result)).toMatch(/^Error: MCP server "ctl" closed the connection while "fixture_wait" was running: the server closed the connection/)
+    expect(textOf(result)).toMatch(
+      /^Error: MCP server "ctl" closed the connection while "fixture_wait" was running: the server closed the connection/,
+    )
 
     const down = await rec.status('ctl', 'failed', mark)
     expect(down.tools).toEqual([])
     expect(ctx.tools.schemas()).toEqual([])
-    expect(rec.updates.find((u) => u.removed.length > 0)).toEqual({ server: 'ctl', added: [], removed: tools, changed: [] })
+    expect(rec.updates.find((u) => u.removed.length > 0)).toEqual({
+      server: 'ctl',
+      added: [],
+      removed: tools,
+      changed: [],
+    })
     expect(warningsIn(logs)).toEqual([
       `MCP server "ctl" stopped: the server closed the connection; its ${tools.length} tool(s) are removed until it is back; reconnecting in 20 ms (attempt 1)` +
         '\nserver stderr (last lines):\ncontrol fixture ready',
@@ -96,7 +120,12 @@ describe('a server killed while serving', () => {
     expect(isAlive(first.pid!)).toBe(false)
 
     // a call that races the reconnect reads why it cannot run
-    const meanwhile = await ctx.tools.execute({ callId: 'x', name: 'ctl__lookup', arguments: {}, signal: new AbortController().signal })
+    const meanwhile = await ctx.tools.execute({
+      callId: 'x',
+      name: 'ctl__lookup',
+      arguments: {},
+      signal: new AbortController().signal,
+    })
     expect(meanwhile.error?.info?.code ?? 'UNKNOWN_TOOL').toMatch(/^(UNKNOWN_TOOL|SERVER_UNAVAILABLE)$/)
 
     const back = await rec.status('ctl', 'ready', mark)
@@ -112,7 +141,13 @@ describe('a server killed while serving', () => {
 describe('timeouts', () => {
   it('a slow call times out with a readable error while a responsive server stays up; a frozen one is restarted', async () => {
     const { ctx, rec } = boot()
-    const fork = ctx.plugin(McpServer, { name: 'slow', ...rows.control(), callTimeoutMs: 1500, pingTimeoutMs: 3000, reconnect: fast })
+    const fork = ctx.plugin(McpServer, {
+      name: 'slow',
+      ...rows.control(),
+      callTimeoutMs: 1500,
+      pingTimeoutMs: 3000,
+      reconnect: fast,
+    })
     const first = await rec.status('slow', 'ready')
 
     const hung = await run(ctx, 'slow__fixture_hang')
@@ -131,7 +166,9 @@ describe('timeouts', () => {
       'stopped: it did not answer a ping after a call to "fixture_freeze" timed out within 3000 ms (pingTimeoutMs)' +
         '\nserver stderr (last lines):\ncontrol fixture ready',
     )
-    expect(warningsIn(logs)[0]).toMatch(/^MCP server "slow" stopped: it did not answer a ping after a call to "fixture_freeze" timed out/)
+    expect(warningsIn(logs)[0]).toMatch(
+      /^MCP server "slow" stopped: it did not answer a ping after a call to "fixture_freeze" timed out/,
+    )
     const back = await rec.status('slow', 'ready', rec.statuses.indexOf(down))
     expect(isAlive(first.pid!)).toBe(false)
     expect(back.tools).toEqual(first.tools)

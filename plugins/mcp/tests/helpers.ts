@@ -70,8 +70,10 @@ export function record(ctx: Context): Recorder {
     statuses,
     updates,
     counts,
-    status: (server, state, from = 0) => until(() => statuses.slice(from).find((s) => s.server === server && s.state === state)),
-    update: (server, test = () => true, from = 0) => until(() => updates.slice(from).find((u) => u.server === server && test(u))),
+    status: (server, state, from = 0) =>
+      until(() => statuses.slice(from).find((s) => s.server === server && s.state === state)),
+    update: (server, test = () => true, from = 0) =>
+      until(() => updates.slice(from).find((u) => u.server === server && test(u))),
   }
 }
 
@@ -85,12 +87,18 @@ export function boot(): { ctx: Context; rec: Recorder } {
 
 let calls = 0
 /** Runs a tool through the registry the way a direct caller does. */
-export function run(ctx: Context, name: string, args: Record<string, unknown> = {}, signal: AbortSignal = new AbortController().signal): Promise<ToolExecutionResult> {
+export function run(
+  ctx: Context,
+  name: string,
+  args: Record<string, unknown> = {},
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ToolExecutionResult> {
   return ctx.tools.execute({ callId: callId(`call-${++calls}`), name, arguments: args as never, signal })
 }
 
 /** The text of a result's text blocks. */
-export const textOf = (result: ToolExecutionResult) => result.content.map((b) => (b.type === 'text' ? b.text : `<${b.type}>`)).join('\n')
+export const textOf = (result: ToolExecutionResult) =>
+  result.content.map((b) => (b.type === 'text' ? b.text : `<${b.type}>`)).join('\n')
 
 /** Whether a process with this pid exists (a zombie counts until it is reaped). */
 export function isAlive(pid: number): boolean {
@@ -131,7 +139,8 @@ export function captureLogs(): { type: string; content: string }[] {
 }
 
 /** The warnings among captured logs. */
-export const warningsIn = (logs: { type: string; content: string }[]) => logs.filter((l) => l.type === 'warn').map((l) => l.content)
+export const warningsIn = (logs: { type: string; content: string }[]) =>
+  logs.filter((l) => l.type === 'warn').map((l) => l.content)
 
 /**
  * Live child processes of `parent` (this process by default) with their command lines, read from /proc (Linux).
@@ -147,7 +156,10 @@ export function childProcesses(parent = process.pid): { pid: number; cmdline: st
       // the command name may hold spaces and parentheses: the fields after the last ')' are fixed
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       if (Number(fields[1]) !== parent || fields[0] === 'Z') continue
-      children.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim() })
+      children.push({
+        pid: Number(entry),
+        cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim(),
+      })
     } catch {
       // the process ended while we looked
     }

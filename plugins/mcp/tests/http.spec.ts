@@ -28,7 +28,10 @@ const hosts: ChildProcess[] = []
 afterEach(() => hosts.splice(0).forEach((h) => h.kill('SIGKILL')))
 
 async function startHost(port = 0): Promise<Host> {
-  const child = spawn(process.execPath, [HOST], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [HOST], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   hosts.push(child)
   const lines: string[] = []
   const waiters: (() => void)[] = []
@@ -78,9 +81,13 @@ describe('a Streamable HTTP server on loopback', () => {
     host.child.kill('SIGKILL')
     const down = await rec.status('web', 'failed', mark)
     // refused or reset, depending on whether a kept-alive socket was open
-    expect(down.error).toMatch(/^stopped: a periodic ping failed: fetch failed: .*(ECONNREFUSED|ECONNRESET|other side closed)/)
+    expect(down.error).toMatch(
+      /^stopped: a periodic ping failed: fetch failed: .*(ECONNREFUSED|ECONNRESET|other side closed)/,
+    )
     expect(ctx.tools.schemas()).toEqual([])
-    expect(warningsIn(logs)[0]).toMatch(/^MCP server "web" stopped: .*; its \d+ tool\(s\) are removed until it is back; reconnecting in 50 ms \(attempt 1\)/)
+    expect(warningsIn(logs)[0]).toMatch(
+      /^MCP server "web" stopped: .*; its \d+ tool\(s\) are removed until it is back; reconnecting in 50 ms \(attempt 1\)/,
+    )
 
     const again = await startHost(host.port)
     const back = await rec.status('web', 'ready', mark)

@@ -48,8 +48,15 @@ describe('applying listings to the registry', () => {
           const effects = diff.added.length + diff.removed.length + 2 * diff.changed.length
           expect(rec.counts.tools - before.tools).toBe(effects)
           expect(rec.counts.systemPrompt - before.systemPrompt).toBe(effects)
-          expect(ctx.tools.schemas().map((s) => JSON.stringify(s)).sort()).toEqual(
-            tools.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters })).sort(),
+          expect(
+            ctx.tools
+              .schemas()
+              .map((s) => JSON.stringify(s))
+              .sort(),
+          ).toEqual(
+            tools
+              .map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }))
+              .sort(),
           )
           previous = tools
         }
@@ -78,7 +85,10 @@ describe('applying listings to the registry', () => {
 describe('a server that changes its tool list at run time', () => {
   it('re-lists on list_changed and applies only the difference, one system-prompt/change per effect', async () => {
     const { ctx, rec } = boot()
-    const fork = ctx.plugin(McpServer, { name: 'ctl', ...rows.control({ tools: [{ name: 'alpha' }, { name: 'beta' }, { name: 'gamma' }] }) })
+    const fork = ctx.plugin(McpServer, {
+      name: 'ctl',
+      ...rows.control({ tools: [{ name: 'alpha' }, { name: 'beta' }, { name: 'gamma' }] }),
+    })
     const ready = await rec.status('ctl', 'ready')
     expect(ready.tools).toEqual(expect.arrayContaining(['ctl__alpha', 'ctl__beta', 'ctl__gamma']))
     const before = { ...rec.counts }
@@ -91,7 +101,12 @@ describe('a server that changes its tool list at run time', () => {
     })
     const update = await rec.update('ctl', undefined, from)
     // gamma was "changed" to exactly what it was: no difference, no effect
-    expect(update).toEqual({ server: 'ctl', added: ['ctl__delta', 'ctl__epsilon'], removed: ['ctl__alpha'], changed: ['ctl__beta'] })
+    expect(update).toEqual({
+      server: 'ctl',
+      added: ['ctl__delta', 'ctl__epsilon'],
+      removed: ['ctl__alpha'],
+      changed: ['ctl__beta'],
+    })
     expect(rec.counts.tools - before.tools).toBe(2 + 1 + 2)
     expect(rec.counts.systemPrompt - before.systemPrompt).toBe(2 + 1 + 2)
     const names = ctx.tools.schemas().map((s) => s.name)

@@ -4,7 +4,9 @@ import { bridleToolName, mapCallResult, McpToolError, SERVER_NAME, TOOL_NAME } f
 
 const SEED = 19_019
 
-const serverName = fc.stringMatching(/^[A-Za-z0-9-]{1,8}(?:_[A-Za-z0-9-]{1,8}){0,2}$/).filter((s) => s.length <= 32 && SERVER_NAME.test(s))
+const serverName = fc
+  .stringMatching(/^[A-Za-z0-9-]{1,8}(?:_[A-Za-z0-9-]{1,8}){0,2}$/)
+  .filter((s) => s.length <= 32 && SERVER_NAME.test(s))
 const toolName = fc.oneof(
   fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/),
   fc.stringMatching(/^[A-Za-z0-9_.\-/ ]{1,80}$/),
@@ -63,9 +65,17 @@ describe('mapCallResult', () => {
       content: [
         { type: 'text', text: 'hello' },
         { type: 'text', text: '[resource file:///a.txt (text/plain)]\ninside' },
-        { type: 'text', text: expect.stringMatching(/^\[resource file:\/\/\/b\.bin: application\/octet-stream, 3 bytes, sha256 [0-9a-f]{16}; not shown\]$/) },
+        {
+          type: 'text',
+          text: expect.stringMatching(
+            /^\[resource file:\/\/\/b\.bin: application\/octet-stream, 3 bytes, sha256 [0-9a-f]{16}; not shown\]$/,
+          ),
+        },
         { type: 'text', text: '[resource link: c file:///c (text/x-c) — the c file]' },
-        { type: 'text', text: expect.stringMatching(/^\[audio: audio\/wav, 2 bytes, sha256 [0-9a-f]{16}; not shown\]$/) },
+        {
+          type: 'text',
+          text: expect.stringMatching(/^\[audio: audio\/wav, 2 bytes, sha256 [0-9a-f]{16}; not shown\]$/),
+        },
         { type: 'text', text: '[unsupported MCP content type "hologram"]' },
       ],
     })
@@ -85,7 +95,9 @@ describe('mapCallResult', () => {
   })
 
   it('structured content is kept in meta, and shown as JSON only when there is no text', () => {
-    expect(mapCallResult({ content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } }, 'text')).toEqual({
+    expect(
+      mapCallResult({ content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } }, 'text'),
+    ).toEqual({
       content: [{ type: 'text', text: '{"a":1}' }],
       meta: { structuredContent: { a: 1 } },
     })
@@ -99,13 +111,26 @@ describe('mapCallResult', () => {
   it('isError throws the server text as a TOOL_ERROR', () => {
     const thrown = (() => {
       try {
-        mapCallResult({ content: [{ type: 'text', text: 'no such file' }, { type: 'text', text: 'try again' }], isError: true }, 'text')
+        mapCallResult(
+          {
+            content: [
+              { type: 'text', text: 'no such file' },
+              { type: 'text', text: 'try again' },
+            ],
+            isError: true,
+          },
+          'text',
+        )
       } catch (error) {
         return error
       }
     })() as McpToolError
     expect(thrown).toBeInstanceOf(McpToolError)
-    expect([thrown.name, thrown.code, thrown.message]).toEqual(['McpToolError', 'TOOL_ERROR', 'no such file\ntry again'])
+    expect([thrown.name, thrown.code, thrown.message]).toEqual([
+      'McpToolError',
+      'TOOL_ERROR',
+      'no such file\ntry again',
+    ])
     expect(() => mapCallResult({ isError: true }, 'text')).toThrow('the tool reported an error without a message')
   })
 })

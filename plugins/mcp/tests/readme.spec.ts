@@ -23,7 +23,10 @@ it('the bridle.yaml example is a valid plugin row', () => {
   expect(row.package).toBe('@bridle/plugin-mcp')
   const config = Config(row.config)
   expect(Object.keys(config.servers)).toEqual(['fs', 'docs'])
-  expect(config.servers.fs).toMatchObject({ command: 'npx', exclude: ['write_file', 'edit_file', 'move_file', 'create_directory'] })
+  expect(config.servers.fs).toMatchObject({
+    command: 'npx',
+    exclude: ['write_file', 'edit_file', 'move_file', 'create_directory'],
+  })
   expect(config.servers.docs).toMatchObject({ url: 'https://mcp.example.com/mcp' })
 })
 

@@ -45,7 +45,11 @@ describe('the reference servers through ctx.tools', () => {
     expect(echo.description).toBe('Echoes back the input string')
     // the SDK's own listTools would have moved `type` in front of `$schema`
     expect(Object.keys(echo.parameters as object)[0]).toBe('$schema')
-    expect(echo.parameters).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] })
+    expect(echo.parameters).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string' } },
+      required: ['message'],
+    })
   })
 
   it('maps text, image, structured content and isError results onto Bridle results', async () => {
@@ -54,7 +58,10 @@ describe('the reference servers through ctx.tools', () => {
 
     const image = await run(ctx, 'everything__get-tiny-image')
     expect(image.isError).toBe(false)
-    expect(image.content[1]).toEqual({ type: 'text', text: expect.stringMatching(/^\[image: image\/png, \d+ bytes, sha256 [0-9a-f]{16}; not shown\]$/) })
+    expect(image.content[1]).toEqual({
+      type: 'text',
+      text: expect.stringMatching(/^\[image: image\/png, \d+ bytes, sha256 [0-9a-f]{16}; not shown\]$/),
+    })
 
     const weather = await run(ctx, 'everything__get-structured-content', { location: 'Chicago' })
     expect(weather.meta).toEqual({ structuredContent: JSON.parse(textOf(weather)) })
@@ -85,7 +92,8 @@ describe('the control fixture', () => {
     await rec.status('ctl', 'ready')
     const failed = await run(ctx, 'ctl__fixture_fail')
     expect(failed.error).toEqual({
-      message: 'MCP server "ctl" refused the call to "fixture_fail": fixture_fail always refuses (JSON-RPC error -32602)',
+      message:
+        'MCP server "ctl" refused the call to "fixture_fail": fixture_fail always refuses (JSON-RPC error -32602)',
       info: { name: 'McpToolError', code: 'PROTOCOL_ERROR' },
     })
   })
@@ -96,8 +104,22 @@ describe('the control fixture', () => {
     expect(echoed.content).toEqual([{ type: 'text', text: '{"text":"x"}' }])
     expect(echoed.meta).toEqual({ structuredContent: { echoed: { text: 'x' } } })
     // readOnlyHint → safe to run in parallel
-    expect(ctx.tools.executionMode({ callId: 'm', name: 'ctl__fixture_echo', arguments: {}, signal: new AbortController().signal })).toBe('parallel')
-    expect(ctx.tools.executionMode({ callId: 'm', name: 'ctl__fixture_wait', arguments: {}, signal: new AbortController().signal })).toBe('exclusive')
+    expect(
+      ctx.tools.executionMode({
+        callId: 'm',
+        name: 'ctl__fixture_echo',
+        arguments: {},
+        signal: new AbortController().signal,
+      }),
+    ).toBe('parallel')
+    expect(
+      ctx.tools.executionMode({
+        callId: 'm',
+        name: 'ctl__fixture_wait',
+        arguments: {},
+        signal: new AbortController().signal,
+      }),
+    ).toBe('exclusive')
   })
 
   it("the call's abort signal cancels the request on the server", async () => {
@@ -110,7 +132,9 @@ describe('the control fixture', () => {
     const result = await call
     expect(result.isError).toBe(true)
     expect(result.error!.info).toEqual({ name: 'McpToolError', code: 'ABORTED' })
-    expect(textOf(result)).toBe('Error: the call to "fixture_wait" was cancelled (the request was cancelled on MCP server "ctl")')
+    expect(textOf(result)).toBe(
+      'Error: the call to "fixture_wait" was cancelled (the request was cancelled on MCP server "ctl")',
+    )
     expect(textOf(await run(ctx, 'ctl__fixture_cancellations'))).toBe('1')
   })
 })
@@ -120,15 +144,27 @@ describe('disposal', () => {
     const { ctx, rec } = boot()
     const keep = ctx.plugin(McpServer, { name: 'keep', ...rows.control({ tools: [{ name: 'mine' }] }) })
     const plugin = ctx.plugin(Mcp, { servers: { a: rows.control(), b: rows.control({ tools: [{ name: 'extra' }] }) } })
-    const [k, a, b] = await Promise.all([rec.status('keep', 'ready'), rec.status('a', 'ready'), rec.status('b', 'ready')])
-    const before = ctx.tools.schemas().map((s) => s.name).sort()
+    const [k, a, b] = await Promise.all([
+      rec.status('keep', 'ready'),
+      rec.status('a', 'ready'),
+      rec.status('b', 'ready'),
+    ])
+    const before = ctx.tools
+      .schemas()
+      .map((s) => s.name)
+      .sort()
     const changes = rec.counts.tools
 
     keep.dispose()
     await rec.status('keep', 'closed')
     expect(isAlive(k.pid!)).toBe(false)
     expect(rec.counts.tools - changes).toBe(k.tools.length)
-    expect(ctx.tools.schemas().map((s) => s.name).sort()).toEqual(before.filter((n) => !n.startsWith('keep__')))
+    expect(
+      ctx.tools
+        .schemas()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(before.filter((n) => !n.startsWith('keep__')))
 
     plugin.dispose()
     await Promise.all([rec.status('a', 'closed'), rec.status('b', 'closed')])
@@ -141,7 +177,8 @@ describe('disposal', () => {
     const { ctx, rec } = boot()
     const fork = ctx.plugin(McpServer, { name: 'early', ...rows.control() })
     // dispose once the child runs, before it could have answered initialize
-    while (!childProcesses().some((c) => c.cmdline.includes('control-server'))) await new Promise((r) => setTimeout(r, 5))
+    while (!childProcesses().some((c) => c.cmdline.includes('control-server')))
+      await new Promise((r) => setTimeout(r, 5))
     fork.dispose()
     await rec.status('early', 'closed')
     expect(rec.statuses.map((s) => s.state)).not.toContain('ready')

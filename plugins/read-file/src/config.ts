@@ -16,7 +16,14 @@ export const ConfigSchema = z.strictObject({
       .refine((p) => isAbsolute(p), { message: 'root must be an absolute path' })
       .optional(),
   ),
-  maxBytes: nullAsAbsent(z.number().int().min(256).max(16 * 1024 * 1024).default(64 * 1024)),
+  maxBytes: nullAsAbsent(
+    z
+      .number()
+      .int()
+      .min(256)
+      .max(16 * 1024 * 1024)
+      .default(64 * 1024),
+  ),
   defaultLimit: nullAsAbsent(z.number().int().min(1).max(1_000_000).default(2000)),
   maxLineLength: nullAsAbsent(z.number().int().min(16).max(1_000_000).default(2000)),
 })

@@ -42,7 +42,8 @@ function namesDirectory(requested: string): boolean {
  * in `open-confined.ts` compares against it).
  */
 export async function resolveInWorkspace(root: string, requested: string): Promise<ConfinedPath> {
-  if (requested.includes('\0')) throw new ReadFileError(`path "${requested.replace(/\0/g, '\\0')}" contains a NUL byte`, 'OUTSIDE_WORKSPACE')
+  if (requested.includes('\0'))
+    throw new ReadFileError(`path "${requested.replace(/\0/g, '\\0')}" contains a NUL byte`, 'OUTSIDE_WORKSPACE')
   const lexical = isAbsolute(requested) ? resolve(requested) : resolve(root, requested)
   let realRoot: string | undefined
   let rootError: unknown
@@ -56,10 +57,15 @@ export async function resolveInWorkspace(root: string, requested: string): Promi
   // path is resolved on disk.
   const viaRealRoot = realRoot !== undefined && isAbsolute(requested) && isInside(realRoot, lexical)
   if (!isInside(root, lexical) && !viaRealRoot) {
-    throw new ReadFileError(`path "${requested}" is outside the workspace (${root}); only files inside it can be read`, 'OUTSIDE_WORKSPACE')
+    throw new ReadFileError(
+      `path "${requested}" is outside the workspace (${root}); only files inside it can be read`,
+      'OUTSIDE_WORKSPACE',
+    )
   }
   if (realRoot === undefined) {
-    throw new ReadFileError(`the workspace root ${root} does not exist or cannot be read`, 'NOT_FOUND', { cause: rootError })
+    throw new ReadFileError(`the workspace root ${root} does not exist or cannot be read`, 'NOT_FOUND', {
+      cause: rootError,
+    })
   }
   let real: string
   try {
@@ -67,15 +73,28 @@ export async function resolveInWorkspace(root: string, requested: string): Promi
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new ReadFileError(`file not found: "${requested}" (paths are relative to the workspace root ${root})`, 'NOT_FOUND', { cause: e })
+      throw new ReadFileError(
+        `file not found: "${requested}" (paths are relative to the workspace root ${root})`,
+        'NOT_FOUND',
+        { cause: e },
+      )
     }
     if (code === 'ELOOP') throw new ReadFileError(`path "${requested}" is a symlink loop`, 'UNREADABLE', { cause: e })
     throw new ReadFileError(`cannot resolve "${requested}": ${(e as Error).message}`, 'UNREADABLE', { cause: e })
   }
   if (!isInside(realRoot, real)) {
-    throw new ReadFileError(`path "${requested}" resolves through a symlink to a location outside the workspace; refused`, 'OUTSIDE_WORKSPACE')
+    throw new ReadFileError(
+      `path "${requested}" resolves through a symlink to a location outside the workspace; refused`,
+      'OUTSIDE_WORKSPACE',
+    )
   }
-  if (namesDirectory(requested) && !(await stat(real).then((info) => info.isDirectory(), () => false))) {
+  if (
+    namesDirectory(requested) &&
+    !(await stat(real).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  ) {
     const bare = requested.replace(/[/\\]\.?$/, '')
     const message = `path "${requested}" ends with "/", which names a directory, but "${bare}" is not one`
     throw new ReadFileError(message, 'NOT_A_FILE')

@@ -62,6 +62,10 @@ export class ReadFile {
         }
       },
     })
-    ctx.systemPrompt.section({ name: READ_FILE_GUIDANCE_SECTION, order: READ_FILE_GUIDANCE_ORDER, text: READ_FILE_GUIDANCE })
+    ctx.systemPrompt.section({
+      name: READ_FILE_GUIDANCE_SECTION,
+      order: READ_FILE_GUIDANCE_ORDER,
+      text: READ_FILE_GUIDANCE,
+    })
   }
 }

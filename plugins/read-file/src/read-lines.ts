@@ -56,7 +56,9 @@ export async function readPage(file: string | FileHandle, options: PageOptions):
 
 function binary(displayPath: string, why: string, cause?: unknown): ReadFileError {
   const message = `"${displayPath}" is a binary file (${why}); read_file only reads text`
-  return cause === undefined ? new ReadFileError(message, 'BINARY_FILE') : new ReadFileError(message, 'BINARY_FILE', { cause })
+  return cause === undefined
+    ? new ReadFileError(message, 'BINARY_FILE')
+    : new ReadFileError(message, 'BINARY_FILE', { cause })
 }
 
 async function readOpened(handle: FileHandle, options: PageOptions): Promise<string> {
@@ -175,7 +177,9 @@ class PageBuilder {
     this.lineNo++
     if (this.lineNo < offset) return
     const body =
-      length <= maxLineLength ? head.slice(0, length) : `${head.slice(0, maxLineLength)}… [line truncated: ${length} characters]`
+      length <= maxLineLength
+        ? head.slice(0, length)
+        : `${head.slice(0, maxLineLength)}… [line truncated: ${length} characters]`
     let text = numbered(this.lineNo, body)
     const size = Buffer.byteLength(text, 'utf8') + 1
     if (this.outBytes + size > maxBytes) {

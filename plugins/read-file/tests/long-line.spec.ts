@@ -86,7 +86,9 @@ describe('readPage: long lines', () => {
       if (position + length > huge) tail.copy(out, Math.max(0, huge - position), Math.max(0, position - huge))
       return out
     }, huge + tail.length)
-    expect(await readPage(handle as unknown as FileHandle, opts({ offset: 2 }))).toBe('     2\tafter\n[end of file: lines 2-2 of 2]')
+    expect(await readPage(handle as unknown as FileHandle, opts({ offset: 2 }))).toBe(
+      '     2\tafter\n[end of file: lines 2-2 of 2]',
+    )
     expect(handle.served).toBe(huge + tail.length)
   }, 60_000)
 
@@ -101,7 +103,10 @@ describe('readPage: long lines', () => {
           const file = join(dir, 'prop-long.txt')
           await writeFile(file, `${line}${crlf ? '\r\n' : '\n'}next\n`)
           const page = await readPage(file, opts({ maxLineLength, maxBytes: 16 * MiB }))
-          const expected = line.length <= maxLineLength ? line : `${line.slice(0, maxLineLength)}… [line truncated: ${line.length} characters]`
+          const expected =
+            line.length <= maxLineLength
+              ? line
+              : `${line.slice(0, maxLineLength)}… [line truncated: ${line.length} characters]`
           const lines = page.split('\n')
           expect(lines[0]).toBe(`     1\t${expected}`)
           expect(lines[1]).toBe('     2\tnext')

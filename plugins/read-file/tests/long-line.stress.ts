@@ -30,7 +30,9 @@ it('reads a page of one huge line in bounded memory (full size)', async () => {
     const result = JSON.parse(run.stdout) as { first: string; heapUsed: number; rss: number; ms: number }
     expect(result.first.endsWith(`… [line truncated: ${length} characters]`)).toBe(true)
     const mb = (n: number) => Math.round(n / 1e6)
-    console.log(`plugin-read-file stress long line: ${JSON.stringify({ lineMiB: length / MiB, ms: result.ms, heapMB: mb(result.heapUsed), rssMB: mb(result.rss) })}`)
+    console.log(
+      `plugin-read-file stress long line: ${JSON.stringify({ lineMiB: length / MiB, ms: result.ms, heapMB: mb(result.heapUsed), rssMB: mb(result.rss) })}`,
+    )
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

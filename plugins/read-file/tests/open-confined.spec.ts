@@ -61,7 +61,9 @@ describe('openInWorkspace', () => {
     // The lookup stands in for /proc/self/fd: it says the descriptor was opened outside (a swapped directory).
     const e = await refusal(openConfined(ws, 'd/f.txt', async () => join(outside, 'f.txt')))
     expect(e.code).toBe('OUTSIDE_WORKSPACE')
-    expect(e.message).toBe('path "d/f.txt" led outside the workspace while it was being opened (a symlink was swapped in); refused')
+    expect(e.message).toBe(
+      'path "d/f.txt" led outside the workspace while it was being opened (a symlink was swapped in); refused',
+    )
     expect(await openDescriptors()).toBe(before)
   })
 
@@ -110,7 +112,9 @@ describe('a trailing slash names a directory', () => {
     const r = await read(root, { path: 'inside.txt/' }, agentAt(ws))
     expect(r.isError).toBe(true)
     expect(r.error?.info).toEqual({ name: 'ReadFileError', code: 'NOT_A_FILE' })
-    expect(text(r)).toBe('Error: path "inside.txt/" ends with "/", which names a directory, but "inside.txt" is not one')
+    expect(text(r)).toBe(
+      'Error: path "inside.txt/" ends with "/", which names a directory, but "inside.txt" is not one',
+    )
     expect(text(await read(root, { path: 'inside.txt' }, agentAt(ws)))).toContain('\tinside')
   })
 })

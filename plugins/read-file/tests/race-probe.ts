@@ -66,7 +66,15 @@ export async function raceProbe(calls: number): Promise<RaceOutcomes> {
   await symlink(outside, join(ws, 'd.lnk'))
   const { root } = load()
   const agent = agentAt(ws)
-  const outcomes: RaceOutcomes = { calls, inside: 0, leaked: 0, refusedBeforeOpen: 0, refusedAfterOpen: 0, missing: 0, other: [] }
+  const outcomes: RaceOutcomes = {
+    calls,
+    inside: 0,
+    leaked: 0,
+    refusedBeforeOpen: 0,
+    refusedAfterOpen: 0,
+    missing: 0,
+    other: [],
+  }
   const swapper = await startSwapper(ws)
   try {
     for (let i = 0; i < calls; i++) {

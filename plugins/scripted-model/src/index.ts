@@ -1,5 +1,17 @@
-export { ScriptedModel, ConfigSchema, Config, type ScriptedModelConfig, type ScriptedModelConfigInput } from './plugin.js'
-export { createScriptedAdapter, locate, scriptedSummary, type ScriptedAdapterOptions, type ScriptPosition } from './adapter.js'
+export {
+  ScriptedModel,
+  ConfigSchema,
+  Config,
+  type ScriptedModelConfig,
+  type ScriptedModelConfigInput,
+} from './plugin.js'
+export {
+  createScriptedAdapter,
+  locate,
+  scriptedSummary,
+  type ScriptedAdapterOptions,
+  type ScriptPosition,
+} from './adapter.js'
 export {
   ScriptedTurnSchema,
   ScriptedResponseSchema,

@@ -39,7 +39,8 @@ describe('delayMs', () => {
     const controller = new AbortController()
     const chunks: StreamChunk[] = []
     const reading = (async () => {
-      for await (const chunk of adapter.stream(request(controller.signal)) as AsyncIterable<StreamChunk>) chunks.push(chunk)
+      for await (const chunk of adapter.stream(request(controller.signal)) as AsyncIterable<StreamChunk>)
+        chunks.push(chunk)
     })()
     // the first delta waits in a pause of a minute; the abort must end it, not the timer
     await new Promise((resolve) => setImmediate(resolve))

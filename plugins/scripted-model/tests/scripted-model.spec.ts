@@ -14,7 +14,10 @@ import { Config, ScriptedModel, createScriptedAdapter, fillToolResult, locate } 
 const turns = [
   {
     steps: [
-      { reasoning: 'I should read the manifest.', toolCalls: [{ name: 'read_file', arguments: { path: 'package.json' } }] },
+      {
+        reasoning: 'I should read the manifest.',
+        toolCalls: [{ name: 'read_file', arguments: { path: 'package.json' } }],
+      },
       { text: 'The package is named {{tool-result:match:"name":\\s*"([^"]+)"}}.' },
     ],
   },
@@ -47,7 +50,9 @@ describe('Config', () => {
     expect(() => Config({ turns: [{ steps: [{ text: 'name: {{tool-result:match:([a-z}}' }] }] })).toThrow(
       /invalid config: turns\.0\.steps\.0\.text: .*invalid regular expression/,
     )
-    expect(Config({ turns: [{ match: 'a|b', steps: [{ text: '{{tool-result:match:"(\\w+)"}} {{tool-result}}' }] }] }).turns).toHaveLength(1)
+    expect(
+      Config({ turns: [{ match: 'a|b', steps: [{ text: '{{tool-result:match:"(\\w+)"}} {{tool-result}}' }] }] }).turns,
+    ).toHaveLength(1)
   })
 
   it('fills defaults', () => {
@@ -64,7 +69,9 @@ describe('locate', () => {
     const pos = locate(Config({ turns }).turns, [q1, call, result])
     expect(pos).toMatchObject({ turnOrdinal: 0, step: 1, lastToolResult: '1\t{ "name": "demo-app" }' })
     const q2 = createUserMessage('again')
-    expect(locate(Config({ turns }).turns, [q1, call, result, q2]).turn.steps[0]).toEqual({ text: 'Second turn answer.' })
+    expect(locate(Config({ turns }).turns, [q1, call, result, q2]).turn.steps[0]).toEqual({
+      text: 'Second turn answer.',
+    })
   })
 
   it('prefers a turn whose match hits the prompt', () => {
@@ -94,18 +101,29 @@ describe('the adapter stream', () => {
     expect(ends).toEqual(['reasoning', 'tool-call'])
 
     const call = toolCallMessage('scripted-1-1-1')
-    const result = createToolResultMessage({ callId: callId('scripted-1-1-1'), content: '1\t{\n2\t  "name": "demo-app"' })
+    const result = createToolResultMessage({
+      callId: callId('scripted-1-1-1'),
+      content: '1\t{\n2\t  "name": "demo-app"',
+    })
     const second = await collect(adapter.stream({ provider: 'scripted', model: 'm', messages: [q, call, result] }))
     expect(streamGrammarViolations(second)).toEqual([])
-    const text = second.filter((c) => c.type === 'text-delta').map((c) => (c as { text: string }).text).join('')
+    const text = second
+      .filter((c) => c.type === 'text-delta')
+      .map((c) => (c as { text: string }).text)
+      .join('')
     expect(text).toBe('The package is named demo-app.')
   })
 
   it('throws SCRIPT_EXHAUSTED past the last scripted step', async () => {
     const q = createUserMessage('x')
     const history = [q, toolCallMessage('a'), createToolResultMessage({ callId: callId('a'), content: 'r' })]
-    const answer = createAssistantMessage({ content: [{ type: 'text', text: 'done' }], source: { provider: 'scripted', model: 'm' } })
-    await expect(collect(adapter.stream({ provider: 'scripted', model: 'm', messages: [...history, answer] }))).rejects.toMatchObject({
+    const answer = createAssistantMessage({
+      content: [{ type: 'text', text: 'done' }],
+      source: { provider: 'scripted', model: 'm' },
+    })
+    await expect(
+      collect(adapter.stream({ provider: 'scripted', model: 'm', messages: [...history, answer] })),
+    ).rejects.toMatchObject({
       code: 'SCRIPT_EXHAUSTED',
     })
   })
@@ -113,7 +131,12 @@ describe('the adapter stream', () => {
   it('stops with ABORTED when the signal is aborted', async () => {
     const controller = new AbortController()
     controller.abort()
-    const stream = adapter.stream({ provider: 'scripted', model: 'm', messages: [createUserMessage('x')], signal: controller.signal })
+    const stream = adapter.stream({
+      provider: 'scripted',
+      model: 'm',
+      messages: [createUserMessage('x')],
+      signal: controller.signal,
+    })
     await expect(collect(stream)).rejects.toMatchObject({ code: 'ABORTED' })
   })
 })
@@ -125,7 +148,9 @@ describe('the plugin', () => {
     const fork = ctx.plugin(ScriptedModel, { turns, provider: 'offline' })
     await new Promise((r) => setTimeout(r, 0))
     expect(ctx.llm.hasProvider('offline')).toBe(true)
-    const chunks = await collect(ctx.llm.stream({ provider: 'offline', model: 'scripted-demo', messages: [createUserMessage('q')] }))
+    const chunks = await collect(
+      ctx.llm.stream({ provider: 'offline', model: 'scripted-demo', messages: [createUserMessage('q')] }),
+    )
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', reason: { kind: 'tool-calls' } })
     fork.dispose()
     expect(ctx.llm.hasProvider('offline')).toBe(false)

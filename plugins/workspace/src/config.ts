@@ -20,7 +20,14 @@ export const ConfigSchema = z.strictObject({
   git: nullAsAbsent(z.boolean().default(true)),
   gitBinary: nullAsAbsent(z.string().min(1).default('git')),
   gitTimeoutMs: nullAsAbsent(z.number().int().min(50).max(60_000).default(1500)),
-  gitMaxBytes: nullAsAbsent(z.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024)),
+  gitMaxBytes: nullAsAbsent(
+    z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(256 * 1024),
+  ),
 })
 
 export type WorkspaceConfig = z.output<typeof ConfigSchema>

@@ -34,20 +34,29 @@ export class Workspace {
   constructor(ctx: Context, config?: WorkspaceConfigInput | null) {
     const cfg = Config(config)
     this.config = cfg
-    ctx.systemPrompt.context({ name: CWD_CONTEXT, order: CWD_CONTEXT_ORDER, text: (c) => `cwd: ${cwdOf(c, cfg.defaultCwd)}` })
+    ctx.systemPrompt.context({
+      name: CWD_CONTEXT,
+      order: CWD_CONTEXT_ORDER,
+      text: (c) => `cwd: ${cwdOf(c, cfg.defaultCwd)}`,
+    })
     if (cfg.git) {
       ctx.systemPrompt.context({
         name: GIT_CONTEXT,
         order: GIT_CONTEXT_ORDER,
         text: (c) => {
-          const status = probeGit(cwdOf(c, cfg.defaultCwd), { binary: cfg.gitBinary, timeoutMs: cfg.gitTimeoutMs, maxBytes: cfg.gitMaxBytes })
+          const status = probeGit(cwdOf(c, cfg.defaultCwd), {
+            binary: cfg.gitBinary,
+            timeoutMs: cfg.gitTimeoutMs,
+            maxBytes: cfg.gitMaxBytes,
+          })
           return status === undefined ? '' : formatGitStatus(status)
         },
       })
     }
     ctx.systemPrompt.section({ name: PATHS_SECTION, order: PATHS_SECTION_ORDER, text: PATHS_GUIDANCE })
     ctx.on('system-prompt/assemble', (assembly: PromptAssembly, context, next) => {
-      if (assembly.variables[CWD_VARIABLE] === undefined) assembly.variables[CWD_VARIABLE] = cwdOf(context, cfg.defaultCwd)
+      if (assembly.variables[CWD_VARIABLE] === undefined)
+        assembly.variables[CWD_VARIABLE] = cwdOf(context, cfg.defaultCwd)
       return next()
     })
   }

@@ -44,7 +44,10 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   // the app as bridle.yaml defines it must assemble; the watched plugins are checked as they load (warnings)
   let agent: Agent | undefined = await openCheckedAgent(booted, { session: options.session })
   const shownDir = relative(process.cwd(), dir) || '.'
-  if (!existsSync(dir)) io.err(`bridle dev: warning: the watch folder ${shownDir} does not exist; nothing hot-reloads (create it and restart)\n`)
+  if (!existsSync(dir))
+    io.err(
+      `bridle dev: warning: the watch folder ${shownDir} does not exist; nothing hot-reloads (create it and restart)\n`,
+    )
   for (const line of describeOwnership(ownership, app, dir)) io.err(`${line}\n`)
 
   const prompts = devInput(input, io)
@@ -52,7 +55,9 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
     try {
       await dryAssemble(app, booted.ctx, agent!)
     } catch (error) {
-      io.err(`${p.yellow('bridle dev: warning:')} ${(error as Error).message} (the next prompt fails until this is fixed)\n`)
+      io.err(
+        `${p.yellow('bridle dev: warning:')} ${(error as Error).message} (the next prompt fails until this is fixed)\n`,
+      )
     }
   }
   const report = (r: ReloadReport) =>
@@ -62,16 +67,23 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
       if (r.action === 'failed') io.err(`${p.red('bridle: failed to load')} ${r.file}: ${r.error}${previous}\n`)
       else io.err(`bridle dev: ${r.action} ${r.file}${changes}\n`)
     })
-  const reloader = new HotReloader(booted, dir, (r) => {
-    report(r)
-    if (r.action !== 'failed' && agent) void reloader.serialize(check)
-  }, ownership.watched)
+  const reloader = new HotReloader(
+    booted,
+    dir,
+    (r) => {
+      report(r)
+      if (r.action !== 'failed' && agent) void reloader.serialize(check)
+    },
+    ownership.watched,
+  )
   let code: number = EXIT.ok
   let running = false
   try {
     await reloader.start()
     await reloader.serialize(check)
-    io.err(`bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line, end with Ctrl-D (${COMPACT_LINE} compacts the history)\n`)
+    io.err(
+      `bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line, end with Ctrl-D (${COMPACT_LINE} compacts the history)\n`,
+    )
     prompts.onInterrupt(() => {
       if (running) agent?.cancel({ kind: 'user' })
       else prompts.close()
@@ -86,7 +98,9 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
       prompts.busy()
       running = true
       const opened = agent
-      code = await reloader.serialize(() => (prompt === COMPACT_LINE ? compactNow(booted, opened, io) : runPrompt(booted, opened, prompt, io)))
+      code = await reloader.serialize(() =>
+        prompt === COMPACT_LINE ? compactNow(booted, opened, io) : runPrompt(booted, opened, prompt, io),
+      )
       running = false
       prompts.ready()
     }

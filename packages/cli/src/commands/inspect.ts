@@ -41,9 +41,12 @@ const positive = (text: string, flag: string) => {
  */
 export function pickStep(events: readonly SessionEvent[], stepText: string, turnText: string | undefined) {
   const [a, b] = stepText.split('.')
-  const turn = b !== undefined ? positive(a!, '--step') : turnText !== undefined ? positive(turnText, '--turn') : undefined
+  const turn =
+    b !== undefined ? positive(a!, '--step') : turnText !== undefined ? positive(turnText, '--turn') : undefined
   const step = positive(b ?? a!, '--step')
-  const candidates = requestSteps(events as SessionEvent[]).filter((s) => s.step === step && (turn === undefined || s.turn === turn))
+  const candidates = requestSteps(events as SessionEvent[]).filter(
+    (s) => s.step === step && (turn === undefined || s.turn === turn),
+  )
   const found = candidates.at(-1)
   if (!found) throw new UsageError(`the session has no step ${step}${turn !== undefined ? ` in turn ${turn}` : ''}`)
   return found
@@ -79,7 +82,8 @@ async function inspectBooted(booted: BootedApp, id: string, options: InspectOpti
   if (options.step !== undefined) {
     const at = pickStep(events, options.step, options.turn)
     const view = stepView(events, at.turn, at.step, [])
-    if (view.sectionNames === 'app') view.system = attributeSections(view.systemText, await knownSections(booted.ctx, meta, view.header))
+    if (view.sectionNames === 'app')
+      view.system = attributeSections(view.systemText, await knownSections(booted.ctx, meta, view.header))
     report.step = view
     text += renderStep(view, p, { events: options.events })
   } else {
@@ -99,7 +103,8 @@ async function inspectBooted(booted: BootedApp, id: string, options: InspectOpti
     const verified = verifySession(events)
     report.verify = { ...verified, ok: verified.outcome === 'passed' }
     text += renderVerify(verified, p)
-    code = verified.outcome === 'failed' ? EXIT.failure : verified.outcome === 'nothing' ? EXIT.nothingVerified : EXIT.ok
+    code =
+      verified.outcome === 'failed' ? EXIT.failure : verified.outcome === 'nothing' ? EXIT.nothingVerified : EXIT.ok
   }
 
   if (options.cache) {
@@ -129,7 +134,9 @@ export function registerInspect(cli: Command, { io, exit, config }: CommandConte
     .action(async (id: string, o: Omit<InspectOptions, 'config'> & { html?: string }) => {
       const { html, ...rest } = o
       if (html === undefined) return void (exit.code = await inspect(id, { ...rest, config: config() }, io))
-      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow'] as const).find((k) => rest[k] !== undefined)
+      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow'] as const).find(
+        (k) => rest[k] !== undefined,
+      )
       if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
       exit.code = await inspectHtml(id, html, { config: config() }, io)
     })

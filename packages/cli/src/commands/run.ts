@@ -36,7 +36,11 @@ export async function openAgent(booted: BootedApp, options: { session?: string; 
     ...(app.agent.maxTokens ? { maxTokens: app.agent.maxTokens } : {}),
   }
   if (options.session !== undefined) return ctx.agentLoop.resume(options.session, agentOptions)
-  return ctx.agentLoop.create({ ...agentOptions, sessionId: newSessionId(), cwd: app.agent.cwd ?? options.cwd ?? process.cwd() })
+  return ctx.agentLoop.create({
+    ...agentOptions,
+    sessionId: newSessionId(),
+    cwd: app.agent.cwd ?? options.cwd ?? process.cwd(),
+  })
 }
 
 /**
@@ -79,7 +83,9 @@ export function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
  */
 export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string, io: Io): Promise<number> {
   const p = paint(io)
-  const model = booted.model ? `${booted.model.provider}/${booted.model.model}` : `${agent.options.provider}/${agent.options.model}`
+  const model = booted.model
+    ? `${booted.model.provider}/${booted.model.model}`
+    : `${agent.options.provider}/${agent.options.model}`
   const detach = attachLiveView(booted.ctx, agent.id, io, { model, events: () => agent.session.events })
   const uninterruptible = cancelOnInterrupt(() => agent.cancel({ kind: 'user' }))
   try {
@@ -92,7 +98,9 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
   await booted.ctx.sessions.flush(agent.session)
   const reason = lastTurnEnd(agent)
   if (reason?.kind === 'error') {
-    io.err(`${p.red('bridle: the turn failed:')} ${reason.error?.message ?? 'unknown error'} (${reason.error?.code ?? 'UNKNOWN'})\n`)
+    io.err(
+      `${p.red('bridle: the turn failed:')} ${reason.error?.message ?? 'unknown error'} (${reason.error?.code ?? 'UNKNOWN'})\n`,
+    )
     return EXIT.failure
   }
   if (reason?.kind === 'aborted' && reason.reason?.kind === 'user') {

@@ -24,7 +24,11 @@ export async function sessions(options: { config?: string; json?: boolean }, io:
   }
 }
 
-async function listSessions(persistence: ReturnType<typeof persistenceOf>, options: { json?: boolean }, io: Io): Promise<number> {
+async function listSessions(
+  persistence: ReturnType<typeof persistenceOf>,
+  options: { json?: boolean },
+  io: Io,
+): Promise<number> {
   const rows: SessionRow[] = []
   for (const header of await persistence.list()) {
     const { events } = await persistence.inspect(header.id)
@@ -47,7 +51,9 @@ async function listSessions(persistence: ReturnType<typeof persistenceOf>, optio
   const width = Math.max(2, ...rows.map((r) => r.id.length))
   io.out(p.bold(`${'ID'.padEnd(width)}  ${'CREATED (UTC)'.padEnd(19)}  TURNS  LAST ACTIVITY`) + '\n')
   for (const r of rows) {
-    io.out(`${r.id.padEnd(width)}  ${stamp(r.createdAt).padEnd(19)}  ${String(r.turns).padStart(5)}  ${stamp(r.lastActivity)}\n`)
+    io.out(
+      `${r.id.padEnd(width)}  ${stamp(r.createdAt).padEnd(19)}  ${String(r.turns).padStart(5)}  ${stamp(r.lastActivity)}\n`,
+    )
   }
   return 0
 }

@@ -53,7 +53,12 @@ function untilSignal(): Promise<void> {
  * `bridle view [ID]`: serves the session viewer on loopback (a free port unless `--port`) until interrupted, and
  * prints its URL (the session's page when ID is given). It only reads the app's session backend.
  */
-export async function view(id: string | undefined, options: ViewOptions, io: Io, stop: Promise<void> = untilSignal()): Promise<number> {
+export async function view(
+  id: string | undefined,
+  options: ViewOptions,
+  io: Io,
+  stop: Promise<void> = untilSignal(),
+): Promise<number> {
   const host = options.host ?? '127.0.0.1'
   const port = parsePort(options.port)
   const loopback = isLoopback(host)
@@ -76,8 +81,10 @@ export async function view(id: string | undefined, options: ViewOptions, io: Io,
     onError: (error) => io.err(`bridle view: ${error instanceof Error ? error.message : String(error)}\n`),
   })
   if (!loopback) {
-    io.err(`bridle view: WARNING: serving on ${host}, which other machines may reach; there is no authentication, ` +
-      'so every stored session is readable by anyone who can connect\n')
+    io.err(
+      `bridle view: WARNING: serving on ${host}, which other machines may reach; there is no authentication, ` +
+        'so every stored session is readable by anyone who can connect\n',
+    )
   }
   io.out(`${server.url}${id === undefined ? '' : `#/session/${encodeURIComponent(id)}`}\n`)
   io.err('bridle view: serving sessions read-only; press Ctrl-C to stop\n')
@@ -90,8 +97,12 @@ export async function view(id: string | undefined, options: ViewOptions, io: Io,
 export async function inspectHtml(id: string, file: string, options: { config?: string }, io: Io): Promise<number> {
   const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
   const source = new ViewSource(persistenceOf(booted.ctx))
-  const { bytes, requests } = await writeSessionHtml(source, id, file, (text) => redactSecrets(text, io.secrets ?? new Set()))
-  io.err(`bridle: wrote ${file} (session ${id}, ${requests} request${requests === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB)\n`)
+  const { bytes, requests } = await writeSessionHtml(source, id, file, (text) =>
+    redactSecrets(text, io.secrets ?? new Set()),
+  )
+  io.err(
+    `bridle: wrote ${file} (session ${id}, ${requests} request${requests === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB)\n`,
+  )
   return 0
 }
 
@@ -103,7 +114,10 @@ export function registerView(cli: Command, { io, exit, config }: CommandContext)
     .argument('[id]', 'open this session')
     .option('-p, --port <port>', 'port to listen on (default: a free one)')
     .option('--host <address>', 'address to bind (default: 127.0.0.1)')
-    .option('--expose', 'allow a --host that is not loopback (no authentication: anyone who reaches it reads every session)')
+    .option(
+      '--expose',
+      'allow a --host that is not loopback (no authentication: anyone who reaches it reads every session)',
+    )
     .action(async (id: string | undefined, o: { port?: string; host?: string; expose?: boolean }) => {
       exit.code = await view(id, { ...o, config: config() }, io)
     })

@@ -1,5 +1,11 @@
 import type { Context } from 'cordis'
-import { reconstructRequest, sectionAt, type CachePrefixRow, type SessionEvent, type SessionHeader } from '@bridle/session'
+import {
+  reconstructRequest,
+  sectionAt,
+  type CachePrefixRow,
+  type SessionEvent,
+  type SessionHeader,
+} from '@bridle/session'
 import type { SectionOfLine } from './cache.js'
 import { knownSections } from './known-sections.js'
 import { attributeSections, type KnownSection } from './sections.js'

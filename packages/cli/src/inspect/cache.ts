@@ -17,7 +17,8 @@ function describeMessagesBreak(m: Extract<NonNullable<CachePrefixRow['messages']
   const at = `at message ${m.firstDifferingPosition + 1}`
   switch (m.cause.kind) {
     case 'replace':
-      if (m.cause.compaction) return `${at}: ${describeCompaction(m.cause.compaction)}, checkpoint at seq ${m.cause.seq}`
+      if (m.cause.compaction)
+        return `${at}: ${describeCompaction(m.cause.compaction)}, checkpoint at seq ${m.cause.seq}`
       return `${at}: history rewritten by a surface replace at seq ${m.cause.seq}`
     case 'compaction-request':
       return `${at}: the summary instruction follows the first ${m.firstDifferingPosition} messages (expected)`
@@ -47,8 +48,14 @@ function describeSystemBreak(row: CachePrefixRow, system: SystemBreak, sectionOf
 }
 
 /** Renders `cachePrefixReport` rows: per request, what held, what broke and why, and the cached tokens. */
-export function renderCacheReport(rows: readonly CachePrefixRow[], p: Paint, sectionOfLine: SectionOfLine = () => undefined): string {
-  const lines = [`${p.bold('cache')} (per request: what of the previous request's prefix held; system → tools → messages)`]
+export function renderCacheReport(
+  rows: readonly CachePrefixRow[],
+  p: Paint,
+  sectionOfLine: SectionOfLine = () => undefined,
+): string {
+  const lines = [
+    `${p.bold('cache')} (per request: what of the previous request's prefix held; system → tools → messages)`,
+  ]
   for (const row of rows) {
     const head = `  turn ${row.turn} step ${row.step}${row.attempt > 1 ? ` attempt ${row.attempt}` : ''}${row.purpose === 'compaction' ? ' (summary request)' : ''}`
     const input = row.inputTokens !== undefined ? ` · input ${count(row.inputTokens)} tokens` : ''
@@ -62,7 +69,8 @@ export function renderCacheReport(rows: readonly CachePrefixRow[], p: Paint, sec
       continue
     }
     const parts: string[] = []
-    if (row.system?.kept === false) parts.push(`system ${p.red('✗')} ${describeSystemBreak(row, row.system, sectionOfLine)}`)
+    if (row.system?.kept === false)
+      parts.push(`system ${p.red('✗')} ${describeSystemBreak(row, row.system, sectionOfLine)}`)
     else parts.push(`system ${p.green('✓')}`)
     if (row.tools && !row.tools.kept) {
       const diff = [
@@ -74,7 +82,9 @@ export function renderCacheReport(rows: readonly CachePrefixRow[], p: Paint, sec
     } else parts.push(`tools ${p.green('✓')}`)
     if (row.messages?.kept === false) parts.push(`messages ${p.red('✗')} ${describeMessagesBreak(row.messages)}`)
     else parts.push(`messages ${p.green('✓')}`)
-    const kept = row.prefixKept ? ` · prefix kept: ${row.prefixKept.messages} messages, ~${row.prefixKept.chars} chars` : ''
+    const kept = row.prefixKept
+      ? ` · prefix kept: ${row.prefixKept.messages} messages, ~${row.prefixKept.chars} chars`
+      : ''
     lines.push(`${head}: ${parts.join(' · ')}${kept}${cached}`)
   }
   return lines.join('\n') + '\n'

@@ -20,7 +20,8 @@ export function describeToolResult(message: ToolResultMessage, name: string | un
   const block = message.content[0]
   const text = block?.type === 'tool-result' ? textOf(block.content) : ''
   const tool = name ?? 'tool'
-  if (block?.type === 'tool-result' && block.isError === true) return `${tool} failed: ${oneLine(text, 100) || '(no message)'}`
+  if (block?.type === 'tool-result' && block.isError === true)
+    return `${tool} failed: ${oneLine(text, 100) || '(no message)'}`
   if (text === '') return `${tool}: empty result`
   const lines = text.split('\n').length
   return `${tool}: ${lines} line${lines === 1 ? '' : 's'}, ${text.length} char${text.length === 1 ? '' : 's'}`
@@ -72,9 +73,9 @@ export function describeEvent(event: SessionEvent, toolNames: ReadonlyMap<string
     case 'user/message':
       return describeSource(event.data as Message, toolNames)
     case 'assistant/chunk':
-      return String((data?.chunk as { type: string }).type)
+      return String((data?.chunk as { type?: string } | undefined)?.type)
     case 'assistant/message':
-      return `${(data?.message as Message).content.map((b) => b.type).join(', ') || 'empty'}`
+      return `${(data?.message as Message | undefined)?.content.map((b) => b.type).join(', ') || 'empty'}`
     case 'tool/call':
       return `${data?.name} ${data?.arguments}`
     case 'tool/result': {

@@ -14,7 +14,12 @@ async function storedCount(persistence: SessionPersistence, id: string): Promise
  * One followed event: its seq, type and a short detail, as in `inspect --events`; `--json` prints the event.
  * `toolNames` (call id → tool name) grows with the `tool/call` events followed, so a result names its tool.
  */
-export function renderFollowed(event: SessionEvent, p: Paint, json: boolean, toolNames = new Map<string, string>()): string {
+export function renderFollowed(
+  event: SessionEvent,
+  p: Paint,
+  json: boolean,
+  toolNames = new Map<string, string>(),
+): string {
   if (event.type === 'tool/call') toolNames.set(String(event.data.callId), event.data.name)
   if (json) return JSON.stringify(event) + '\n'
   return `  ${String(event.seq).padStart(4)} ${event.type.padEnd(20)} ${p.dim(oneLine(describeEvent(event, toolNames), 70))}\n`
@@ -24,7 +29,13 @@ export function renderFollowed(event: SessionEvent, p: Paint, json: boolean, too
  * `bridle inspect ID --follow`: after the overview, prints each event as it is written — by any process — until
  * Ctrl-C (SIGINT) or SIGTERM. Needs a backend with `follow` (session-postgres); a usage error otherwise.
  */
-export async function followSession(persistence: SessionPersistence, id: string, io: Io, p: Paint, json: boolean): Promise<void> {
+export async function followSession(
+  persistence: SessionPersistence,
+  id: string,
+  io: Io,
+  p: Paint,
+  json: boolean,
+): Promise<void> {
   if (typeof persistence.follow !== 'function') {
     throw new UsageError(
       'bridle: --follow needs a session backend that can follow a live session (such as @bridle/session-postgres); this app uses one that cannot',
@@ -38,7 +49,8 @@ export async function followSession(persistence: SessionPersistence, id: string,
     const from = await storedCount(persistence, id)
     io.err(`bridle: following session ${id} from seq ${from}; Ctrl-C to stop\n`)
     const toolNames = new Map<string, string>()
-    for await (const event of persistence.follow(id, { from, signal: abort.signal })) io.out(renderFollowed(event, p, json, toolNames))
+    for await (const event of persistence.follow(id, { from, signal: abort.signal }))
+      io.out(renderFollowed(event, p, json, toolNames))
   } finally {
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)

@@ -9,7 +9,11 @@ import type { KnownSection } from './sections.js'
  * render without the live agent is skipped (its paragraph then shows unnamed). When a provider cannot run
  * without the live agent, the whole assembly fails and no section is named: the step is still shown.
  */
-export async function knownSections(ctx: Context, header: SessionHeader, route: { provider: string; model: string }): Promise<KnownSection[]> {
+export async function knownSections(
+  ctx: Context,
+  header: SessionHeader,
+  route: { provider: string; model: string },
+): Promise<KnownSection[]> {
   const agent = { id: header.id, options: route, session: { id: header.id, header } }
   let assembly: Awaited<ReturnType<Context['systemPrompt']['assemble']>>
   try {

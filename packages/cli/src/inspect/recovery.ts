@@ -9,11 +9,13 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
  * the report's fields alone, so any persistence backend that fills `SessionInspection.recovery` is shown the same way.
  */
 export function renderRecovery(report: SessionRecoveryReport, p: Paint): string {
-  const lines = report.firstLine === report.lastLine ? `line ${report.firstLine}` : `lines ${report.firstLine}–${report.lastLine}`
+  const lines =
+    report.firstLine === report.lastLine ? `line ${report.firstLine}` : `lines ${report.firstLine}–${report.lastLine}`
   const parts: string[] = []
   if (report.defect !== undefined) {
     let part = `${count(report.droppedLines, 'complete line')} from damaged line ${report.defect.line} (${report.defect.reason})`
-    if (report.droppedEvents > 0) part += `, ${report.droppedEvents} of them ${report.droppedEvents === 1 ? 'an intact event' : 'intact events'}`
+    if (report.droppedEvents > 0)
+      part += `, ${report.droppedEvents} of them ${report.droppedEvents === 1 ? 'an intact event' : 'intact events'}`
     parts.push(part)
   }
   if (report.fragmentBytes > 0) parts.push(`an unterminated ${report.fragmentBytes}-byte line`)

@@ -9,15 +9,28 @@ const reasonText = (reason: { kind: string; [key: string]: unknown } | undefined
 }
 
 /** The session overview: each turn with its end reason, each step with its tool calls or answer. */
-export function renderOverview(id: string, header: { createdAt: number; cwd?: string }, turns: TurnSummary[], p: Paint): string {
-  const lines = [`${p.bold(`session ${id}`)}  created ${new Date(header.createdAt).toISOString()}${header.cwd ? `  cwd ${header.cwd}` : ''}`]
+export function renderOverview(
+  id: string,
+  header: { createdAt: number; cwd?: string },
+  turns: TurnSummary[],
+  p: Paint,
+): string {
+  const lines = [
+    `${p.bold(`session ${id}`)}  created ${new Date(header.createdAt).toISOString()}${header.cwd ? `  cwd ${header.cwd}` : ''}`,
+  ]
   if (turns.length === 0) lines.push('  no turns yet')
   for (const turn of turns) {
     lines.push(`${p.bold(`turn ${turn.turn}`)} ${p.dim(`(seq ${turn.startSeq})`)} ${reasonText(turn.end?.reason)}`)
     for (const step of turn.steps) {
       const did = step.compaction
         ? `compaction: ${step.compaction.count} messages ${step.compaction.replaced ? '→ 1 summary' : 'kept (the summary request failed)'}`
-        : step.toolCalls.length > 0 ? `tool calls: ${step.toolCalls.join(', ')}` : step.answer ? `answer: ${oneLine(step.answer, 80)}` : step.requested ? 'no output' : 'no request'
+        : step.toolCalls.length > 0
+          ? `tool calls: ${step.toolCalls.join(', ')}`
+          : step.answer
+            ? `answer: ${oneLine(step.answer, 80)}`
+            : step.requested
+              ? 'no output'
+              : 'no request'
       lines.push(`  step ${step.step} ${p.dim(`(seq ${step.stepStartSeq})`)} ${did}`)
     }
   }
@@ -29,10 +42,16 @@ export function renderStep(view: StepView, p: Paint, options: { events?: boolean
   const lines: string[] = []
   const h = view.header
   lines.push(p.bold(`turn ${view.turn} · step ${view.step}`))
-  lines.push(`${p.bold('header')}      reason ${h.reason ?? '?'} (seq ${h.seq ?? '?'}) · ${h.provider}/${h.model}` +
-    Object.entries(h.config).filter(([k]) => k !== 'provider' && k !== 'model').map(([k, v]) => ` · ${k} ${JSON.stringify(v)}`).join(''))
+  lines.push(
+    `${p.bold('header')}      reason ${h.reason ?? '?'} (seq ${h.seq ?? '?'}) · ${h.provider}/${h.model}` +
+      Object.entries(h.config)
+        .filter(([k]) => k !== 'provider' && k !== 'model')
+        .map(([k, v]) => ` · ${k} ${JSON.stringify(v)}`)
+        .join(''),
+  )
   if (view.context) lines.push(`${p.bold('context')}     ${JSON.stringify(view.context)}`)
-  const names = view.sectionNames === 'log' ? 'names from the log' : 'names matched against the current app: the log records none'
+  const names =
+    view.sectionNames === 'log' ? 'names from the log' : 'names matched against the current app: the log records none'
   lines.push(`${p.bold(`system sections (${view.system.length}, in order;`)} ${p.dim(names)}${p.bold(')')}`)
   view.system.forEach((s, i) => {
     const origin = s.order === undefined ? '' : p.dim(` (order ${s.order}${s.scope === 'scoped' ? ', scoped' : ''})`)
@@ -40,7 +59,8 @@ export function renderStep(view: StepView, p: Paint, options: { events?: boolean
   })
   lines.push(p.bold(`tools (${view.tools.length}, in order)`) + (view.tools.length ? ` ${view.tools.join(', ')}` : ''))
   lines.push(p.bold(`messages (${view.messages.length})`))
-  for (const m of view.messages) lines.push(`  ${m.index}. ${m.role} · ${m.source} ${p.dim(`(seq ${m.seq ?? '?'})`)}: ${oneLine(m.summary, 80)}`)
+  for (const m of view.messages)
+    lines.push(`  ${m.index}. ${m.role} · ${m.source} ${p.dim(`(seq ${m.seq ?? '?'})`)}: ${oneLine(m.summary, 80)}`)
   if (view.snapshot) {
     lines.push(`${p.bold('runtime context')} ${p.dim(`(seq ${view.snapshot.seq ?? '?'})`)}`)
     if (view.snapshot.sections.length === 0) lines.push(`  ${oneLine(view.snapshot.text, 100)}`)
@@ -85,6 +105,7 @@ export function foldChunks(events: readonly EventLine[]): { seq: string; type: s
 /** Every event of a session, one line each (`inspect ID --events`). */
 export function renderEventList(events: readonly EventLine[], p: Paint): string {
   const lines = [p.bold(`events (${events.length})`)]
-  for (const e of events) lines.push(`  ${String(e.seq).padStart(4)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 90))}`)
+  for (const e of events)
+    lines.push(`  ${String(e.seq).padStart(4)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 90))}`)
   return lines.join('\n') + '\n'
 }

@@ -35,11 +35,17 @@ export function attributeSections(system: string, known: readonly KnownSection[]
   const candidates = known.filter((s) => s.text !== '').sort((a, b) => b.text.length - a.text.length)
   let at = 0
   while (at < system.length) {
-    const hit = candidates.find((s) => system.startsWith(s.text, at) && (at + s.text.length === system.length || system.startsWith('\n\n', at + s.text.length)))
-    const end = hit ? at + hit.text.length : (() => {
-      const next = system.indexOf('\n\n', at)
-      return next === -1 ? system.length : next
-    })()
+    const hit = candidates.find(
+      (s) =>
+        system.startsWith(s.text, at) &&
+        (at + s.text.length === system.length || system.startsWith('\n\n', at + s.text.length)),
+    )
+    const end = hit
+      ? at + hit.text.length
+      : (() => {
+          const next = system.indexOf('\n\n', at)
+          return next === -1 ? system.length : next
+        })()
     out.push({ name: hit?.name, text: system.slice(at, end) })
     at = end + 2
   }

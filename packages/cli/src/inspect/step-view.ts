@@ -37,7 +37,13 @@ export interface MessageView {
 export interface StepView {
   turn: number
   step: number
-  header: { reason: string | undefined; seq: number | undefined; provider: string; model: string; config: Record<string, unknown> }
+  header: {
+    reason: string | undefined
+    seq: number | undefined
+    provider: string
+    model: string
+    config: Record<string, unknown>
+  }
   context: Record<string, unknown> | undefined
   /** The system string as logged. */
   systemText: string
@@ -59,13 +65,23 @@ export function summarizeTurns(events: readonly SessionEvent[]): TurnSummary[] {
     const data = event.data as Record<string, unknown>
     const current = turns.at(-1)
     const step = current?.steps.at(-1)
-    if (event.type === 'turn/start') turns.push({ turn: data.turn as number, startSeq: event.seq, end: undefined, steps: [] })
+    if (event.type === 'turn/start')
+      turns.push({ turn: data.turn as number, startSeq: event.seq, end: undefined, steps: [] })
     else if (event.type === 'turn/end' && current) current.end = { seq: event.seq, reason: data.reason as TurnEndView }
     else if (event.type === 'step/start' && current)
-      current.steps.push({ turn: data.turn as number, step: data.step as number, stepStartSeq: event.seq, requested: false, toolCalls: [], answer: undefined })
+      current.steps.push({
+        turn: data.turn as number,
+        step: data.step as number,
+        stepStartSeq: event.seq,
+        requested: false,
+        toolCalls: [],
+        answer: undefined,
+      })
     else if (event.type === 'request/digest' && step) step.requested = true
-    else if (event.type === 'request/compaction' && step) step.compaction = { count: data.count as number, replaced: false }
-    else if (event.type === 'user/message' && typeof event.surfaceOp === 'object' && step?.compaction) step.compaction.replaced = true
+    else if (event.type === 'request/compaction' && step)
+      step.compaction = { count: data.count as number, replaced: false }
+    else if (event.type === 'user/message' && typeof event.surfaceOp === 'object' && step?.compaction)
+      step.compaction.replaced = true
     else if (event.type === 'tool/call' && step) step.toolCalls.push(String(data.name))
     else if (event.type === 'assistant/message' && step) {
       const text = textOf((data.message as Message).content)
@@ -81,7 +97,12 @@ export function summarizeTurns(events: readonly SessionEvent[]): TurnSummary[] {
  * messages with their sources and the events that put them there, the runtime-context snapshot, and the step's
  * own events.
  */
-export function stepView(events: readonly SessionEvent[], turn: number, step: number, known: readonly KnownSection[]): StepView {
+export function stepView(
+  events: readonly SessionEvent[],
+  turn: number,
+  step: number,
+  known: readonly KnownSection[],
+): StepView {
   const rebuilt = reconstructRequest(events as SessionEvent[], { turn, step })
   const toolNames = toolNamesByCall(events)
   const systemText = rebuilt.header.system ?? ''
@@ -99,24 +120,39 @@ export function stepView(events: readonly SessionEvent[], turn: number, step: nu
     seq: seqOf.get(message.id),
     summary: describeContent(message),
   }))
-  const snapshotMessage = [...rebuilt.messages].reverse().find((m) => m.source.kind === 'plugin' && (m.source as { plugin: string }).plugin === '@bridle/system-prompt')
+  const snapshotMessage = [...rebuilt.messages]
+    .reverse()
+    .find((m) => m.source.kind === 'plugin' && (m.source as { plugin: string }).plugin === '@bridle/system-prompt')
   const config = rebuilt.header.config as unknown as Record<string, unknown>
   const endIndex = events.findIndex(
-    (e, i) => i > rebuilt.stepStartSeq && (e.type === 'step/end' || e.type === 'turn/end') && (e.data as { turn: number }).turn === turn,
+    (e, i) =>
+      i > rebuilt.stepStartSeq &&
+      (e.type === 'step/end' || e.type === 'turn/end') &&
+      (e.data as { turn: number }).turn === turn,
   )
   return {
     turn,
     step,
-    header: { reason: rebuilt.headerReason, seq: rebuilt.headerSeq, provider: String(config.provider), model: String(config.model), config },
+    header: {
+      reason: rebuilt.headerReason,
+      seq: rebuilt.headerSeq,
+      provider: String(config.provider),
+      model: String(config.model),
+      config,
+    },
     context: rebuilt.context as Record<string, unknown> | undefined,
     systemText,
-    system: rebuilt.sections ? sectionsFromManifest(systemText, rebuilt.sections) : attributeSections(systemText, known),
+    system: rebuilt.sections
+      ? sectionsFromManifest(systemText, rebuilt.sections)
+      : attributeSections(systemText, known),
     sectionNames: rebuilt.sections ? 'log' : 'app',
     tools: (rebuilt.header.tools ?? []).map((t) => t.name),
     messages,
     snapshot: snapshotMessage && {
       seq: seqOf.get(snapshotMessage.id),
-      sections: ((snapshotMessage.source as { sections?: { name: string; text: string }[] }).sections ?? []).map((s) => ({ ...s })),
+      sections: ((snapshotMessage.source as { sections?: { name: string; text: string }[] }).sections ?? []).map(
+        (s) => ({ ...s }),
+      ),
       text: textOf(snapshotMessage.content),
     },
     events: events

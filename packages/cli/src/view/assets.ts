@@ -18,7 +18,9 @@ export function assetsDir(): string {
     const dir = fileURLToPath(url)
     if (existsSync(`${dir}viewer.js`)) return dir
   }
-  throw new Error(`bridle view: the viewer's client bundle is missing (looked for viewer.js in ${candidates.map((u) => fileURLToPath(u)).join(' and ')}); run pnpm build`)
+  throw new Error(
+    `bridle view: the viewer's client bundle is missing (looked for viewer.js in ${candidates.map((u) => fileURLToPath(u)).join(' and ')}); run pnpm build`,
+  )
 }
 
 let loaded: Promise<ViewerAssets> | undefined
@@ -27,7 +29,10 @@ let loaded: Promise<ViewerAssets> | undefined
 export function loadAssets(): Promise<ViewerAssets> {
   loaded ??= (async () => {
     const dir = assetsDir()
-    const [script, style] = await Promise.all([readFile(`${dir}viewer.js`, 'utf8'), readFile(`${dir}viewer.css`, 'utf8')])
+    const [script, style] = await Promise.all([
+      readFile(`${dir}viewer.js`, 'utf8'),
+      readFile(`${dir}viewer.css`, 'utf8'),
+    ])
     return { script, style }
   })()
   return loaded

@@ -3,9 +3,7 @@ import type { ViewSource } from './source.js'
 /** What changed in the store since the last look. */
 export type StoreChange =
   /** The follower has its baseline: a page that (re)reads now misses no change. */
-  | { kind: 'ready' }
-  | { kind: 'sessions' }
-  | { kind: 'session'; id: string }
+  { kind: 'ready' } | { kind: 'sessions' } | { kind: 'session'; id: string }
 
 export type ChangeListener = (change: StoreChange) => void
 

@@ -34,7 +34,10 @@ export function fileCsp(script: string): string {
 
 /** JSON that is safe inside a `<script>` element: no `<`, `>` or `&` can close it or start markup. */
 export function scriptSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 /** A script body that cannot end its `<script>` element early. */
@@ -66,12 +69,19 @@ export function serverPage(): string {
  * One self-contained HTML document showing one session: the client bundle and the data inline, a policy that lets
  * nothing load from anywhere, so it opens from disk (or an attachment) with no server.
  */
-export function filePage(assets: ViewerAssets, data: EmbeddedData, redact: (text: string) => string = (text) => text): string {
+export function filePage(
+  assets: ViewerAssets,
+  data: EmbeddedData,
+  redact: (text: string) => string = (text) => text,
+): string {
   const script = inlineScript(assets.script)
   const head = [
     `<meta http-equiv="Content-Security-Policy" content="${fileCsp(script)}">`,
     `<style>${assets.style.replace(/<\/(style)/gi, '<\\/$1')}</style>`,
   ].join('\n')
-  const body = [`<script type="application/json" id="bridle-data">${redact(scriptSafeJson(data))}</script>`, `<script>${script}</script>`].join('\n')
+  const body = [
+    `<script type="application/json" id="bridle-data">${redact(scriptSafeJson(data))}</script>`,
+    `<script>${script}</script>`,
+  ].join('\n')
   return shell(head, body)
 }

@@ -40,7 +40,6 @@ function send(res: ServerResponse, status: number, type: string, body: string) {
   res.end(res.req.method === 'HEAD' ? undefined : body)
 }
 
-
 /** Host names a loopback-bound server answers to, so a page on another site cannot reach it by DNS rebinding. */
 function allowedHosts(host: string, port: number): Set<string> {
   const names = new Set(['127.0.0.1', 'localhost', '[::1]', host.includes(':') ? `[${host}]` : host])
@@ -75,21 +74,28 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (url.pathname === '/assets/viewer.js') return send(res, 200, 'text/javascript; charset=utf-8', assets.script)
     if (url.pathname === '/assets/viewer.css') return send(res, 200, 'text/css; charset=utf-8', assets.style)
     if (parts[0] !== 'api') return json(res, 404, { error: `no such page: ${url.pathname}` })
-    if (parts[1] === 'events' && parts.length === 2) return events(req, res, url.searchParams.get('session') ?? undefined)
+    if (parts[1] === 'events' && parts.length === 2)
+      return events(req, res, url.searchParams.get('session') ?? undefined)
     if (parts[1] !== 'sessions') return json(res, 404, { error: `no such endpoint: ${url.pathname}` })
     if (parts.length === 2) return json(res, 200, await source.sessions())
     const id = parts[2]!
     if (parts.length === 3) return json(res, 200, await source.session(id))
     if (parts.length === 5 && parts[3] === 'requests' && /^\d+$/.test(parts[4]!)) {
       const view = await source.request(id, Number(parts[4]))
-      return view ? json(res, 200, view) : json(res, 404, { error: `session "${id}" has no request at seq ${parts[4]}` })
+      return view
+        ? json(res, 200, view)
+        : json(res, 404, { error: `session "${id}" has no request at seq ${parts[4]}` })
     }
     return json(res, 404, { error: `no such endpoint: ${url.pathname}` })
   }
 
   /** One server-sent-events stream: `ready` once the follower has its baseline, then each change. */
   const events = (req: IncomingMessage, res: ServerResponse, session: string | undefined) => {
-    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' })
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      Connection: 'keep-alive',
+    })
     res.write(': bridle view\n\n')
     streams.add(res)
     const write = (change: StoreChange) => {

@@ -66,7 +66,15 @@ export class ViewSource {
       } catch (error) {
         this.entries.delete(id)
         const meta = current.meta
-        rows.push({ id, createdAt: meta.createdAt, lastActivity: meta.createdAt, turns: 0, requests: 0, verify: 'none', error: messageOf(error) })
+        rows.push({
+          id,
+          createdAt: meta.createdAt,
+          lastActivity: meta.createdAt,
+          turns: 0,
+          requests: 0,
+          verify: 'none',
+          error: messageOf(error),
+        })
       }
     }
     for (const id of this.entries.keys()) if (!known.has(id)) this.entries.delete(id)
@@ -108,7 +116,8 @@ export class ViewSource {
 }
 
 export function findRequest(view: SessionView, seq: number): RequestRow | undefined {
-  for (const turn of view.turns) for (const step of turn.steps) for (const row of step.requests) if (row.seq === seq) return row
+  for (const turn of view.turns)
+    for (const step of turn.steps) for (const row of step.requests) if (row.seq === seq) return row
   return undefined
 }
 

@@ -90,7 +90,10 @@ export interface MockServerOptions {
  * recorded, then consumes exactly one behaviour; an exhausted script uses `options.respond`, else
  * answers 500 and counts the request in `unexpected`.
  */
-export async function startMockServer(script: MockBehaviour[] = [], options: MockServerOptions = {}): Promise<MockServer> {
+export async function startMockServer(
+  script: MockBehaviour[] = [],
+  options: MockServerOptions = {},
+): Promise<MockServer> {
   const queue = [...script]
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()

@@ -18,7 +18,10 @@ export async function buildChild(): Promise<string> {
     if (!existsSync(replacement)) throw new Error(`missing ${replacement}`)
     return { find: new RegExp(`^@bridle/${name}$`), replacement }
   })
-  alias.push({ find: /^@bridle\/persistence-conformance\/script$/, replacement: join(packages, 'persistence-conformance', 'src', 'script.ts') })
+  alias.push({
+    find: /^@bridle\/persistence-conformance\/script$/,
+    replacement: join(packages, 'persistence-conformance', 'src', 'script.ts'),
+  })
   const outDir = join(pkg, 'node_modules', '.crash-child')
   await build({
     configFile: false,

@@ -24,7 +24,13 @@ const ctx = new Context()
 ctx.plugin(SessionStore)
 ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: delay })
 const session = ctx.sessions.create('crash', { meta: { cwd: root } })
-const run = waterfall as unknown as (c: Context, t: unknown, n: string, p: unknown, f: () => unknown) => Promise<unknown>
+const run = waterfall as unknown as (
+  c: Context,
+  t: unknown,
+  n: string,
+  p: unknown,
+  f: () => unknown,
+) => Promise<unknown>
 const say = (line: string) => process.stdout.write(line + '\n')
 
 async function main(): Promise<void> {

@@ -54,40 +54,47 @@ export async function flipProbe(options: { seed: number; numRuns: number; warnin
   const figures = { runs: 0, corruptionErrors: 0, reportedDiscards: 0 }
   const flip = fc.record({ at: fc.nat({ max: original.length - 1 }), mask: fc.integer({ min: 1, max: 255 }) })
   await fc.assert(
-    fc.asyncProperty(fc.uniqueArray(flip, { minLength: 1, maxLength: 3, selector: (f) => f.at }), fc.boolean(), async (flips, viaLoad) => {
-      figures.runs++
-      const damaged = Buffer.from(original)
-      for (const { at, mask } of flips) damaged[at]! ^= mask
-      writeFileSync(path, damaged)
-      const first = Math.min(...flips.map((f) => f.at))
-      const line = lineOf(first)
-      const warned = warnings.length
-      let view: SessionInspection
-      try {
-        view = viaLoad ? await persistence.load('flip') : await persistence.inspect('flip')
-      } catch (error) {
-        expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
-        expect((error as SessionPersistenceCorruptionError).path).toBe(path)
-        expect((error as SessionPersistenceCorruptionError).line).toBe(line)
-        expect((error as Error).message).toMatch(line === 1 ? /header line/ : new RegExp(`at line ${line}\\b`))
-        figures.corruptionErrors++
-        return
-      }
-      // Loaded: only a reported discard of damage at or after the last turn/end line (for a single flip) is allowed,
-      // and every event kept is the original one.
-      expect(flips.length > 1 || first >= committedEnd, `a single flip at ${first} (line ${line}) in the committed region loaded`).toBe(true)
-      expect(view.recovery).toMatchObject({ location: { kind: 'jsonl', path }, firstLine: line })
-      // A flipped final newline leaves an unterminated line, which reads as a torn write; any other damage is named.
-      if (view.recovery!.defect !== undefined) expect(view.recovery!.defect.line).toBe(line)
-      else expect(flips).toContainEqual(expect.objectContaining({ at: original.length - 1 }))
-      expect(view.events as SessionEvent[]).toEqual(balanced(events.slice(0, line - 2)))
-      if (viaLoad) {
-        expect(warnings.slice(warned)).toHaveLength(1)
-        expect(warnings.at(-1)).toMatch(new RegExp(`discarded lines? ${line}\\b`))
-        expect(warnings.at(-1)).toContain(`"${path}"`)
-      }
-      figures.reportedDiscards++
-    }),
+    fc.asyncProperty(
+      fc.uniqueArray(flip, { minLength: 1, maxLength: 3, selector: (f) => f.at }),
+      fc.boolean(),
+      async (flips, viaLoad) => {
+        figures.runs++
+        const damaged = Buffer.from(original)
+        for (const { at, mask } of flips) damaged[at]! ^= mask
+        writeFileSync(path, damaged)
+        const first = Math.min(...flips.map((f) => f.at))
+        const line = lineOf(first)
+        const warned = warnings.length
+        let view: SessionInspection
+        try {
+          view = viaLoad ? await persistence.load('flip') : await persistence.inspect('flip')
+        } catch (error) {
+          expect(error).toBeInstanceOf(SessionPersistenceCorruptionError)
+          expect((error as SessionPersistenceCorruptionError).path).toBe(path)
+          expect((error as SessionPersistenceCorruptionError).line).toBe(line)
+          expect((error as Error).message).toMatch(line === 1 ? /header line/ : new RegExp(`at line ${line}\\b`))
+          figures.corruptionErrors++
+          return
+        }
+        // Loaded: only a reported discard of damage at or after the last turn/end line (for a single flip) is allowed,
+        // and every event kept is the original one.
+        expect(
+          flips.length > 1 || first >= committedEnd,
+          `a single flip at ${first} (line ${line}) in the committed region loaded`,
+        ).toBe(true)
+        expect(view.recovery).toMatchObject({ location: { kind: 'jsonl', path }, firstLine: line })
+        // A flipped final newline leaves an unterminated line, which reads as a torn write; any other damage is named.
+        if (view.recovery!.defect !== undefined) expect(view.recovery!.defect.line).toBe(line)
+        else expect(flips).toContainEqual(expect.objectContaining({ at: original.length - 1 }))
+        expect(view.events as SessionEvent[]).toEqual(balanced(events.slice(0, line - 2)))
+        if (viaLoad) {
+          expect(warnings.slice(warned)).toHaveLength(1)
+          expect(warnings.at(-1)).toMatch(new RegExp(`discarded lines? ${line}\\b`))
+          expect(warnings.at(-1)).toContain(`"${path}"`)
+        }
+        figures.reportedDiscards++
+      },
+    ),
     { seed, numRuns, endOnFailure: true },
   )
   return figures

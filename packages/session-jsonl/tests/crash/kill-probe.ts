@@ -77,7 +77,8 @@ export async function killProbe(options: {
     if (!existsSync(path)) {
       // P7: killed before publication: no session file, at most a temp file, and nothing was reported flushed.
       expect(flushed, context).toBe(0)
-      if (existsSync(root)) for (const name of readdirSync(root)) expect(name, context).toMatch(/^crash\.jsonl\.[0-9a-f]{12}\.tmp$/)
+      if (existsSync(root))
+        for (const name of readdirSync(root)) expect(name, context).toMatch(/^crash\.jsonl\.[0-9a-f]{12}\.tmp$/)
       expect(await app.persistence.list(), context).toEqual([])
       figures.beforePublication++
       return
@@ -90,7 +91,11 @@ export async function killProbe(options: {
     // The stored prefix is exactly what the child appended, in order.
     stored.forEach((event, seq) => {
       const appended = script[seq]!
-      expect({ type: event.type, seq: event.seq, data: event.data }, `${context} seq ${seq}`).toEqual({ type: appended.type, seq, data: appended.data })
+      expect({ type: event.type, seq: event.seq, data: event.data }, `${context} seq ${seq}`).toEqual({
+        type: appended.type,
+        seq,
+        data: appended.data,
+      })
     })
     const inspected = await app.persistence.inspect('crash')
     expect(inspected.events, context).toEqual(expected)

@@ -23,7 +23,9 @@ export function runChild(
   killAt?: { flushes: number; extraMs: number },
 ): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, root, String(turns), String(delayMs)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [bundle, root, String(turns), String(delayMs)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const lines: string[] = []
     let buffer = ''
     let stderr = ''

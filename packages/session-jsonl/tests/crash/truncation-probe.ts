@@ -48,8 +48,10 @@ export async function truncationProbe(options: {
 
   const random = rng(seed)
   const offsets = new Set<number>([headerEnd, full.length])
-  for (const end of ends) for (const k of [end - 1, end, end + 1]) if (k >= headerEnd && k <= full.length) offsets.add(k)
-  while (offsets.size < Math.max(minOffsets, ends.length * 3 + 30)) offsets.add(headerEnd + Math.floor(random() * (full.length - headerEnd + 1)))
+  for (const end of ends)
+    for (const k of [end - 1, end, end + 1]) if (k >= headerEnd && k <= full.length) offsets.add(k)
+  while (offsets.size < Math.max(minOffsets, ends.length * 3 + 30))
+    offsets.add(headerEnd + Math.floor(random() * (full.length - headerEnd + 1)))
 
   const { persistence, root } = makeApp({}, noSyncFs)
   mkdirSync(root, { recursive: true })
@@ -67,7 +69,14 @@ export async function truncationProbe(options: {
     const recovery =
       fragment === 0
         ? undefined
-        : { location: { kind: 'jsonl', path }, firstLine: complete + 2, lastLine: complete + 2, droppedLines: 0, droppedEvents: 0, fragmentBytes: fragment }
+        : {
+            location: { kind: 'jsonl', path },
+            firstLine: complete + 2,
+            lastLine: complete + 2,
+            droppedLines: 0,
+            droppedEvents: 0,
+            fragmentBytes: fragment,
+          }
     const inspected = await persistence.inspect('crash')
     expect(inspected.events, `offset ${k}`).toEqual(expected)
     expect(inspected.recovery, `offset ${k}`).toEqual(recovery)
@@ -77,7 +86,11 @@ export async function truncationProbe(options: {
     expect(loaded.events, `offset ${k}`).toEqual(expected)
     expect(loaded.recovery, `offset ${k}`).toEqual(recovery)
     expect(warnings.slice(warned), `offset ${k}`).toEqual(
-      fragment === 0 ? [] : [`session-jsonl: session "crash": discarded line ${complete + 2} of "${path}" (a ${fragment}-byte unterminated line)`],
+      fragment === 0
+        ? []
+        : [
+            `session-jsonl: session "crash": discarded line ${complete + 2} of "${path}" (a ${fragment}-byte unterminated line)`,
+          ],
     )
     if (fragment > 0) tornTails++
     const repaired = readFileSync(path)
@@ -87,7 +100,12 @@ export async function truncationProbe(options: {
     // P8: a crash at any byte of the repair (inside the truncated tail or the closer append) converges.
     if (expected.length > complete && k % 5 === 0) {
       for (const j of [committed, committed + 1, Math.floor((committed + repaired.length) / 2), repaired.length - 1]) {
-        writeFileSync(path, j <= k ? Buffer.concat([full.subarray(0, committed), repaired.subarray(committed, Math.max(committed, j))]) : repaired.subarray(0, j))
+        writeFileSync(
+          path,
+          j <= k
+            ? Buffer.concat([full.subarray(0, committed), repaired.subarray(committed, Math.max(committed, j))])
+            : repaired.subarray(0, j),
+        )
         await persistence.load('crash')
         expect(readFileSync(path).equals(repaired), `repair crash at ${j} (offset ${k}) did not converge`).toBe(true)
       }

@@ -90,7 +90,10 @@ async function writer(config: WriterConfig): Promise<void> {
     agent.followup(createUserMessage(`${config.label}: note ${k}`))
     await agent.whenIdle()
     if (lastError === undefined) continue
-    if ((lastError as { name?: unknown }).name === 'SessionLeaseLostError' || String(lastError).includes('SessionLeaseLostError')) {
+    if (
+      (lastError as { name?: unknown }).name === 'SessionLeaseLostError' ||
+      String(lastError).includes('SessionLeaseLostError')
+    ) {
       say(`lost ${String(lastError)}`)
       await worker.stop().catch(() => undefined)
       process.exit(3)

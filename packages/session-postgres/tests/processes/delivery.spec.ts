@@ -38,10 +38,15 @@ describe('1,000 messages from 4 processes to agents served by 2 workers', () => 
       expect(exit.code, exit.stderr).toBe(0)
     }
     await expect
-      .poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0].n, {
-        timeout: 300_000,
-        interval: 250,
-      })
+      .poll(
+        async () =>
+          (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".messages WHERE delivered_seq IS NULL`)).rows[0]
+            .n,
+        {
+          timeout: 300_000,
+          interval: 250,
+        },
+      )
       .toBe(0)
     for (const worker of workers) worker.process.kill('SIGTERM')
     for (const worker of workers) {
@@ -49,7 +54,9 @@ describe('1,000 messages from 4 processes to agents served by 2 workers', () => 
       expect(exit.code, exit.stderr).toBe(0)
     }
 
-    const { rows: counts } = await admin.query(`SELECT count(*)::int AS n, count(rejected)::int AS rejected FROM "${schema}".messages`)
+    const { rows: counts } = await admin.query(
+      `SELECT count(*)::int AS n, count(rejected)::int AS rejected FROM "${schema}".messages`,
+    )
     expect(counts[0]).toEqual({ n: TOTAL, rejected: 0 })
     const arrivals = new Map<string, number>()
     for (const id of sessions) {

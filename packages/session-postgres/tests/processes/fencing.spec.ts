@@ -17,7 +17,9 @@ beforeAll(async () => {
 }, 120_000)
 
 const textOf = (event: SessionEvent) =>
-  ((event.data as { content?: { type: string; text?: string }[] }).content ?? []).map((block) => block.text ?? '').join('')
+  ((event.data as { content?: { type: string; text?: string }[] }).content ?? [])
+    .map((block) => block.text ?? '')
+    .join('')
 
 describe('two writers contend for one session', () => {
   it('the writer paused past its lease has its next batch refused; after the takeover the log holds only the new owner', async () => {
@@ -48,11 +50,15 @@ describe('two writers contend for one session', () => {
       a.process.kill('SIGCONT')
     }
     const lost = await a.waitFor((line) => line.startsWith('lost '), 120_000)
-    expect(lost).toMatch(/^lost SessionLeaseLostError: session "contended": this process lost its lease \(fencing token 1; /)
+    expect(lost).toMatch(
+      /^lost SessionLeaseLostError: session "contended": this process lost its lease \(fencing token 1; /,
+    )
     expect(lost).toMatch(/the batch of seqs \d+\.\.\d+ was rejected and nothing of it was written$/)
     expect((await a.exit).code).toBe(3)
 
-    const { rows } = await admin.query(`SELECT seq, body FROM "${schema}".events WHERE session_id = 'contended' ORDER BY seq`)
+    const { rows } = await admin.query(
+      `SELECT seq, body FROM "${schema}".events WHERE session_id = 'contended' ORDER BY seq`,
+    )
     const events = rows.map((row: { body: string }) => JSON.parse(row.body) as SessionEvent)
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i))
     const takeover = events.findIndex((e) => e.type === 'session/end-seed')
@@ -61,7 +67,9 @@ describe('two writers contend for one session', () => {
     expect(prompts).toEqual(['B: note 1', 'B: note 2', 'B: note 3'])
     expect(events.slice(takeover).filter((e) => textOf(e).startsWith('A:'))).toEqual([])
     expect(verifyDigests(events).filter((row) => !row.ok)).toEqual([])
-    const lease = await admin.query(`SELECT lease_owner, lease_token::int AS token FROM "${schema}".sessions WHERE id = 'contended'`)
+    const lease = await admin.query(
+      `SELECT lease_owner, lease_token::int AS token FROM "${schema}".sessions WHERE id = 'contended'`,
+    )
     expect(lease.rows[0]).toEqual({ lease_owner: null, token: 2 })
   }, 600_000)
 })

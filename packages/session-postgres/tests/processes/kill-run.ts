@@ -33,10 +33,13 @@ interface StoredRows {
 }
 
 async function storedRows(schema: string, id: string): Promise<StoredRows> {
-  const { rows } = await admin.query(`SELECT seq, body FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`, [id])
+  const { rows } = await admin.query(`SELECT seq, body FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`, [
+    id,
+  ])
   const head = await admin.query(`SELECT event_count FROM "${schema}".sessions WHERE id = $1`, [id])
   rows.forEach((row: { seq: number; body: string }, index: number) => {
-    if (row.seq !== index || JSON.parse(row.body).seq !== index) throw new Error(`seq ${row.seq} stored at index ${index} of "${id}"`)
+    if (row.seq !== index || JSON.parse(row.body).seq !== index)
+      throw new Error(`seq ${row.seq} stored at index ${index} of "${id}"`)
   })
   return { bodies: rows.map((row: { body: string }) => row.body), eventCount: head.rows[0]?.event_count ?? 0 }
 }
@@ -95,7 +98,9 @@ export function describeKills(count: number): void {
           killed++
           const stored = await storedRows(schema, id)
           expect(stored.eventCount, context).toBe(stored.bodies.length)
-          expect(stored.bodies.length, `${context}: an event reported durable was lost`).toBeGreaterThanOrEqual(durableOf(child.lines))
+          expect(stored.bodies.length, `${context}: an event reported durable was lost`).toBeGreaterThanOrEqual(
+            durableOf(child.lines),
+          )
           expect(stored.bodies.slice(0, previous.length), `${context}: stored events were rewritten`).toEqual(previous)
           previous = stored.bodies
         }
@@ -107,12 +112,20 @@ export function describeKills(count: number): void {
         const stored = await storedRows(schema, id)
         expect(stored.bodies.slice(0, previous.length)).toEqual(previous)
         expect(stored.bodies.length).toBe(Number(count))
-        expect(createHash('sha256').update(stored.bodies.map((body) => body + '\n').join('')).digest('hex')).toBe(digest)
+        expect(
+          createHash('sha256')
+            .update(stored.bodies.map((body) => body + '\n').join(''))
+            .digest('hex'),
+        ).toBe(digest)
         const events = stored.bodies.map((body) => JSON.parse(body) as SessionEvent)
         const verified = verifyDigests(events)
         expect(verified.length).toBeGreaterThan(0)
         expect(verified.filter((row) => !row.ok)).toEqual([])
-        expect(events.filter((e) => e.type === 'turn/end' && (e.data as { reason: { kind: string } }).reason.kind === 'interrupted').length).toBeGreaterThan(0)
+        expect(
+          events.filter(
+            (e) => e.type === 'turn/end' && (e.data as { reason: { kind: string } }).reason.kind === 'interrupted',
+          ).length,
+        ).toBeGreaterThan(0)
       }
 
       await Promise.all(Array.from({ length: chains }, (_, chain) => runChain(chain)))

@@ -44,14 +44,22 @@ describe('the database is stopped with pg_ctl stop -m immediate mid-run', () => 
     let steps = 0
     await child.waitFor((line) => line.startsWith('durable ') && ++steps >= 8, 120_000)
     await server.crash()
-    const durableAtCrash = Math.max(...child.lines.filter((l) => l.startsWith('durable ')).map((l) => Number(l.split(' ')[1])))
+    const durableAtCrash = Math.max(
+      ...child.lines.filter((l) => l.startsWith('durable ')).map((l) => Number(l.split(' ')[1])),
+    )
     await child.waitFor((line) => /^(error|retry|warn) .*the database is unreachable/.test(line), 120_000)
     await new Promise((r) => setTimeout(r, 500))
     await server.restart()
     const final = await child.waitFor((line) => line.startsWith('final '), 180_000)
     const exit = await child.exit
     expect(exit.code, exit.stderr).toBe(0)
-    expect(child.lines.some((line) => /^warn session-postgres: the database is unreachable \(.+\); session "outage" keeps its \d+ unwritten events? queued and retries$/.test(line))).toBe(true)
+    expect(
+      child.lines.some((line) =>
+        /^warn session-postgres: the database is unreachable \(.+\); session "outage" keeps its \d+ unwritten events? queued and retries$/.test(
+          line,
+        ),
+      ),
+    ).toBe(true)
     expect(child.lines).toContain('warn session-postgres: session "outage" is written again; the database is back')
 
     const client = new pg.Client({ connectionString: server.url })
@@ -64,7 +72,11 @@ describe('the database is stopped with pg_ctl stop -m immediate mid-run', () => 
       expect(events.length).toBeGreaterThanOrEqual(durableAtCrash)
       const [, count, digest] = final.split(' ')
       expect(events.length).toBe(Number(count))
-      expect(createHash('sha256').update(rows.map((row: { body: string }) => row.body + '\n').join('')).digest('hex')).toBe(digest)
+      expect(
+        createHash('sha256')
+          .update(rows.map((row: { body: string }) => row.body + '\n').join(''))
+          .digest('hex'),
+      ).toBe(digest)
       expect(verifyDigests(events).filter((row) => !row.ok)).toEqual([])
       const head = await client.query(`SELECT event_count FROM crash.sessions WHERE id = 'outage'`)
       expect(head.rows[0].event_count).toBe(events.length)

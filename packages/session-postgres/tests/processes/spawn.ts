@@ -33,10 +33,12 @@ export function spawnChild(bundle: string, role: string, config: object): Runnin
     }
   })
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr }))
-  })
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
+    (resolve, reject) => {
+      child.on('error', reject)
+      child.on('exit', (code, signal) => resolve({ code, signal, stderr }))
+    },
+  )
   return {
     process: child,
     lines,
@@ -46,7 +48,10 @@ export function spawnChild(bundle: string, role: string, config: object): Runnin
       const seen = lines.find(match)
       if (seen !== undefined) return Promise.resolve(seen)
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching line within ${timeoutMs} ms; got:\n${lines.join('\n')}\n${stderr}`)), timeoutMs)
+        const timer = setTimeout(
+          () => reject(new Error(`no matching line within ${timeoutMs} ms; got:\n${lines.join('\n')}\n${stderr}`)),
+          timeoutMs,
+        )
         const waiter = {
           match,
           resolve: (line: string) => {
@@ -58,7 +63,9 @@ export function spawnChild(bundle: string, role: string, config: object): Runnin
         void exit.then(({ code, signal }) => {
           if (!waiters.includes(waiter)) return
           clearTimeout(timer)
-          reject(new Error(`child exited (${code ?? signal}) before a matching line; got:\n${lines.join('\n')}\n${stderr}`))
+          reject(
+            new Error(`child exited (${code ?? signal}) before a matching line; got:\n${lines.join('\n')}\n${stderr}`),
+          )
         })
       })
     },

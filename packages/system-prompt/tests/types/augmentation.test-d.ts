@@ -1,7 +1,7 @@
 // Compiled on its own (tests/types/tsconfig.json, run by `pnpm typecheck`), against the built declarations: importing
 // the package's plugin is all an app or a plugin author needs for `ctx.systemPrompt` to typecheck.
 import { SystemPrompt } from '@bridle/system-prompt'
-import { Context } from 'cordis'
+import type { Context } from 'cordis'
 import { expectTypeOf } from 'vitest'
 
 declare const ctx: Context

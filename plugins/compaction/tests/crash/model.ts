@@ -27,7 +27,9 @@ export function bootModel(ctx: Context, options: { summaryDelayMs: number }): vo
     resolveModel: (provider, model) => ({ provider, id: model, name: model, context: { contextWindow: CRASH_WINDOW } }),
     async *stream(request: GenerateOptions): AsyncIterable<StreamChunk> {
       const summary = request.purpose === 'compaction'
-      const text = summary ? `summary of ${request.messages.length - 1} messages`.padEnd(240, ' and more') : 'answer '.padEnd(400, 'xyz ')
+      const text = summary
+        ? `summary of ${request.messages.length - 1} messages`.padEnd(240, ' and more')
+        : 'answer '.padEnd(400, 'xyz ')
       const parts = summary ? text.match(/.{1,24}/g)! : [text]
       yield { type: 'block-start', index: 0, blockType: 'text' }
       for (const part of parts) {

@@ -11,8 +11,16 @@ const [file] = process.argv.slice(2)
 if (file === undefined) throw new Error('usage: child <file>')
 
 const started = performance.now()
-const page = await readPage(file, { offset: 1, limit: 2, maxBytes: 64 * 1024, maxLineLength: 2000, displayPath: 'long.txt' })
+const page = await readPage(file, {
+  offset: 1,
+  limit: 2,
+  maxBytes: 64 * 1024,
+  maxLineLength: 2000,
+  displayPath: 'long.txt',
+})
 const ms = Math.round(performance.now() - started)
 const lines = page.split('\n')
 const { heapUsed, rss } = process.memoryUsage()
-process.stdout.write(JSON.stringify({ lines: lines.length, first: lines[0], last: lines.at(-1), heapUsed, rss, ms }) + '\n')
+process.stdout.write(
+  JSON.stringify({ lines: lines.length, first: lines[0], last: lines.at(-1), heapUsed, rss, ms }) + '\n',
+)

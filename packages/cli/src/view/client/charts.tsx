@@ -27,7 +27,8 @@ const KINDS = ['input (not cached)', 'cached input', 'output'] as const
 /** Tokens per request as the provider reported them: uncached input, cached input and output, stacked. */
 export function TokensChart({ requests }: { requests: RequestRow[] }) {
   const reported = requests.filter((r) => r.usage !== undefined)
-  if (reported.length === 0) return <p class="muted chart-empty">No request reported token usage (the provider sent none).</p>
+  if (reported.length === 0)
+    return <p class="muted chart-empty">No request reported token usage (the provider sent none).</p>
   const rows = reported.flatMap((r) => {
     const label = requestLabel(r)
     const u = r.usage!
@@ -47,11 +48,22 @@ export function TokensChart({ requests }: { requests: RequestRow[] }) {
           width,
           height: 240,
           marginLeft: 56,
-          x: { domain: labels, ticks: thinTicks(labels), label: 'request (turn.step)', tickRotate: labels.length > 12 ? -45 : 0 },
+          x: {
+            domain: labels,
+            ticks: thinTicks(labels),
+            label: 'request (turn.step)',
+            tickRotate: labels.length > 12 ? -45 : 0,
+          },
           y: { grid: true, label: 'tokens' },
           color: { domain: [...KINDS], range: ['#4e79a7', '#59a14f', '#f28e2b'], legend: true },
           marks: [
-            Plot.barY(rows, { x: 'label', y: 'tokens', fill: 'kind', ariaLabel: 'tokens', title: (d: (typeof rows)[number]) => `${d.label}: ${d.tokens} ${d.kind}` }),
+            Plot.barY(rows, {
+              x: 'label',
+              y: 'tokens',
+              fill: 'kind',
+              ariaLabel: 'tokens',
+              title: (d: (typeof rows)[number]) => `${d.label}: ${d.tokens} ${d.kind}`,
+            }),
             Plot.ruleY([0]),
           ],
         })
@@ -62,7 +74,9 @@ export function TokensChart({ requests }: { requests: RequestRow[] }) {
 
 /** Per request, the share of its prompt that repeats the previous request's prompt byte for byte. */
 export function PrefixChart({ requests }: { requests: RequestRow[] }) {
-  const points = requests.filter((r) => r.prefixShare !== undefined).map((r) => ({ label: requestLabel(r), share: r.prefixShare! * 100, cause: r.breakCause }))
+  const points = requests
+    .filter((r) => r.prefixShare !== undefined)
+    .map((r) => ({ label: requestLabel(r), share: r.prefixShare! * 100, cause: r.breakCause }))
   if (points.length === 0) return <p class="muted chart-empty">Only one request so far: nothing to compare with.</p>
   const labels = points.map((p) => p.label)
   return (
@@ -74,7 +88,12 @@ export function PrefixChart({ requests }: { requests: RequestRow[] }) {
           width,
           height: 200,
           marginLeft: 56,
-          x: { domain: labels, ticks: thinTicks(labels), label: 'request (turn.step)', tickRotate: labels.length > 12 ? -45 : 0 },
+          x: {
+            domain: labels,
+            ticks: thinTicks(labels),
+            label: 'request (turn.step)',
+            tickRotate: labels.length > 12 ? -45 : 0,
+          },
           y: { domain: [0, 100], grid: true, label: 'prompt kept (%)' },
           marks: [
             Plot.lineY(points, { x: 'label', y: 'share', stroke: '#4e79a7' }),
@@ -84,7 +103,8 @@ export function PrefixChart({ requests }: { requests: RequestRow[] }) {
               ariaLabel: 'prefix kept',
               fill: (d: (typeof points)[number]) => (d.cause ? '#e15759' : '#4e79a7'),
               r: 4,
-              title: (d: (typeof points)[number]) => `${d.label}: ${d.share.toFixed(1)}% kept${d.cause ? ` — ${d.cause}` : ''}`,
+              title: (d: (typeof points)[number]) =>
+                `${d.label}: ${d.share.toFixed(1)}% kept${d.cause ? ` — ${d.cause}` : ''}`,
             }),
           ],
         })

@@ -3,7 +3,12 @@ import type { VerifyState, VerifyView } from '../types.js'
 
 /** ✓ / ✗ for one request's verification, with what did not match. */
 export function Verified({ verify }: { verify: VerifyView }) {
-  if (verify.ok) return <span class="ok" title="rebuilt from the log, it matches its request/digest">✓ verified</span>
+  if (verify.ok)
+    return (
+      <span class="ok" title="rebuilt from the log, it matches its request/digest">
+        ✓ verified
+      </span>
+    )
   const why = verify.error ?? `mismatched: ${verify.mismatched.join(', ')}`
   return (
     <span class="bad" title={why}>
@@ -45,7 +50,15 @@ export function Text({ text, open }: { text: string; open?: boolean }) {
   )
 }
 
-export function Section({ title, children, id }: { title: ComponentChildren; children: ComponentChildren; id?: string }) {
+export function Section({
+  title,
+  children,
+  id,
+}: {
+  title: ComponentChildren
+  children: ComponentChildren
+  id?: string
+}) {
   return (
     <section class="card" id={id}>
       <h2>{title}</h2>

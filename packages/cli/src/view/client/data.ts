@@ -27,7 +27,9 @@ export function serverSource(): DataSource {
     session: (id) => getJson(`/api/sessions/${encodeURIComponent(id)}`),
     request: (id, seq) => getJson(`/api/sessions/${encodeURIComponent(id)}/requests/${seq}`),
     subscribe(listener, session) {
-      const events = new EventSource(`/api/events${session === undefined ? '' : `?session=${encodeURIComponent(session)}`}`)
+      const events = new EventSource(
+        `/api/events${session === undefined ? '' : `?session=${encodeURIComponent(session)}`}`,
+      )
       for (const kind of ['ready', 'sessions', 'session'] as const) {
         events.addEventListener(kind, (event) => listener(JSON.parse((event as MessageEvent<string>).data) as Change))
       }
@@ -37,7 +39,8 @@ export function serverSource(): DataSource {
 }
 
 export function embeddedSource(data: EmbeddedData): DataSource {
-  const missing = (what: string) => Promise.reject(new Error(`${what} is not in this file; it holds session ${data.session.summary.id} only`))
+  const missing = (what: string) =>
+    Promise.reject(new Error(`${what} is not in this file; it holds session ${data.session.summary.id} only`))
   return {
     mode: 'file',
     sessions: () => Promise.resolve([data.session.summary]),

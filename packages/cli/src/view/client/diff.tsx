@@ -6,7 +6,10 @@ import { MessageCard } from './messages.js'
 
 function PrefixBreakView({ diff }: { diff: RequestDiffView }) {
   const b = diff.prefix.break
-  if (!b) return <p class="ok prefix-held">The previous request's whole prompt is a prefix of this one: the cache can hold.</p>
+  if (!b)
+    return (
+      <p class="ok prefix-held">The previous request's whole prompt is a prefix of this one: the cache can hold.</p>
+    )
   return (
     <div class="prefix-break" data-part={b.part}>
       <p>
@@ -43,7 +46,9 @@ function SystemDiff({ diff }: { diff: RequestDiffView }) {
       <ol class="line-diff">
         {diff.system.lines.map((line, i) => (
           <li key={i} class={line.kind}>
-            <span class="mark">{line.kind === 'added' ? '+' : line.kind === 'removed' ? '−' : line.kind === 'skipped' ? '⋯' : ' '}</span>
+            <span class="mark">
+              {line.kind === 'added' ? '+' : line.kind === 'removed' ? '−' : line.kind === 'skipped' ? '⋯' : ' '}
+            </span>
             <span class="line-text">{line.text}</span>
             {line.section && line.kind !== 'same' ? <span class="tag section">{line.section}</span> : null}
           </li>
@@ -59,13 +64,19 @@ function ToolsDiff({ diff }: { diff: RequestDiffView }) {
   return (
     <ul class="tools-diff">
       {t.added.map((n) => (
-        <li class="added" key={`a${n}`}>+ {n} added</li>
+        <li class="added" key={`a${n}`}>
+          + {n} added
+        </li>
       ))}
       {t.removed.map((n) => (
-        <li class="removed" key={`r${n}`}>− {n} removed</li>
+        <li class="removed" key={`r${n}`}>
+          − {n} removed
+        </li>
       ))}
       {t.moved.map((n) => (
-        <li class="moved" key={`m${n}`}>~ {n} moved or changed</li>
+        <li class="moved" key={`m${n}`}>
+          ~ {n} moved or changed
+        </li>
       ))}
     </ul>
   )
@@ -93,7 +104,10 @@ function MessagesDiff({ diff, messages }: { diff: RequestDiffView; messages: Mes
       ) : null}
       {m.replaced.length > 0 ? (
         <details class="replaced" open>
-          <summary>{m.replaced.length} message{m.replaced.length === 1 ? '' : 's'} of the previous request no longer sent as they were</summary>
+          <summary>
+            {m.replaced.length} message{m.replaced.length === 1 ? '' : 's'} of the previous request no longer sent as
+            they were
+          </summary>
           <ol class="messages">
             {m.replaced.map((message, i) => (
               <MessageCard key={i} message={message} />
@@ -111,13 +125,31 @@ function jump(event: Event, id: string) {
   document.getElementById(id)?.scrollIntoView({ block: 'start' })
 }
 
-export function DiffView({ sessionId, diff, messages }: { sessionId: string; diff: RequestDiffView; messages: MessageView[] }) {
+export function DiffView({
+  sessionId,
+  diff,
+  messages,
+}: {
+  sessionId: string
+  diff: RequestDiffView
+  messages: MessageView[]
+}) {
   return (
-    <Section title={<>Compared with <a href={requestHref(sessionId, diff.previousSeq)}>request {requestLabel(diff.previous)}</a></>} id="diff">
+    <Section
+      title={
+        <>
+          Compared with <a href={requestHref(sessionId, diff.previousSeq)}>request {requestLabel(diff.previous)}</a>
+        </>
+      }
+      id="diff"
+    >
       <p class="prefix-share">
-        <strong>{percent(diff.prefix.share)}</strong> of this prompt ({count(diff.prefix.keptBytes)} of {count(diff.prefix.totalBytes)} bytes) repeats the
-        previous request's prompt byte for byte
-        {diff.cachedTokens !== undefined ? <> · the provider reported {count(diff.cachedTokens)} cached input tokens</> : null}.
+        <strong>{percent(diff.prefix.share)}</strong> of this prompt ({count(diff.prefix.keptBytes)} of{' '}
+        {count(diff.prefix.totalBytes)} bytes) repeats the previous request's prompt byte for byte
+        {diff.cachedTokens !== undefined ? (
+          <> · the provider reported {count(diff.cachedTokens)} cached input tokens</>
+        ) : null}
+        .
       </p>
       <PrefixBreakView diff={diff} />
       <h3>System prompt</h3>

@@ -1,14 +1,23 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Change, DataSource } from './data.js'
 
-export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: string } | { state: 'ready'; value: T; version: number }
+export type Loaded<T> =
+  | { state: 'loading' }
+  | { state: 'error'; error: string }
+  | { state: 'ready'; value: T; version: number }
 
 /**
  * Loads with `load` and loads again whenever the server reports a change that `affects` the data (and once on
  * `ready`, so nothing written between the first read and the subscription is missed). Loads never overlap: a
  * change during a load schedules exactly one more.
  */
-export function useLive<T>(data: DataSource, key: string, load: () => Promise<T>, affects: (change: Change) => boolean, session?: string): Loaded<T> {
+export function useLive<T>(
+  data: DataSource,
+  key: string,
+  load: () => Promise<T>,
+  affects: (change: Change) => boolean,
+  session?: string,
+): Loaded<T> {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' })
   const version = useRef(0)
   useEffect(() => {

@@ -33,5 +33,6 @@ const embedded = document.getElementById('bridle-data')
 const saved = embedded ? (JSON.parse(embedded.textContent ?? '{}') as EmbeddedData) : undefined
 const data = saved ? embeddedSource(saved) : serverSource()
 // a file opens on its session
-if (saved && location.hash === '') history.replaceState(null, '', `#/session/${encodeURIComponent(saved.session.summary.id)}`)
+if (saved && location.hash === '')
+  history.replaceState(null, '', `#/session/${encodeURIComponent(saved.session.summary.id)}`)
 render(<App data={data} />, document.getElementById('app')!)

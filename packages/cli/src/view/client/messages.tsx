@@ -15,13 +15,16 @@ function Block({ block }: { block: BlockView }) {
     case 'tool-call':
       return (
         <div class="block tool-call">
-          call <span class="tool-name">{block.name}</span> <code>{block.arguments}</code> <span class="muted">{block.id}</span>
+          call <span class="tool-name">{block.name}</span> <code>{block.arguments}</code>{' '}
+          <span class="muted">{block.id}</span>
         </div>
       )
     case 'tool-result':
       return (
         <div class={block.isError ? 'block tool-result error' : 'block tool-result'}>
-          <span class="who">{block.isError ? 'error result' : 'result'} for {block.toolCallId}</span>
+          <span class="who">
+            {block.isError ? 'error result' : 'result'} for {block.toolCallId}
+          </span>
           <Text text={block.text} />
         </div>
       )
@@ -33,9 +36,14 @@ function Block({ block }: { block: BlockView }) {
 /** One message of a request: role, source, the event that put it there, and its blocks. */
 export function MessageCard({ message, index }: { message: MessageView; index?: number }) {
   return (
-    <li class={`message ${message.role}${message.replacement ? ' replacement' : ''}`} id={index === undefined ? undefined : `message-${index}`} data-index={index}>
+    <li
+      class={`message ${message.role}${message.replacement ? ' replacement' : ''}`}
+      id={index === undefined ? undefined : `message-${index}`}
+      data-index={index}
+    >
       <div class="message-head">
-        {index !== undefined ? <span class="index">{index}.</span> : null} <strong>{message.role}</strong> · {message.source}
+        {index !== undefined ? <span class="index">{index}.</span> : null} <strong>{message.role}</strong> ·{' '}
+        {message.source}
         {message.seq !== undefined ? (
           <span class="muted">
             {' '}

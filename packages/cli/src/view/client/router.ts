@@ -9,7 +9,8 @@ export type Route =
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent)
   if (parts[0] === 'session' && parts[1] !== undefined) {
-    if (parts[2] === 'request' && /^\d+$/.test(parts[3] ?? '')) return { page: 'request', id: parts[1], seq: Number(parts[3]) }
+    if (parts[2] === 'request' && /^\d+$/.test(parts[3] ?? ''))
+      return { page: 'request', id: parts[1], seq: Number(parts[3]) }
     return { page: 'session', id: parts[1] }
   }
   return { page: 'sessions' }

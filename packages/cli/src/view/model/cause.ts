@@ -21,7 +21,8 @@ export function describeMessageCause(cause: MessageBreakCause, position: number)
   const at = `message ${position + 1}`
   switch (cause.kind) {
     case 'replace':
-      if (cause.compaction) return `${describeCompaction(cause.compaction)} (checkpoint at seq ${cause.seq}, breaks the prefix at ${at})`
+      if (cause.compaction)
+        return `${describeCompaction(cause.compaction)} (checkpoint at seq ${cause.seq}, breaks the prefix at ${at})`
       return `history rewritten at ${at} by a surface replace (seq ${cause.seq})`
     case 'compaction-request':
       return `summary request: the instruction follows the first ${position} messages (expected)`
@@ -38,7 +39,7 @@ export function describeMessageCause(cause: MessageBreakCause, position: number)
  * from the report's section changes, else from the manifest span where the system string first differs.
  */
 export function breakCause(
-  events: readonly AnySessionEvent[],
+  _events: readonly AnySessionEvent[],
   row: CachePrefixRow,
   current?: ReconstructedRequest,
   previous?: ReconstructedRequest,
@@ -56,9 +57,14 @@ export function breakCause(
     return `system: ${section ? `section ${section} changed` : `changed`} at line ${row.system.firstDifferingLine}`
   }
   if (row.tools && !row.tools.kept) {
-    const parts = [...row.tools.added.map((n) => `${n} added`), ...row.tools.removed.map((n) => `${n} removed`), ...row.tools.moved.map((n) => `${n} moved or changed`)]
+    const parts = [
+      ...row.tools.added.map((n) => `${n} added`),
+      ...row.tools.removed.map((n) => `${n} removed`),
+      ...row.tools.moved.map((n) => `${n} moved or changed`),
+    ]
     return `tools: ${parts.join(', ')}`
   }
-  if (row.messages?.kept === false) return `messages: ${describeMessageCause(row.messages.cause, row.messages.firstDifferingPosition)}`
+  if (row.messages?.kept === false)
+    return `messages: ${describeMessageCause(row.messages.cause, row.messages.firstDifferingPosition)}`
   return undefined
 }

@@ -37,19 +37,29 @@ export function blockView(block: ContentBlock): BlockView {
     case 'tool-call':
       return { type: 'tool-call', id: block.id, name: block.name, arguments: block.arguments }
     case 'tool-result':
-      return { type: 'tool-result', toolCallId: block.toolCallId, text: plainText(block.content), isError: block.isError === true }
+      return {
+        type: 'tool-result',
+        toolCallId: block.toolCallId,
+        text: plainText(block.content),
+        isError: block.isError === true,
+      }
     default:
       return { type: 'other', label: String((block as { type: unknown }).type) }
   }
 }
 
 /** A message of a request, with the event that put it on the surface when known. */
-export function messageView(message: Message, origin?: { seq: number; type: string; replacement: boolean }): MessageView {
+export function messageView(
+  message: Message,
+  origin?: { seq: number; type: string; replacement: boolean },
+): MessageView {
   return {
     role: message.role,
     source: describeSource(message),
     sourceKind: String((message.source as { kind?: unknown } | undefined)?.kind ?? 'unknown'),
-    ...(origin ? { seq: origin.seq, eventType: origin.type, ...(origin.replacement ? { replacement: true } : {}) } : {}),
+    ...(origin
+      ? { seq: origin.seq, eventType: origin.type, ...(origin.replacement ? { replacement: true } : {}) }
+      : {}),
     blocks: message.content.map(blockView),
   }
 }

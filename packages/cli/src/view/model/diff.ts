@@ -14,7 +14,12 @@ const CONTEXT = 2
 const EXCERPT = 80
 
 /** A line diff of two system strings, each line tagged with the section it belongs to. */
-export function systemLineDiff(previous: string, current: string, previousSpans: Spans, currentSpans: Spans): DiffLine[] {
+export function systemLineDiff(
+  previous: string,
+  current: string,
+  previousSpans: Spans,
+  currentSpans: Spans,
+): DiffLine[] {
   const lines: DiffLine[] = []
   let prevAt = 0
   let currAt = 0
@@ -62,7 +67,12 @@ function foldUnchanged(lines: DiffLine[]): DiffLine[] {
 /** The line of `text` holding `offset` (1-based), for a readable position. */
 const lineOf = (text: string, offset: number) => text.slice(0, offset).split('\n').length
 
-function prefixBreak(previous: PromptText, current: PromptText, cause: string, currentRebuilt: ReconstructedRequest): { kept: number; break?: PrefixBreak } {
+function prefixBreak(
+  previous: PromptText,
+  current: PromptText,
+  cause: string,
+  currentRebuilt: ReconstructedRequest,
+): { kept: number; break?: PrefixBreak } {
   const compared = comparePrompts(previous, current)
   const broke = compared.broke
   const keptText = (): string => {
@@ -103,7 +113,8 @@ function toolAt(rebuilt: ReconstructedRequest, json: string, offset: number): st
   let best: string | undefined
   for (const tool of rebuilt.header.tools ?? []) {
     const at = json.indexOf(`"name":${JSON.stringify(tool.name)}`)
-    if (at !== -1 && at <= offset && (best === undefined || at > json.indexOf(`"name":${JSON.stringify(best)}`))) best = tool.name
+    if (at !== -1 && at <= offset && (best === undefined || at > json.indexOf(`"name":${JSON.stringify(best)}`)))
+      best = tool.name
   }
   return best
 }
@@ -123,34 +134,50 @@ export function requestDiff(input: DiffInput): RequestDiffView {
   const { events, row, previous, current } = input
   const prevText = promptText(previous.rebuilt)
   const currText = promptText(current)
-  const cause = (row && breakCause(events, row, current, previous.rebuilt)) ?? 'the previous prompt is a prefix of this one'
+  const cause =
+    (row && breakCause(events, row, current, previous.rebuilt)) ?? 'the previous prompt is a prefix of this one'
   const prefix = prefixBreak(prevText, currText, cause, current)
-  const totalBytes = utf8Bytes(currText.system) + utf8Bytes(currText.tools) + currText.messages.reduce((n, m) => n + utf8Bytes(m), 0)
+  const totalBytes =
+    utf8Bytes(currText.system) + utf8Bytes(currText.tools) + currText.messages.reduce((n, m) => n + utf8Bytes(m), 0)
 
   // messages equal as canonical JSON count as the same message (a rewrite that changed nothing)
   const prevKeys = prevText.messages
   const currKeys = currText.messages
   let keptCount = 0
-  while (keptCount < prevKeys.length && keptCount < currKeys.length && prevKeys[keptCount] === currKeys[keptCount]) keptCount++
+  while (keptCount < prevKeys.length && keptCount < currKeys.length && prevKeys[keptCount] === currKeys[keptCount])
+    keptCount++
   const inPrevious = new Set(prevKeys)
   const inCurrent = new Set(currKeys)
   const appended: number[] = []
   for (let i = keptCount; i < currKeys.length; i++) if (!inPrevious.has(currKeys[i]!)) appended.push(i)
   const replaced: MessageView[] = []
-  for (let i = keptCount; i < prevKeys.length; i++) if (!inCurrent.has(prevKeys[i]!)) replaced.push(input.previousMessages(i))
+  for (let i = keptCount; i < prevKeys.length; i++)
+    if (!inCurrent.has(prevKeys[i]!)) replaced.push(input.previousMessages(i))
   const messagesKept = keptCount === prevKeys.length
   const changes = row ? reportedSectionChanges(row) : undefined
 
   return {
     previousSeq: previous.seq,
-    previous: { turn: previous.rebuilt.turn, step: previous.rebuilt.step, attempt: (events[previous.seq]?.data as { attempt?: number })?.attempt ?? 1 },
+    previous: {
+      turn: previous.rebuilt.turn,
+      step: previous.rebuilt.step,
+      attempt: (events[previous.seq]?.data as { attempt?: number })?.attempt ?? 1,
+    },
     system: {
       kept: prevText.system === currText.system,
-      lines: prevText.system === currText.system ? [] : systemLineDiff(prevText.system, currText.system, input.spans.previous, input.spans.current),
+      lines:
+        prevText.system === currText.system
+          ? []
+          : systemLineDiff(prevText.system, currText.system, input.spans.previous, input.spans.current),
       sections: changes ? changes.map((c) => ({ kind: c.kind, name: c.name })) : [],
     },
     tools: row?.tools
-      ? { kept: row.tools.kept, added: [...row.tools.added], removed: [...row.tools.removed], moved: [...row.tools.moved] }
+      ? {
+          kept: row.tools.kept,
+          added: [...row.tools.added],
+          removed: [...row.tools.removed],
+          moved: [...row.tools.moved],
+        }
       : { kept: prevText.tools === currText.tools, added: [], removed: [], moved: [] },
     messages: {
       kept: messagesKept,

@@ -1,4 +1,10 @@
-import { canonicalJson, reconstructRequest, type AnySessionEvent, type ReconstructedRequest, type RequestDigestRecord } from '@bridle/session'
+import {
+  canonicalJson,
+  reconstructRequest,
+  type AnySessionEvent,
+  type ReconstructedRequest,
+  type RequestDigestRecord,
+} from '@bridle/session'
 
 /**
  * A request as the prompt cache sees it: the system string, then the tools as canonical JSON, then each message as
@@ -38,7 +44,9 @@ export function promptText(rebuilt: ReconstructedRequest): PromptText {
 export function rebuildDigested(events: readonly AnySessionEvent[], seq: number): ReconstructedRequest {
   const record = events[seq]!.data as RequestDigestRecord
   const prefix = events.slice(0, seq)
-  return record.attempt > 1 ? reconstructRequest(prefix) : reconstructRequest(prefix, { turn: record.turn, step: record.step })
+  return record.attempt > 1
+    ? reconstructRequest(prefix)
+    : reconstructRequest(prefix, { turn: record.turn, step: record.step })
 }
 
 /** Length of the common prefix of two strings, in UTF-16 code units. */

@@ -24,7 +24,10 @@ function messagesWithOrigins(events: readonly AnySessionEvent[], rebuilt: Recons
     const origin = origins[i]
     // the fold and the rebuild walk the same nodes; a mismatch would mean a different log, so show no origin
     const same = origin !== undefined && deriveEventMessage(origin) === message
-    return messageView(message, same ? { seq: origin.seq, type: origin.type, replacement: isReplacementSurfaceEvent(origin) } : undefined)
+    return messageView(
+      message,
+      same ? { seq: origin.seq, type: origin.type, replacement: isReplacementSurfaceEvent(origin) } : undefined,
+    )
   })
 }
 
@@ -82,7 +85,11 @@ export function requestView({ sessionId, events, row, cacheRow }: RequestViewInp
   const view: RequestView = {
     row,
     sessionId,
-    header: { seq: rebuilt.headerSeq, reason: rebuilt.headerReason, config: { ...(rebuilt.header.config as unknown as Record<string, unknown>) } },
+    header: {
+      seq: rebuilt.headerSeq,
+      reason: rebuilt.headerReason,
+      config: { ...(rebuilt.header.config as unknown as Record<string, unknown>) },
+    },
     ...(rebuilt.context ? { context: { ...rebuilt.context } } : {}),
     system: { text: rebuilt.header.system ?? '', spans, named },
     tools: (rebuilt.header.tools ?? []).map((t) => ({

@@ -10,7 +10,15 @@ import {
   type RequestDigestRecord,
   type SessionHeader,
 } from '@bridle/session'
-import type { RequestRow, SessionSummary, SessionView, StepRow, TokenUsageView, TurnRow, VerifyState } from '../types.js'
+import type {
+  RequestRow,
+  SessionSummary,
+  SessionView,
+  StepRow,
+  TokenUsageView,
+  TurnRow,
+  VerifyState,
+} from '../types.js'
 import { describeSource, describeTurnEnd, plainText } from './describe.js'
 import { breakCause } from './cause.js'
 import { comparePrompts } from './prefix.js'
@@ -28,7 +36,7 @@ const usageView = (usage: TokenUsage): TokenUsageView => ({
 
 /** A chunk that carries model output (the first one times the first token). */
 const isOutput = (chunk: StreamChunk): boolean =>
-  (chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') ? chunk.text !== '' : chunk.type === 'tool-call-delta'
+  chunk.type === 'text-delta' || chunk.type === 'reasoning-delta' ? chunk.text !== '' : chunk.type === 'tool-call-delta'
 
 /** Share (0..1) of `current`'s prompt that repeats the start of `previous`'s, character for character. */
 export function prefixShare(previous: ReconstructedRequest, current: ReconstructedRequest): number {
@@ -89,7 +97,12 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
     const mine = step !== undefined && data.turn === step.turn && data.step === step.step
     if (isReplacementSurfaceEvent(event)) {
       const message = (event.type === 'user/message' ? event.data : data.message) as Message | undefined
-      replacements.push({ seq: event.seq, time: event.time, replaced: [...(event.sourceEventSeqs ?? [])], text: message ? plainText(message.content) : '' })
+      replacements.push({
+        seq: event.seq,
+        time: event.time,
+        replaced: [...(event.sourceEventSeqs ?? [])],
+        text: message ? plainText(message.content) : '',
+      })
     }
     switch (event.type) {
       case 'turn/start':
@@ -103,7 +116,15 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
         }
         break
       case 'step/start':
-        turn?.steps.push({ turn: data.turn as number, step: data.step as number, startSeq: event.seq, startTime: event.time, requests: [], toolCalls: [], entered: [] })
+        turn?.steps.push({
+          turn: data.turn as number,
+          step: data.step as number,
+          startSeq: event.seq,
+          startTime: event.time,
+          requests: [],
+          toolCalls: [],
+          entered: [],
+        })
         break
       case 'step/end':
         if (mine) step.endSeq = event.seq
@@ -111,7 +132,12 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
       case 'user/message':
         if (step && event.surfaceOp === 'append') {
           const message = event.data as Message
-          step.entered.push({ seq: event.seq, role: message.role, source: describeSource(message), text: plainText(message.content) })
+          step.entered.push({
+            seq: event.seq,
+            role: message.role,
+            source: describeSource(message),
+            text: plainText(message.content),
+          })
         }
         break
       case 'request/header':
@@ -130,7 +156,9 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
           attempt: record.attempt,
           provider: String(config.provider ?? '?'),
           model: String(config.model ?? '?'),
-          verify: v ? { ok: v.ok, mismatched: [...v.mismatched], ...(v.error ? { error: v.error } : {}) } : { ok: false, mismatched: [], error: 'not verified' },
+          verify: v
+            ? { ok: v.ok, mismatched: [...v.mismatched], ...(v.error ? { error: v.error } : {}) }
+            : { ok: false, mismatched: [], error: 'not verified' },
         }
         const rebuilt = tryRebuild(events, event.seq)
         if (rebuilt && previous) requestRow.prefixShare = prefixShare(previous, rebuilt)
@@ -146,7 +174,8 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
       case 'assistant/chunk': {
         if (!mine || !request) break
         const chunk = data.chunk as StreamChunk
-        if (request.row.firstTokenMs === undefined && isOutput(chunk)) request.row.firstTokenMs = event.time - request.time
+        if (request.row.firstTokenMs === undefined && isOutput(chunk))
+          request.row.firstTokenMs = event.time - request.time
         if (chunk.type === 'finish') request.row.stopReason = chunk.reason.kind
         if (chunk.type === 'usage' && !request.row.usage) request.row.usage = usageView(chunk.usage)
         break
@@ -160,7 +189,10 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
         }
         const text = plainText(message.content)
         if (text) step.answer = text
-        const reasoning = message.content.filter((b) => b.type === 'reasoning').map((b) => (b as { text: string }).text).join('\n')
+        const reasoning = message.content
+          .filter((b) => b.type === 'reasoning')
+          .map((b) => (b as { text: string }).text)
+          .join('\n')
         if (reasoning) step.reasoning = reasoning
         break
       }
@@ -178,7 +210,11 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
         if (!call || !message) break
         const block = message.content.find((b) => b.type === 'tool-result') as { isError?: true } | undefined
         const error = data.error as { code?: string } | undefined
-        call.result = { text: plainText(message.content), isError: block?.isError === true, ...(error?.code ? { code: error.code } : {}) }
+        call.result = {
+          text: plainText(message.content),
+          isError: block?.isError === true,
+          ...(error?.code ? { code: error.code } : {}),
+        }
         break
       }
     }

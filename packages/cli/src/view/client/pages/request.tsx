@@ -12,7 +12,11 @@ function SystemSections({ view }: { view: RequestView }) {
   if (text === '') return <p class="muted">No system prompt.</p>
   return (
     <>
-      {named ? null : <p class="muted">This log's request header records no section manifest, so spans are shown unnamed (one per paragraph).</p>}
+      {named ? null : (
+        <p class="muted">
+          This log's request header records no section manifest, so spans are shown unnamed (one per paragraph).
+        </p>
+      )}
       <ol class="system-sections">
         {spans.map((span: SystemSpan, i) => (
           <li key={i} class={span.name ? 'named' : 'unnamed'} data-section={span.name}>
@@ -39,7 +43,8 @@ function Tools({ view }: { view: RequestView }) {
     <ol class="tools">
       {view.tools.map((tool) => (
         <li key={tool.name} data-tool={tool.name}>
-          <span class="tool-name">{tool.name}</span> {tool.description ? <span class="muted">{tool.description.split('\n')[0]}</span> : null}
+          <span class="tool-name">{tool.name}</span>{' '}
+          {tool.description ? <span class="muted">{tool.description.split('\n')[0]}</span> : null}
           <details>
             <summary>schema</summary>
             <pre class="text">{JSON.stringify(tool.parameters, null, 2)}</pre>
@@ -65,10 +70,22 @@ function Neighbours({ session, view }: { session: SessionView | undefined; view:
 
 /** What one request sent, rebuilt from the log, and how it differs from the request before it. */
 export function RequestPage({ data, id, seq }: { data: DataSource; id: string; seq: number }) {
-  const loaded = useLive(data, `request:${id}:${seq}`, () => data.request(id, seq), () => false)
-  const session = useLive(data, `session:${id}`, () => data.session(id), (c) => c.kind === 'session' && c.id === id, id)
+  const loaded = useLive(
+    data,
+    `request:${id}:${seq}`,
+    () => data.request(id, seq),
+    () => false,
+  )
+  const session = useLive(
+    data,
+    `session:${id}`,
+    () => data.session(id),
+    (c) => c.kind === 'session' && c.id === id,
+    id,
+  )
   if (loaded.state === 'loading') return <Loading />
-  if (loaded.state === 'error') return <Failure title={`Cannot show request ${seq} of session ${id}`} error={loaded.error} />
+  if (loaded.state === 'error')
+    return <Failure title={`Cannot show request ${seq} of session ${id}`} error={loaded.error} />
   const view = loaded.value
   const row = view.row
   const config = Object.entries(view.header.config).filter(([k]) => k !== 'provider' && k !== 'model')
@@ -78,20 +95,34 @@ export function RequestPage({ data, id, seq }: { data: DataSource; id: string; s
         <a href="#/">sessions</a> / <a href={sessionHref(id)}>{id}</a> / request {requestLabel(row)}
       </p>
       <h1>
-        Request {requestLabel(row)} <span class="muted">turn {row.turn} · step {row.step} · attempt {row.attempt}</span>
+        Request {requestLabel(row)}{' '}
+        <span class="muted">
+          turn {row.turn} · step {row.step} · attempt {row.attempt}
+        </span>
       </h1>
       <Neighbours session={session.state === 'ready' ? session.value : undefined} view={view} />
       {view.error ? <Failure title="This request cannot be rebuilt from the log" error={view.error} /> : null}
       <p class="facts">
-        {row.provider}/{row.model} · <Verified verify={row.verify} /> · header seq {view.header.seq} ({view.header.reason})
-        {config.map(([k, v]) => ` · ${k} ${JSON.stringify(v)}`).join('')}
-        {view.context?.contextWindow !== undefined ? ` · context window ${count(view.context.contextWindow as number)}` : ''}
-        {row.usage ? ` · in ${count(row.usage.input)} · cached ${count(row.usage.cached)} · out ${count(row.usage.output)}` : ''}
+        {row.provider}/{row.model} · <Verified verify={row.verify} /> · header seq {view.header.seq} (
+        {view.header.reason}){config.map(([k, v]) => ` · ${k} ${JSON.stringify(v)}`).join('')}
+        {view.context?.contextWindow !== undefined
+          ? ` · context window ${count(view.context.contextWindow as number)}`
+          : ''}
+        {row.usage
+          ? ` · in ${count(row.usage.input)} · cached ${count(row.usage.cached)} · out ${count(row.usage.output)}`
+          : ''}
         {` · ${duration(row.latencyMs)}`}
         {row.stopReason ? ` · stop ${row.stopReason}` : ''}
       </p>
-      {view.diff ? <DiffView sessionId={id} diff={view.diff} messages={view.messages} /> : <p class="muted">The session's first request: nothing to compare with.</p>}
-      <Section title={`System prompt (${view.system.spans.length} span${view.system.spans.length === 1 ? '' : 's'})`} id="system">
+      {view.diff ? (
+        <DiffView sessionId={id} diff={view.diff} messages={view.messages} />
+      ) : (
+        <p class="muted">The session's first request: nothing to compare with.</p>
+      )}
+      <Section
+        title={`System prompt (${view.system.spans.length} span${view.system.spans.length === 1 ? '' : 's'})`}
+        id="system"
+      >
         <SystemSections view={view} />
       </Section>
       <Section title={`Tools (${view.tools.length}, in order)`} id="tools">
@@ -107,7 +138,10 @@ export function RequestPage({ data, id, seq }: { data: DataSource; id: string; s
       <Section title="Runtime context" id="snapshot">
         {view.snapshot ? (
           <>
-            <p class="muted">Snapshot{view.snapshot.seq !== undefined ? ` from seq ${view.snapshot.seq}` : ''}, as sent in the messages above.</p>
+            <p class="muted">
+              Snapshot{view.snapshot.seq !== undefined ? ` from seq ${view.snapshot.seq}` : ''}, as sent in the messages
+              above.
+            </p>
             {view.snapshot.sections.length > 0 ? (
               <dl class="snapshot">
                 {view.snapshot.sections.map((s) => (

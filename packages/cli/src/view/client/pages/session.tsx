@@ -49,7 +49,10 @@ function Step({ sessionId, step }: { sessionId: string; step: StepRow }) {
   return (
     <li class="step" data-step={`${step.turn}.${step.step}`}>
       <h3>
-        Step {step.step} <span class="muted">seq {step.startSeq} · {stamp(step.startTime)}</span>
+        Step {step.step}{' '}
+        <span class="muted">
+          seq {step.startSeq} · {stamp(step.startTime)}
+        </span>
       </h3>
       {step.entered.map((m) => (
         <div class="entered" key={m.seq}>
@@ -77,11 +80,14 @@ function Step({ sessionId, step }: { sessionId: string; step: StepRow }) {
       {step.toolCalls.map((call) => (
         <div class="tool-call" key={call.callId} data-tool={call.name}>
           <div>
-            <span class="tool-name">{call.name}</span> <code>{call.arguments}</code> <span class="muted">{call.callId}</span>
+            <span class="tool-name">{call.name}</span> <code>{call.arguments}</code>{' '}
+            <span class="muted">{call.callId}</span>
           </div>
           {call.result ? (
             <div class={call.result.isError ? 'tool-result error' : 'tool-result'}>
-              <span class="who">{call.result.isError ? `error${call.result.code ? ` ${call.result.code}` : ''}` : 'result'}</span>
+              <span class="who">
+                {call.result.isError ? `error${call.result.code ? ` ${call.result.code}` : ''}` : 'result'}
+              </span>
               <Text text={call.result.text} />
             </div>
           ) : (
@@ -103,7 +109,10 @@ function Replacement({ row }: { row: ReplacementRow }) {
   return (
     <li class="replacement" data-seq={row.seq}>
       <h3>
-        History replaced <span class="muted">seq {row.seq} · shadows seqs {row.replaced.join(', ')}</span>
+        History replaced{' '}
+        <span class="muted">
+          seq {row.seq} · shadows seqs {row.replaced.join(', ')}
+        </span>
       </h3>
       <Text text={row.text} />
     </li>
@@ -112,7 +121,10 @@ function Replacement({ row }: { row: ReplacementRow }) {
 
 function Turn({ sessionId, turn, replacements }: { sessionId: string; turn: TurnRow; replacements: ReplacementRow[] }) {
   const items = [
-    ...turn.steps.map((s) => ({ seq: s.startSeq, node: <Step key={`s${s.startSeq}`} sessionId={sessionId} step={s} /> })),
+    ...turn.steps.map((s) => ({
+      seq: s.startSeq,
+      node: <Step key={`s${s.startSeq}`} sessionId={sessionId} step={s} />,
+    })),
     ...replacements.map((r) => ({ seq: r.seq, node: <Replacement key={`r${r.seq}`} row={r} /> })),
   ].sort((a, b) => a.seq - b.seq)
   return (
@@ -123,7 +135,10 @@ function Turn({ sessionId, turn, replacements }: { sessionId: string; turn: Turn
           {turn.end ?? 'open'}
           {turn.interrupted ? ' (no turn/end stored: the writer stopped, or is still writing)' : ''}
         </span>
-        <span class="muted"> seq {turn.startSeq} · {stamp(turn.startTime)}</span>
+        <span class="muted">
+          {' '}
+          seq {turn.startSeq} · {stamp(turn.startTime)}
+        </span>
       </h2>
       <ol class="steps">{items.map((i) => i.node)}</ol>
     </section>
@@ -145,7 +160,13 @@ function replacementsByTurn(view: SessionView): Map<number, ReplacementRow[]> {
 
 /** One session: summary, charts, and the timeline of turns and steps. */
 export function SessionPage({ data, id }: { data: DataSource; id: string }) {
-  const loaded = useLive(data, `session:${id}`, () => data.session(id), (c) => c.kind === 'session' && c.id === id, id)
+  const loaded = useLive(
+    data,
+    `session:${id}`,
+    () => data.session(id),
+    (c) => c.kind === 'session' && c.id === id,
+    id,
+  )
   if (loaded.state === 'loading') return <Loading />
   if (loaded.state === 'error') return <Failure title={`Cannot show session ${id}`} error={loaded.error} />
   const view = loaded.value
@@ -158,8 +179,8 @@ export function SessionPage({ data, id }: { data: DataSource; id: string }) {
         Session <span class="id">{s.id}</span>
       </h1>
       <p class="facts">
-        created {stamp(s.createdAt)} · last activity {stamp(s.lastActivity)} · {plural(s.turns, 'turn')} · {plural(s.requests, 'request')} ·{' '}
-        {plural(view.events, 'event')} · <SessionVerified state={s.verify} />
+        created {stamp(s.createdAt)} · last activity {stamp(s.lastActivity)} · {plural(s.turns, 'turn')} ·{' '}
+        {plural(s.requests, 'request')} · {plural(view.events, 'event')} · <SessionVerified state={s.verify} />
         {view.cwd ? (
           <>
             {' '}

@@ -6,7 +6,12 @@ import { sessionHref } from '../router.js'
 
 /** Every stored session, newest first, with turns, last activity and whether every request verifies. */
 export function SessionsPage({ data }: { data: DataSource }) {
-  const loaded = useLive(data, 'sessions', () => data.sessions(), (c) => c.kind === 'sessions')
+  const loaded = useLive(
+    data,
+    'sessions',
+    () => data.sessions(),
+    (c) => c.kind === 'sessions',
+  )
   if (loaded.state === 'loading') return <Loading />
   if (loaded.state === 'error') return <Failure title="Cannot list sessions" error={loaded.error} />
   const rows = loaded.value
@@ -14,7 +19,9 @@ export function SessionsPage({ data }: { data: DataSource }) {
     <main>
       <h1>Sessions</h1>
       {rows.length === 0 ? (
-        <p class="muted">No sessions stored yet. Run <code>bridle run "…"</code> to make one.</p>
+        <p class="muted">
+          No sessions stored yet. Run <code>bridle run "…"</code> to make one.
+        </p>
       ) : (
         <table class="sessions" data-version={loaded.version}>
           <thead>
@@ -37,7 +44,15 @@ export function SessionsPage({ data }: { data: DataSource }) {
                 <td>{stamp(row.lastActivity)}</td>
                 <td class="num">{count(row.turns)}</td>
                 <td class="num">{count(row.requests)}</td>
-                <td>{row.error ? <span class="bad" title={row.error}>✗ unreadable: {row.error}</span> : <SessionVerified state={row.verify} />}</td>
+                <td>
+                  {row.error ? (
+                    <span class="bad" title={row.error}>
+                      ✗ unreadable: {row.error}
+                    </span>
+                  ) : (
+                    <SessionVerified state={row.verify} />
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
