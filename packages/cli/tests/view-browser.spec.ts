@@ -1,10 +1,12 @@
 /// <reference lib="dom" />
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { closeBrowser, launchBrowser, pageErrors, textOnce as textOnceOn } from './browser.js'
 import { bridle } from './helpers.js'
+import { viewerSourceDigest } from './screenshots.js'
 import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './view-fixture.js'
 import { startView, type RunningView } from './view-server.js'
 
@@ -13,14 +15,18 @@ let browser: Browser
 let page: Page
 let server: RunningView | undefined
 let errors: string[]
+const taken = new Set<string>()
 
 /**
- * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter @bridle/cli screenshots`), each page this test checks is also
- * saved as DIR/NAME.png: the README's pictures are the pages the assertions just passed on.
+ * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter bridle screenshots`), each page this test checks is also saved as
+ * DIR/NAME.png: the README's pictures are the pages the assertions just passed on. Once all are taken, the digest of
+ * the viewer source they show is recorded beside them (screenshots.spec.ts compares it with the current source).
  */
 async function screenshot(name: string): Promise<void> {
   const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
-  if (dir) await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png`, fullPage: false })
+  if (!dir) return
+  await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png`, fullPage: false })
+  taken.add(name)
 }
 
 beforeAll(async () => {
@@ -34,6 +40,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop()
   await closeBrowser(browser)
+  const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
+  if (dir && taken.size === 3) writeFileSync(join(dir, 'viewer-source.sha256'), `${viewerSourceDigest()}\n`)
 })
 
 afterEach(() => {
