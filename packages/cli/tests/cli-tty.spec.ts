@@ -62,7 +62,7 @@ describe('bridle dev on a terminal', () => {
     await tty.waitFor(/bridle› /, 0)
     expect(plainTerminalText(tty.text)).toContain('one prompt per line, end with Ctrl-D')
     // the prompt comes back once the turn is done (in the same terminal write as the summary, or a later one)
-    const answered = tty.waitFor(/── 2 steps · 1 tool call[^]*bridle› /)
+    const answered = tty.waitFor(/── 2 steps · 1 tool call[\s\S]*bridle› /)
     tty.child.stdin.write(`${QUESTION}\r`)
     await answered
     tty.child.stdin.write('\x04')
