@@ -1,11 +1,9 @@
 import type { GenerateOptions, LlmCallConfig, LlmFailure, LlmRetryPolicy, UserMessage } from '@bridle/llm'
+import type { Awaitable } from '@bridle/scope'
 import type { AgentCancelCause, SessionEvent } from '@bridle/session'
 
 import type { Agent } from './agent.js'
 import type { AgentLoop } from './agent-loop.js'
-
-/** A value or a promise of it. */
-export type Awaitable<T> = T | Promise<T>
 
 /** Per-instance model route and budget. Not persisted: a resumed agent uses what `resume` is given. */
 export interface AgentOptions {
