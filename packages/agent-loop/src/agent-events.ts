@@ -1,5 +1,6 @@
 import { errorChain } from '@bridle/llm'
 import {
+  type Awaitable,
   admittedListeners,
   dispatchContained,
   runWaterfall,
@@ -11,7 +12,6 @@ import {
 } from '@bridle/scope'
 import type { Context, Events } from 'cordis'
 import type { Agent } from './agent.js'
-import type { Awaitable } from './types.js'
 
 type Payload<K extends keyof Events> = Events[K] extends (payload: infer P, ...rest: never[]) => unknown ? P : never
 type Without<P> = Omit<P, 'agent'>

@@ -7,6 +7,7 @@ import { startConfiguredAgents } from './configured-agents.js'
 import { registerLoopVariables } from './variables.js'
 import { SessionObservers } from './session-observers.js'
 import type { AgentOptions, CreateAgentOptions, ResumeAgentOptions } from './types.js'
+import { abortLoser, raceAgainst, type RaceLoser } from './abort-race.js'
 
 interface Entry {
   agent: Agent
@@ -197,64 +198,28 @@ export class AgentLoop extends Service {
     entry.owner?.()
   }
 
-  /** Races a persistence preparation against the caller's signal, loop unload and owner unload. */
+  /** Races a persistence preparation against the caller's signal, owner unload and loop unload. */
   private prepareRaced(
     caller: Context,
     id: string,
     signal: AbortSignal | undefined,
     prepare: () => Promise<SessionPreparation>,
   ): Promise<SessionPreparation> {
-    return new Promise<SessionPreparation>((resolve, reject) => {
-      let settled = false
-      const cleanups: (() => void)[] = []
-      const finish = (fn: () => void) => {
-        if (settled) return false
-        settled = true
-        for (const c of cleanups) c()
-        fn()
-        return true
-      }
-      const abortError = (): Error => {
-        const reason: unknown = signal?.reason
-        return reason instanceof Error ? reason : new Error(`agent "${id}" creation aborted`, { cause: reason })
-      }
-      if (signal?.aborted) {
-        finish(() => reject(abortError()))
-        return
-      }
-      // The owner effect first: an inactive caller throws here, before any listener exists to leak.
-      let owner: () => void
-      try {
-        owner = caller.effect(() => () => {
-          finish(() => reject(new Error(`agent "${id}" setup aborted: owner disposed during setup`)))
-        })
-      } catch (error) {
-        finish(() => reject(error))
-        return
-      }
-      cleanups.push(() => owner())
-      if (signal) {
-        const onAbort = () => finish(() => reject(abortError()))
-        signal.addEventListener('abort', onAbort, { once: true })
-        cleanups.push(() => signal.removeEventListener('abort', onAbort))
-      }
-      const onUnload = () => finish(() => reject(new Error('agent loop is not active')))
+    const abortError = (): Error => {
+      const reason: unknown = signal?.reason
+      return reason instanceof Error ? reason : new Error(`agent "${id}" creation aborted`, { cause: reason })
+    }
+    const ownerDisposed: RaceLoser = (lose) =>
+      // An inactive caller throws here, before the preparation starts.
+      caller.effect(() => () => lose(new Error(`agent "${id}" setup aborted: owner disposed during setup`)))
+    const loopUnloaded: RaceLoser = (lose) => {
+      const onUnload = () => lose(new Error('agent loop is not active'))
       this.unloadWaiters.add(onUnload)
-      cleanups.push(() => this.unloadWaiters.delete(onUnload))
-      let pending: Promise<SessionPreparation>
-      try {
-        pending = prepare()
-      } catch (error) {
-        finish(() => reject(error))
-        return
-      }
-      pending.then(
-        (preparation) => {
-          if (!finish(() => resolve(preparation))) preparation[Symbol.dispose]()
-        },
-        (error: unknown) => finish(() => reject(error)),
-      )
-    })
+      return () => this.unloadWaiters.delete(onUnload)
+    }
+    return raceAgainst([abortLoser(signal, abortError), ownerDisposed, loopUnloaded], prepare, (late) =>
+      late[Symbol.dispose](),
+    )
   }
 }
 

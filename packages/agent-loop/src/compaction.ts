@@ -1,5 +1,4 @@
 import {
-  BlockAssembler,
   callConfigOf,
   deepFreeze,
   LlmError,
@@ -10,7 +9,6 @@ import {
   type LlmFailure,
   type Message,
   type PreparedLlmCall,
-  type StreamChunk,
   type UserMessage,
 } from '@bridle/llm'
 import { deriveEventMessage } from '@bridle/session'
@@ -18,7 +16,7 @@ import { agentWaterfall, emitAgentEvent, warn } from './agent-events.js'
 import { service, type AgentRuntime } from './runtime.js'
 import { failureOf } from './failure.js'
 import type { CompactionOutcome, CompactionPlan } from './types.js'
-import { verifyRequest } from './verify-request.js'
+import { dispatchRecorded } from './dispatch.js'
 
 /** Inputs of the compaction point: the step's built request and what the policy needs to judge it. */
 export interface CompactionPointInput {
@@ -166,21 +164,13 @@ async function summarize(
       purpose: 'compaction',
     }) as GenerateOptions,
   )
-  // Verification, digest and dispatch happen with no await in between, as for a conversation request.
-  if (rt.loop.config.verifyRequests) verifyRequest(rt.session, summaryRequest, turn, step, 1)
-  const digest = rt.requests.digester.digest(summaryRequest)
-  rt.session.append('request/digest', { turn, step, attempt: 1, algorithm: 'sha256', purpose: 'compaction', ...digest })
-  const stream = prepared ? prepared.stream(summaryRequest) : service(rt, 'llm').stream(summaryRequest)
-  signal.throwIfAborted()
-
-  const assembler = new BlockAssembler()
-  const chunkSeqs: number[] = []
-  for await (const chunk of stream as AsyncIterable<StreamChunk>) {
-    signal.throwIfAborted()
-    chunkSeqs.push(rt.session.append('assistant/chunk', { turn, step, chunk }).seq)
-    assembler.push(chunk)
-  }
-  signal.throwIfAborted()
+  const { assembler, chunkSeqs } = await dispatchRecorded(
+    rt,
+    summaryRequest,
+    prepared,
+    { turn, step, attempt: 1, purpose: 'compaction' },
+    signal,
+  )
   const finish = assembler.finish
   if (finish.kind === 'error' || finish.kind === 'aborted') return failed(linked.failure() ?? finish.failure)
   const summary = textOf(assembler.blocks().filter((b) => b.type === 'text')).trim()

@@ -1,4 +1,4 @@
-import { parseConfig } from '@bridle/llm'
+import { nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 
 /** Default cap on tool bodies in flight at once (`maxParallelToolCalls`). */
@@ -7,16 +7,9 @@ export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
 /** Message every bad cap carries, from config parsing and from direct construction alike. */
 export const BAD_CAP_MESSAGE = 'maxParallelToolCalls must be a positive integer'
 
-// Typed by hand: the refine/transform chain on `z.unknown()` would let `ctx.plugin(AgentLoop, config)` accept any value.
 const positiveInt = z
-  .unknown()
-  .refine((n) => n === undefined || n === null || (typeof n === 'number' && Number.isSafeInteger(n) && n >= 1), {
-    message: BAD_CAP_MESSAGE,
-  })
-  .transform((n) => (n ?? undefined) as number | undefined) as unknown as z.ZodType<
-  number | undefined,
-  number | null | undefined
->
+  .number({ error: BAD_CAP_MESSAGE })
+  .refine((n) => Number.isSafeInteger(n) && n >= 1, { message: BAD_CAP_MESSAGE })
 
 /** One agent the loop starts and owns from config (see `startConfiguredAgents`). */
 export const ConfiguredAgentSchema = z
@@ -43,9 +36,9 @@ function defaultVerify(): boolean {
 /** zod 4 schema of the AgentLoop config. `null` values count as absent (YAML `key:`). */
 export const ConfigSchema = z
   .object({
-    maxParallelToolCalls: positiveInt.optional(),
-    verifyRequests: z.boolean().nullish(),
-    agents: z.array(ConfiguredAgentSchema).nullish(),
+    maxParallelToolCalls: nullAsAbsent(positiveInt.optional()),
+    verifyRequests: nullAsAbsent(z.boolean().optional()),
+    agents: nullAsAbsent(z.array(ConfiguredAgentSchema).optional()),
   })
   .strict()
 

@@ -1,17 +1,10 @@
-import type { UserMessage } from '@bridle/llm'
+import { isIdentifiedUserMessage, type UserMessage } from '@bridle/llm'
 import { agentWaterfall } from './agent-events.js'
 import type { AgentRuntime } from './runtime.js'
 import type { PreStepDecision } from './types.js'
 
 function assertEnteredMessage(m: unknown, index: number): asserts m is UserMessage {
-  const ok =
-    typeof m === 'object' &&
-    m !== null &&
-    typeof (m as UserMessage).id === 'string' &&
-    (m as UserMessage).id.length > 0 &&
-    (m as UserMessage).role === 'user' &&
-    Array.isArray((m as UserMessage).content)
-  if (!ok) {
+  if (!isIdentifiedUserMessage(m)) {
     throw new TypeError(
       `agent/pre-step entered an invalid message at index ${index} (expected an identified user-role message)`,
     )

@@ -1,9 +1,9 @@
-import { BlockAssembler, LlmError, type LlmFailure, type StreamChunk, type ToolCallBlock } from '@bridle/llm'
+import { LlmError, type LlmFailure, type ToolCallBlock } from '@bridle/llm'
 import { renderPromptSpans, type PromptAssembly, type RenderedPrompt } from '@bridle/system-prompt'
 import { agentWaterfall } from './agent-events.js'
 import { buildRequest } from './build-request.js'
 import { consultCompaction, runCompaction } from './compaction.js'
-import { verifyRequest } from './verify-request.js'
+import { dispatchRecorded } from './dispatch.js'
 import { runToolCalls } from './tool-calls.js'
 import { service, type AgentRuntime } from './runtime.js'
 import type { StepEnding } from './types.js'
@@ -50,22 +50,7 @@ export async function runStep(
         return null
       }
     }
-    // Verification, digest and dispatch happen with no await in between.
-    if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
-    // A resumed or seeded session's log may already record the chain over most of this history (its first request).
-    const digest = rt.requests.digester.digest(request, rt.session.digestedPrefix(request.messages))
-    rt.session.append('request/digest', { turn, step, attempt, algorithm: 'sha256', ...digest })
-    const stream = prepared ? prepared.stream(request) : service(rt, 'llm').stream(request)
-    signal.throwIfAborted()
-
-    const assembler = new BlockAssembler()
-    const chunkSeqs: number[] = []
-    for await (const chunk of stream as AsyncIterable<StreamChunk>) {
-      signal.throwIfAborted()
-      chunkSeqs.push(rt.session.append('assistant/chunk', { turn, step, chunk }).seq)
-      assembler.push(chunk)
-    }
-    signal.throwIfAborted()
+    const { assembler, chunkSeqs } = await dispatchRecorded(rt, request, prepared, { turn, step, attempt }, signal)
 
     const finish = assembler.finish
     if (finish.kind === 'error' || finish.kind === 'aborted') {

@@ -2,9 +2,9 @@ import type { InboxTarget } from '@bridle/inbox'
 import type { TurnEndReason } from '@bridle/session'
 import { emitAgentEvent, turnStopping } from './agent-events.js'
 import { abortedCompaction, compactionTurn } from './compaction-turn.js'
-import { enterStep } from './enter.js'
+import { enterStep } from './enter-step.js'
 import { failureOf } from './failure.js'
-import { propose } from './proposal.js'
+import { propose } from './propose-step.js'
 import { running, type AgentRuntime } from './runtime.js'
 import { runStep } from './step.js'
 import type { CompactionOutcome, StepEnding } from './types.js'
@@ -35,32 +35,30 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
   }
   phase.turn = turn
 
-  let reason: TurnEndReason
-  let stop = false
   // A compaction step's outcome only speaks to the step right after it, in the same turn.
   rt.compaction.previous = undefined
   // `agent.compact()` is served between conversation turns, by a turn of its own that claims nothing.
   const manual = rt.compaction.waiting.length > 0 ? rt.compaction.waiting.splice(0) : undefined
   let outcome: CompactionOutcome | undefined
+  let exit: TurnExit
   try {
     if (manual !== undefined) {
       outcome = await compactionTurn(rt, turn, signal)
-      reason = { kind: 'completed' }
+      exit = exits.compacted()
     } else {
-      ;({ reason, stop } = await steps(rt, turn, signal))
+      exit = await steps(rt, turn, signal)
     }
   } catch (error) {
-    stop = true
     if (manual !== undefined) outcome = abortedCompaction(rt, turn, signal, error)
     if (signal.aborted) {
-      reason = { kind: 'aborted', reason: signal.reason }
+      exit = exits.aborted(signal)
     } else {
-      reason = { kind: 'error', error: failureOf(error) }
+      exit = exits.failed(error)
       emitAgentEvent(rt.ctx, rt.agent, 'agent/error', { turn, step: phase.step, error })
     }
   }
 
-  const more = closeTurn(rt, turn, reason, stop)
+  const more = closeTurn(rt, turn, exit)
   for (const waiting of manual ?? []) {
     // A driver that goes on claims whatever the caller sends next; one that stops must be idle first.
     if (more) waiting.resolve(outcome!)
@@ -69,16 +67,33 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
   return more
 }
 
+/** How a turn ended (its `turn/end` reason), and whether the driver stops after it even with input pending. */
+interface TurnExit {
+  readonly reason: TurnEndReason
+  readonly stop: boolean
+}
+
+/** The ways a turn ends. */
+const exits = {
+  /** `agent/pre-step` rejected the proposed step: the turn is blocked and the driver stops. */
+  blocked: (): TurnExit => ({ reason: { kind: 'blocked' }, stop: true }),
+  /** The turn's first proposal entered nothing: an empty, completed turn, and the driver stops. */
+  nothingEntered: (): TurnExit => ({ reason: { kind: 'completed' }, stop: true }),
+  /** The last step's ending (`completed`, `max-tokens`) held with nothing steered in; the driver may go on. */
+  ended: (ending: StepEnding): TurnExit => ({ reason: { kind: ending ?? 'completed' } as TurnEndReason, stop: false }),
+  /** A manual compaction turn ran its compaction step; the driver may go on. */
+  compacted: (): TurnExit => ({ reason: { kind: 'completed' }, stop: false }),
+  /** The turn was cancelled; the driver stops. */
+  aborted: (signal: AbortSignal): TurnExit => ({ reason: { kind: 'aborted', reason: signal.reason }, stop: true }),
+  /** The turn failed; the driver stops. */
+  failed: (error: unknown): TurnExit => ({ reason: { kind: 'error', error: failureOf(error) }, stop: true }),
+}
+
 /**
  * The proposals and steps of a conversation turn (docs/step-pipeline.md#the-turn-loop): first `next-turn`, then
- * `next-step`, until an ending holds with nothing steered in. Returns the turn's ending and whether the driver stops;
- * throws on a turn error.
+ * `next-step`, until an ending holds with nothing steered in. Returns how the turn ended; throws on a turn error.
  */
-async function steps(
-  rt: AgentRuntime,
-  turn: number,
-  signal: AbortSignal,
-): Promise<{ reason: TurnEndReason; stop: boolean }> {
+async function steps(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<TurnExit> {
   const phase = running(rt)
   let ending: StepEnding = null
   let stepped = false
@@ -87,38 +102,36 @@ async function steps(
     signal.throwIfAborted()
     const step = phase.step + 1
     const { decision, assembly } = await propose(rt, target, turn, step, signal)
-    if (decision.kind === 'reject') return { reason: { kind: 'blocked' }, stop: true }
-    if (ending !== null && decision.messages.length === 0) break
-    if (!stepped && decision.messages.length === 0) return { reason: { kind: 'completed' }, stop: true }
-    // S7
+    if (decision.kind === 'reject') return exits.blocked()
+    const enters = decision.messages.length > 0
+    if (!enters && ending !== null) return exits.ended(ending)
+    if (!enters && !stepped) return exits.nothingEntered()
     signal.throwIfAborted()
-    rt.session.append('step/start', { turn, step })
-    phase.step = step
+    const result = await enterStep(rt, turn, step, decision.messages, () => runStep(rt, assembly, turn, step, signal))
     stepped = true
-    let result: StepEnding
-    try {
-      enterStep(rt, decision.messages)
-      result = await runStep(rt, assembly, turn, step, signal)
-    } finally {
-      rt.session.append('step/end', { turn, step })
-    }
     ending = ending === 'max-tokens' ? 'max-tokens' : result
     signal.throwIfAborted()
-    if (ending !== null && rt.inbox.nextStep.length === 0) {
-      await turnStopping(rt.ctx, rt.agent, turn, signal)
-      signal.throwIfAborted()
-      if (rt.inbox.nextStep.length === 0) break
-    }
+    if (ending !== null && (await nothingSteeredIn(rt, turn, signal))) return exits.ended(ending)
     target = 'next-step'
   }
-  return { reason: { kind: ending ?? 'completed' } as TurnEndReason, stop: false }
+}
+
+/**
+ * Whether the turn may end after a step with an ending: nothing waits in `next-step`, also after the
+ * `agent/turn-stopping` listeners (which may steer something in) ran.
+ */
+async function nothingSteeredIn(rt: AgentRuntime, turn: number, signal: AbortSignal): Promise<boolean> {
+  if (rt.inbox.nextStep.length > 0) return false
+  await turnStopping(rt.ctx, rt.agent, turn, signal)
+  signal.throwIfAborted()
+  return rt.inbox.nextStep.length === 0
 }
 
 /**
  * Appends `turn/end` and says whether the same driver runs another turn: only after a normal ending, and only for
  * pending input or a waiting `agent.compact()`.
  */
-function closeTurn(rt: AgentRuntime, turn: number, reason: TurnEndReason, stop: boolean): boolean {
+function closeTurn(rt: AgentRuntime, turn: number, { reason, stop }: TurnExit): boolean {
   const phase = running(rt)
   try {
     rt.session.append('turn/end', { turn, reason })

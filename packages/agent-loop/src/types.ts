@@ -1,11 +1,9 @@
 import type { GenerateOptions, LlmCallConfig, LlmFailure, LlmRetryPolicy, UserMessage } from '@bridle/llm'
+import type { Awaitable } from '@bridle/scope'
 import type { AgentCancelCause, SessionEvent } from '@bridle/session'
 
 import type { Agent } from './agent.js'
 import type { AgentLoop } from './agent-loop.js'
-
-/** A value or a promise of it. */
-export type Awaitable<T> = T | Promise<T>
 
 /** Per-instance model route and budget. Not persisted: a resumed agent uses what `resume` is given. */
 export interface AgentOptions {
@@ -135,32 +133,59 @@ declare module 'cordis' {
     /** Set on `agent.ctx` (and contexts derived from it); `undefined` on plain contexts. */
     agent?: Agent
   }
+  /**
+   * The loop's events. Every `agent/*` dispatch admits the listeners on the agent's scope chain and untagged ones, and
+   * its payload ends with `agent` (callers cannot spoof it). Modes: `emit` events are contained (a listener's throw
+   * or rejection is warned as `agent event "<name>" listener threw|rejected: …`, the rest still run; emitted by
+   * `emitAgentEvent`); a `waterfall`'s listeners get `(payload, next)` and a throw is a turn error (`agentWaterfall`);
+   * `serial` listeners are awaited one by one and a throw is a turn error. docs/step-pipeline.md shows where each
+   * fires in a step.
+   */
   interface Events<C extends Context = Context> {
+    /** emit — the driver went `idle` or `running`. */
     'agent/status'(payload: { agent: Agent; status: AgentStatus }): void
+    /** emit — a message entered the agent's inbox (either queue). */
     'agent/inbox/inserted'(payload: { agent: Agent; message: UserMessage }): void
+    /** emit — a pending message was removed from the inbox without being claimed. */
     'agent/inbox/discarded'(payload: { agent: Agent; message: UserMessage }): void
+    /** emit — a message was claimed for `turn` (station S1); it is consumed for good. */
     'agent/inbox/claimed'(payload: { agent: Agent; message: UserMessage; turn: number }): void
+    /** emit — a turn failed, or the log could not open or close a turn. */
     'agent/error'(payload: { agent: Agent; turn: number; step: number; error: unknown }): void
+    /** emit — the agent's session started: a new one (`startup`) or a resumed log (`resume`). */
     'agent/session-start'(payload: { agent: Agent; source: 'startup' | 'resume' }): void
+    /** emit, vetoable — the agent exists; a synchronous listener throw vetoes its creation (a rejection is warned). */
     'agent/created'(payload: { agent: Agent }): void
+    /** emit — the agent was disposed. */
     'agent/disposed'(payload: { agent: Agent }): void
+    /** waterfall — station S6: enter the claimed messages (maybe rewritten) or reject the step. */
     'agent/pre-step'(payload: PreStepPayload, next: () => Awaitable<PreStepDecision>): Awaitable<PreStepDecision>
+    /** waterfall — station S10: the step's route and sampling (`LlmCallConfig`); the fallback is the agent's own. */
     'agent/request'(payload: RequestPayload, next: () => Awaitable<LlmCallConfig>): Awaitable<LlmCallConfig>
+    /** waterfall — a model call failed; `{kind: 'retry'}` retries the step's request, `undefined` fails the turn. */
     'agent/request-error'(
       payload: RequestErrorPayload,
       next: () => Awaitable<RequestErrorDecision>,
     ): Awaitable<RequestErrorDecision>
+    /**
+     * serial — a step ended the turn and nothing is steered in; a listener may still steer a message into
+     * `next-step`, which continues the turn. The loop ignores the results.
+     */
     'agent/turn-stopping'(payload: { agent: Agent; turn: number; signal: AbortSignal }): Awaitable<unknown>
     /**
-     * Waterfall at the compaction point: after a step's request is built (header and context logged), before it is
+     * waterfall — the compaction point: after a step's request is built (header and context logged), before it is
      * verified, digested and sent. The default is `undefined` (send it); a plan makes this step a compaction step.
      */
     'agent/compaction'(
       payload: CompactionPayload,
       next: () => Awaitable<CompactionPlan | undefined>,
     ): Awaitable<CompactionPlan | undefined>
-    /** After every compaction step, and for every `agent.compact()` that made none. */
+    /** emit — after every compaction step, and for every `agent.compact()` that made none. */
     'agent/compacted'(payload: { agent: Agent; outcome: CompactionOutcome }): void
+    /**
+     * emit, untagged — a configured agent could not be started or resumed when the loop loaded (also warned). Not an
+     * `agent/*` event: there is no agent to scope it to; a listener's throw is swallowed.
+     */
     'agent-loop/config-start-failed'(payload: { sessionId: string; error: unknown }): void
   }
 }

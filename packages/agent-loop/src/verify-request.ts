@@ -1,12 +1,5 @@
-import { HarnessError, type GenerateOptions, type Message } from '@bridle/llm'
-import {
-  deriveEventMessage,
-  foldRequestHeader,
-  foldSurface,
-  reconstructRequest,
-  type EpochHeader,
-  type Session,
-} from '@bridle/session'
+import { callConfigEquals, HarnessError, type GenerateOptions, type Message } from '@bridle/llm'
+import { foldRequestHeader, reconstructRequest, surfaceMessages, type EpochHeader, type Session } from '@bridle/session'
 
 function invariant(message: string): HarnessError {
   return new HarnessError(message, 'INVARIANT')
@@ -21,18 +14,7 @@ function expected(session: Session, turn: number, step: number, attempt: number)
   }
   const header = foldRequestHeader(events)
   if (!header) throw new Error(`reconstructRequest: no request/header precedes turn ${turn} step ${step}`)
-  const messages: Message[] = []
-  const surface = foldSurface(events)
-  for (const seq of surface.nodes) {
-    const m = deriveEventMessage(events[seq]!)
-    if (m) messages.push(m)
-  }
-  return { header, messages, purpose: undefined }
-}
-
-function sameStop(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b
-  return a.length === b.length && a.every((s, i) => s === b[i])
+  return { header, messages: surfaceMessages(events), purpose: undefined }
 }
 
 /**
@@ -66,14 +48,8 @@ export function verifyRequest(
       `llm request for session "${session.id}" diverges from the dispatch-time durable derivation (log-reconstruction desync)`,
     )
   }
-  const c = e.header.config
   const ok =
-    request.provider === c.provider &&
-    request.model === c.model &&
-    request.reasoningEffort === c.reasoningEffort &&
-    request.temperature === c.temperature &&
-    request.maxTokens === c.maxTokens &&
-    sameStop(request.stop, c.stop) &&
+    callConfigEquals(request, e.header.config) &&
     request.system === e.header.system &&
     JSON.stringify(request.tools ?? []) === JSON.stringify(e.header.tools ?? [])
   if (!ok) throw invariant(`llm request for session "${session.id}" diverges from the folded request header`)

@@ -1,4 +1,4 @@
-import type { UserMessage } from '@bridle/llm'
+import { isIdentifiedUserMessage, type UserMessage } from '@bridle/llm'
 import type { InboxSplice, InboxTarget } from './types.js'
 
 /**
@@ -38,11 +38,13 @@ function idOf(message: unknown): string | undefined {
  * and a content array. Throws `TypeError` naming what is wrong; the inbox never wraps or re-identifies.
  */
 export function assertInboxMessage(m: unknown): asserts m is UserMessage {
-  if (idOf(m) === undefined) throw new TypeError('inbox message must have a non-empty string id')
-  const { role, content } = m as { role?: unknown; content?: unknown }
-  if (role !== 'user')
-    throw new TypeError(`inbox message "${idOf(m)}" must have role "user", got ${JSON.stringify(role)}`)
-  if (!Array.isArray(content)) throw new TypeError(`inbox message "${idOf(m)}" must have a content array`)
+  if (isIdentifiedUserMessage(m)) return
+  // Not one: name the first part that is wrong.
+  const id = idOf(m)
+  if (id === undefined) throw new TypeError('inbox message must have a non-empty string id')
+  const { role } = m as { role?: unknown }
+  if (role !== 'user') throw new TypeError(`inbox message "${id}" must have role "user", got ${JSON.stringify(role)}`)
+  throw new TypeError(`inbox message "${id}" must have a content array`)
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 } from './source.js'
 import { deepFreeze, isDeepFrozen } from './freeze.js'
 import { describeJsonLimitViolation, JsonLimitError, jsonLimitViolation, MESSAGE_JSON_LIMITS } from './json-limits.js'
+import { isRecord } from './record.js'
 
 export type MessageRole = 'system' | 'user' | 'assistant'
 
@@ -42,10 +43,6 @@ export interface ToolResultMessage extends Message {
 }
 
 const ROLES: readonly string[] = ['system', 'user', 'assistant']
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function requireString(block: Record<string, unknown>, field: string, where: string): void {
   if (typeof block[field] !== 'string') throw new TypeError(`${where}.${field} must be a string`)
@@ -193,4 +190,14 @@ export function freezeMessage<M extends Message = Message>(value: unknown): M {
   const id = value.id
   if (typeof id !== 'string' || id.trim() === '') throw new TypeError('message id must be a non-empty string')
   return build(id, value.role, value.content, value.source) as M
+}
+
+/**
+ * Whether `value` is an identified user-role message: an object with a non-empty string `id`, role `user` and a
+ * content array. The one shape check for user messages handed over by plugins (inbox entries, messages a pre-step
+ * enters, contexts a tool defers); each caller phrases its own error.
+ */
+export function isIdentifiedUserMessage(value: unknown): value is UserMessage {
+  if (!isRecord(value)) return false
+  return typeof value.id === 'string' && value.id.length > 0 && value.role === 'user' && Array.isArray(value.content)
 }

@@ -7,10 +7,7 @@ import type { LlmAdapter, LlmModelInfo } from './adapter.js'
 import { LlmError } from './errors.js'
 import { deepFreeze } from './freeze.js'
 import { callConfigOf, type LlmCallConfig, type LlmCallConfigAdapterDefaults } from './request.js'
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { isRecord } from './record.js'
 
 function isPositiveSafeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0

@@ -78,13 +78,19 @@ export function callConfigOf(options: LlmCallConfig | GenerateOptions): LlmCallC
 }
 
 /**
- * Field-wise equality of two call configs: `stop` compared element-wise (order and length matter);
- * `undefined` equals only `undefined`; numbers compare with `Object.is`.
+ * Field-wise equality of two call configs, the one comparison every package uses (the request a dispatch sends, the
+ * `request/header` change rule, the dispatch-time verification): scalars with `===`, `stop` element-wise (order and
+ * length matter); `undefined` equals only `undefined`, so an absent `stop` differs from `[]`.
  */
 export function callConfigEquals(a: LlmCallConfig, b: LlmCallConfig): boolean {
-  for (const key of CALL_CONFIG_KEYS) {
-    if (key === 'stop') continue
-    if (!Object.is(a[key], b[key])) return false
+  if (
+    a.provider !== b.provider ||
+    a.model !== b.model ||
+    a.reasoningEffort !== b.reasoningEffort ||
+    a.temperature !== b.temperature ||
+    a.maxTokens !== b.maxTokens
+  ) {
+    return false
   }
   const sa = a.stop
   const sb = b.stop

@@ -3,6 +3,7 @@
  * The union is built from an extensible interface map keyed by `kind`.
  */
 import type { CallId, JsonValue } from './ids.js'
+import { isRecord } from './record.js'
 
 /** Longest allowed one-line `summary` of a `notice` context. */
 export const CONTEXT_SUMMARY_MAX_CHARS = 120
@@ -75,10 +76,6 @@ export function boundContextSummary(text: string): string {
   const line = String(text).replace(/\s+/g, ' ').trim()
   if (line.length <= CONTEXT_SUMMARY_MAX_CHARS) return line
   return `${line.slice(0, CONTEXT_SUMMARY_MAX_CHARS - 1)}…`
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

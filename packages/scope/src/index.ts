@@ -3,7 +3,7 @@ export { type ScopeBinding, bindScopeParent, scopeParentOf, scopeChainOf } from 
 export { scopeOf } from './tag.js'
 export { type Scope, type CreateScopeOptions, createScope } from './scope.js'
 export { type Scoped, scopeTarget, isScopeCarrier, carrierKeyOf } from './carrier.js'
-export { type WaterfallArgs, type WaterfallResult, runWaterfall, waterfall } from './waterfall.js'
+export { type Awaitable, type WaterfallArgs, type WaterfallResult, runWaterfall, waterfall } from './waterfall.js'
 export { admittedHooks, lifecycleOf, onUntraced, rawService } from './lifecycle.js'
 export { NamedEntries } from './named-entries.js'
 export { AnonymousEntries } from './anonymous-entries.js'

@@ -1,6 +1,9 @@
 import type { Context, Events } from 'cordis'
 import { admittedHooks } from './lifecycle.js'
 
+/** A value or a promise of it: what a waterfall listener, its `next` and its fallback return. */
+export type Awaitable<T> = T | Promise<T>
+
 /** The parameters of listener type `F` without its trailing `next`. */
 export type WaterfallArgs<F> = F extends (...args: infer P) => unknown
   ? P extends [...infer A, unknown]

@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path'
 import { CHECKSUM_KEY, sealHolds, storedSeal, type Seal } from './checksum.js'
 import type { StoredMeta } from './line-format.js'
+import { isRecord } from '@bridle/llm'
 
 /**
  * Why a header was refused. `corrupt` becomes a `SessionPersistenceCorruptionError`; `format` (a foreign log format
@@ -91,8 +92,4 @@ function headerShape(record: unknown): StoredMeta | undefined {
 /** A non-negative safe integer that is not `-0`. */
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && !Object.is(value, -0)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

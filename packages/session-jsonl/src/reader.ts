@@ -3,6 +3,7 @@ import {
   interruptedTurnClosers,
   KNOWN_SESSION_EVENT_TYPES,
   Session,
+  legacyStoredViolation,
   SessionFormatUnsupportedError,
   SessionPersistenceCorruptionError,
   type SessionEvent,
@@ -128,7 +129,7 @@ export class LogReader {
         path,
       })
     for (const event of events) {
-      const legacy = legacyMessage(id, event)
+      const legacy = legacyStoredViolation(id, event)
       if (legacy !== undefined) throw wrap(new Error(legacy))
     }
     for (const event of events) {
@@ -230,18 +231,4 @@ export class LogReader {
       await handle.close()
     }
   }
-}
-
-function legacyMessage(id: string, event: SessionEvent): string | undefined {
-  const type = event.type as string
-  if (type === 'request/header-delta')
-    return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
-  if (type === 'mode/set') return `session "${id}" contains unsupported legacy mode/set event at seq ${event.seq}`
-  if (type === 'request/header') {
-    const data = event.data as { reason?: unknown } | null
-    if (typeof data === 'object' && data !== null && data.reason === 'fallback') {
-      return `session "${id}" contains unsupported legacy request/header reason "fallback" at seq ${event.seq}`
-    }
-  }
-  return undefined
 }

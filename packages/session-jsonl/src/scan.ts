@@ -2,6 +2,7 @@ import { Buffer, isUtf8 } from 'node:buffer'
 import { CHECKSUM_KEY, crc32, runningAt, sealFollows, sealHolds, storedSeal, type Seal } from './checksum.js'
 import { HEADER_CHECKSUM_MISMATCH } from './header.js'
 import type { StoredEvent } from './line-format.js'
+import { isRecord } from '@bridle/llm'
 
 /**
  * A defect inside the committed region (docs/persistence.md#the-committed-region); the reader wraps it as a corruption
@@ -83,7 +84,7 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
           'unparsable line',
         )
       } else {
-        const seq = isObject(value) ? value.seq : undefined
+        const seq = isRecord(value) ? value.seq : undefined
         if (seq !== events.length) {
           const gap = `expected ${events.length}, got ${String(seq)}`
           defect = new CommittedDamage(
@@ -168,7 +169,7 @@ function legacyLineCheck(bytes: Uint8Array): LineCheck {
 
 /** Removes the checksum field of a parsed sealed line; false when it has none. */
 function unseal(value: unknown): boolean {
-  if (!isObject(value) || typeof value[CHECKSUM_KEY] !== 'string') return false
+  if (!isRecord(value) || typeof value[CHECKSUM_KEY] !== 'string') return false
   // The field is the last one parsed, and deleting an object's newest property keeps its fast shape in V8.
   delete value[CHECKSUM_KEY]
   return true
@@ -245,10 +246,6 @@ function eachLineOfBytes(bytes: Uint8Array, headerEnd: number, visit: LineVisito
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function isTurnEnd(value: unknown): boolean {
-  return isObject(value) && value.type === 'turn/end'
+  return isRecord(value) && value.type === 'turn/end'
 }

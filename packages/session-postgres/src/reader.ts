@@ -2,6 +2,7 @@ import {
   interruptedTurnClosers,
   KNOWN_SESSION_EVENT_TYPES,
   Session,
+  legacyStoredViolation,
   SessionFormatUnsupportedError,
   SessionPersistenceCorruptionError,
   type SessionEvent,
@@ -12,6 +13,7 @@ import type { StoredMeta } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import type { LeaseHolder } from './errors.js'
 import { HeaderRowDefect, metaOfRow, type HeaderRow } from './records.js'
+import { isRecord } from '@bridle/llm'
 
 /** One session as read from the database in one snapshot, after the committed-region scan. */
 export interface StoredSession {
@@ -114,7 +116,7 @@ export class SessionReader {
         path: location,
       })
     for (const event of events) {
-      const legacy = legacyMessage(id, event)
+      const legacy = legacyStoredViolation(id, event)
       if (legacy !== undefined) throw wrap(new Error(legacy))
     }
     for (const event of events) {
@@ -193,7 +195,7 @@ export function scanRows(rows: readonly { seq: number; body: string }[], from: n
         continue
       }
       const expected = events.length
-      const eventSeq = isObject(value) ? value.seq : undefined
+      const eventSeq = isRecord(value) ? value.seq : undefined
       if (seq !== expected || eventSeq !== expected) {
         const got = seq !== expected ? seq : eventSeq
         const reason = `seq gap at seq ${seq} (expected ${expected}, got ${String(got)})`
@@ -203,13 +205,13 @@ export function scanRows(rows: readonly { seq: number; body: string }[], from: n
           message: `corrupt session log: seq gap in committed region at seq ${seq} (expected ${expected}, got ${String(got)})`,
         }
         if (isTurnEnd(value)) throw new SessionPersistenceCorruptionError(defect.message, { path: location })
-        if (isObject(value)) intactDropped++
+        if (isRecord(value)) intactDropped++
         continue
       }
       events.push(value as unknown as SessionEvent)
     } else if (value !== UNPARSABLE && isTurnEnd(value)) {
       throw new SessionPersistenceCorruptionError(defect.message, { path: location })
-    } else if (isObject(value)) {
+    } else if (isRecord(value)) {
       intactDropped++
     }
   }
@@ -253,24 +255,6 @@ export function recoveryWarning(id: string, report: SessionRecoveryReport): stri
   )
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function isTurnEnd(value: unknown): boolean {
-  return isObject(value) && value.type === 'turn/end'
-}
-
-function legacyMessage(id: string, event: SessionEvent): string | undefined {
-  const type = event.type as string
-  if (type === 'request/header-delta')
-    return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
-  if (type === 'mode/set') return `session "${id}" contains unsupported legacy mode/set event at seq ${event.seq}`
-  if (type === 'request/header') {
-    const data = event.data as { reason?: unknown } | null
-    if (typeof data === 'object' && data !== null && data.reason === 'fallback') {
-      return `session "${id}" contains unsupported legacy request/header reason "fallback" at seq ${event.seq}`
-    }
-  }
-  return undefined
+  return isRecord(value) && value.type === 'turn/end'
 }

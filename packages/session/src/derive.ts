@@ -1,11 +1,9 @@
 /**
  * Projection of surface nodes into model messages (docs/surface-and-reconstruction.md#deriving-messages).
  */
-import { extendHistory, type Message } from '@bridle/llm'
+import { extendHistory, type Message, isRecord } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'
 import type { SurfacePlan } from './surface.js'
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /**
  * The message a single surface node contributes: `data` for `user/message`, `data.message` for `tool/result` and

@@ -7,6 +7,7 @@
  */
 import type { AnySessionEvent } from './events.js'
 import type { SurfacePlan } from './surface.js'
+import { isRecord } from '@bridle/llm'
 
 /** `messages.count` and `messages.chain` of a recorded `request/digest`: the chain over the first `count` messages. */
 export interface DigestedPrefix {
@@ -15,8 +16,6 @@ export interface DigestedPrefix {
 }
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /**
  * Folds the log into the latest trustworthy digested prefix. A `request/digest` becomes the anchor when its record is

@@ -26,7 +26,7 @@ export {
   isReplacementSurfaceEvent,
 } from './events.js'
 export { SESSION_FORMAT_VERSION, type SessionHeader } from './header.js'
-export { assertMessageEventShape, adoptSessionEvent, snapshotSessionEvent } from './shape.js'
+export { assertMessageEventShape, adoptSessionEvent, legacyStoredViolation, snapshotSessionEvent } from './shape.js'
 export {
   type SurfaceReplacement,
   type FoldedSurface,
@@ -39,6 +39,7 @@ export { Session, type SessionSurface } from './session.js'
 export type { DigestedPrefix } from './digest-anchor.js'
 export {
   reconstructRequest,
+  surfaceMessages,
   requestSteps,
   type ReconstructedRequest,
   type ReconstructedModelRequest,

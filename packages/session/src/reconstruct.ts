@@ -62,6 +62,19 @@ interface TurnStep {
 const dataOf = (event: AnySessionEvent): TurnStep =>
   typeof event.data === 'object' && event.data !== null ? (event.data as TurnStep) : {}
 
+/**
+ * The history a log prefix projects to, folded from scratch: its surface, each node's message (`deriveEventMessage`),
+ * in surface order. Throws on a surface error in `events`. The messages are the log's own objects.
+ */
+export function surfaceMessages(events: readonly AnySessionEvent[]): Message[] {
+  const messages: Message[] = []
+  for (const seq of foldSurface(events).nodes) {
+    const message = deriveEventMessage(events[seq]!)
+    if (message !== null) messages.push(message)
+  }
+  return messages
+}
+
 /** Lists `{turn, step, stepStartSeq}` for every `step/start` of `events`, in log order. */
 export function requestSteps(events: readonly AnySessionEvent[]): RequestStep[] {
   const steps: RequestStep[] = []
@@ -127,12 +140,7 @@ export function reconstructRequest(
   const cutSeq = at === undefined ? events.length : (outputSeq ?? closeSeq ?? events.length)
   const prefix = events.slice(0, cutSeq)
 
-  const surface = foldSurface(prefix)
-  let messages: Message[] = []
-  for (const seq of surface.nodes) {
-    const message = deriveEventMessage(prefix[seq]!)
-    if (message !== null) messages.push(message)
-  }
+  let messages = surfaceMessages(prefix)
   const record = lastRequestHeaderRecord(prefix)
   if (record === undefined) throw new Error(`reconstructRequest: no request/header precedes turn ${turn} step ${step}`)
   let header = canonicalHeader(record.header)

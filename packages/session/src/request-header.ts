@@ -2,7 +2,7 @@
  * Request header and request context folds (docs/surface-and-reconstruction.md#request-header-and-context): what was
  * sent, and the route's capacity.
  */
-import { deepFreeze, type LlmCallConfig, type ToolSchema } from '@bridle/llm'
+import { callConfigEquals, deepFreeze, type LlmCallConfig, type ToolSchema } from '@bridle/llm'
 import type {
   AnySessionEvent,
   EpochHeader,
@@ -32,29 +32,13 @@ export function canonicalHeader(header: EpochHeader): EpochHeader {
   return out
 }
 
-const stopEquals = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean => {
-  if (a === undefined || b === undefined) return a === b
-  return a.length === b.length && a.every((value, i) => value === b[i])
-}
-
 /**
- * Field-by-field header equality without canonicalizing: config fields by `===` (`stop` element-wise, `undefined`
- * differs from `[]`), both adapter-default flags, `system` by `===` (absent differs from `''`), and tools by
- * length and pairwise `JSON.stringify` (order and key order matter; absent equals `[]`).
+ * Field-by-field header equality without canonicalizing: the config by `callConfigEquals` (`===`, `stop` element-wise,
+ * `undefined` differs from `[]`), both adapter-default flags, `system` by `===` (absent differs from `''`), and tools
+ * by length and pairwise `JSON.stringify` (order and key order matter; absent equals `[]`).
  */
 export function headerEquals(a: EpochHeader, b: EpochHeader): boolean {
-  const x = a.config
-  const y = b.config
-  if (
-    x.provider !== y.provider ||
-    x.model !== y.model ||
-    x.reasoningEffort !== y.reasoningEffort ||
-    x.temperature !== y.temperature ||
-    x.maxTokens !== y.maxTokens ||
-    !stopEquals(x.stop, y.stop)
-  ) {
-    return false
-  }
+  if (!callConfigEquals(a.config, b.config)) return false
   if (a.adapterDefaults?.reasoningEffort !== b.adapterDefaults?.reasoningEffort) return false
   if (a.adapterDefaults?.maxTokens !== b.adapterDefaults?.maxTokens) return false
   if (a.system !== b.system) return false

@@ -2,7 +2,7 @@
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
  * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
-import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
+import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId, isRecord } from '@bridle/llm'
 import type {
   AnySessionEvent,
   AppendOptions,
@@ -18,7 +18,14 @@ import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
 import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
 import { RequestFacts } from './request-header.js'
-import { assertMessageEventShape, assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation } from './shape.js'
+import {
+  assertMessageEventShape,
+  assertSeedRequestHeader,
+  hasValidEventEnvelope,
+  legacySeedViolation,
+  legacyShapeOf,
+  legacyViolation,
+} from './shape.js'
 import {
   planSurface,
   releaseSurfaceState,
@@ -38,9 +45,6 @@ export interface SessionSurface {
   /** How many replaces the surface has seen. */
   readonly replaceGeneration: number
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export class Session {
   readonly id: SessionId
@@ -310,15 +314,12 @@ function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
         throw new JsonLimitError(`seed event at index ${index} carries data that`, { ...limit, path })
       }
     }
-    if (isRecord(value) && value.type === 'request/header-delta') {
-      throw new Error(`seed event at index ${index} uses unsupported legacy request/header-delta format`)
-    }
+    const legacy = isRecord(value) ? legacyShapeOf(value.type, value.data) : undefined
+    if (legacy === 'request/header-delta') throw new Error(legacySeedViolation(index, legacy))
     if (!hasValidEventEnvelope(value)) throw new Error(`seed event at index ${index} has an invalid event envelope`)
     if (value.type === 'request/header') assertSeedRequestHeader(value.data, index)
     assertMessageEventShape(value, `seed ${value.type} at index ${index}`)
-    if (value.type === 'request/header' && isRecord(value.data) && value.data.reason === 'fallback') {
-      throw new Error(`seed event at index ${index} uses unsupported legacy request/header reason "fallback"`)
-    }
+    if (legacy === 'fallback-reason') throw new Error(legacySeedViolation(index, legacy))
     if (value.seq !== index) {
       throw new Error(
         `seed event at index ${index} has seq ${value.seq} (expected ${index}); seed must be contiguous from 0`,

@@ -2,7 +2,7 @@
  * Structural checks for events arriving from outside `append`: seeds, persistence loads and adopted events
  * (docs/session-events.md#seeds). `append` itself does not validate message shapes.
  */
-import { deepFreeze } from '@bridle/llm'
+import { deepFreeze, isRecord } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'
 
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
@@ -15,8 +15,6 @@ const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'ignorable',
 ])
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
 
 /**
@@ -35,16 +33,49 @@ export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent 
 }
 
 /**
- * The legacy-vocabulary message for an event, or `undefined` (docs/session-events.md#legacy-vocabulary). Messages are
- * phrased as `session event "<type>" uses …`; seeds and loads wrap them in their own prefixes.
+ * A shape of an older log format (docs/session-events.md#legacy-vocabulary): the type `request/header-delta`, a
+ * `request/header` with reason `fallback`, and, in stored logs only, the type `mode/set`.
+ */
+export type LegacyShape = 'request/header-delta' | 'mode/set' | 'fallback-reason'
+
+/** The legacy shape of an event, or `undefined`: the one check behind every refusal of the older vocabulary. */
+export function legacyShapeOf(type: unknown, data: unknown): LegacyShape | undefined {
+  if (type === 'request/header-delta' || type === 'mode/set') return type
+  if (type === 'request/header' && isRecord(data) && data.reason === 'fallback') return 'fallback-reason'
+  return undefined
+}
+
+/** How errors name a legacy shape; a whole legacy type is followed by `noun` (`format`, `event`). */
+function legacyPhrase(shape: LegacyShape, noun: 'format' | 'event'): string {
+  return shape === 'fallback-reason' ? 'request/header reason "fallback"' : `${shape} ${noun}`
+}
+
+/**
+ * The legacy-vocabulary message for an appended event, or `undefined`, phrased as `session event "<type>" uses …`.
+ * An append of `mode/set` is a plugin's own type today; only stored logs are refused for it.
  */
 export function legacyViolation(type: string, data: unknown): string | undefined {
-  if (type === 'request/header-delta')
-    return `session event "${type}" uses unsupported legacy request/header-delta format`
-  if (type === 'request/header' && isRecord(data) && data.reason === 'fallback') {
-    return `session event "${type}" uses unsupported legacy request/header reason "fallback"`
-  }
-  return undefined
+  const shape = legacyShapeOf(type, data)
+  if (shape === undefined || shape === 'mode/set') return undefined
+  return `session event "${type}" uses unsupported legacy ${legacyPhrase(shape, 'format')}`
+}
+
+/** The legacy-vocabulary message for seed event `index` of `shape`, phrased `seed event at index <i> uses …`. */
+export function legacySeedViolation(index: number, shape: LegacyShape): string {
+  return `seed event at index ${index} uses unsupported legacy ${legacyPhrase(shape, 'format')}`
+}
+
+/**
+ * The legacy-vocabulary message for an event of a stored log, or `undefined`, phrased
+ * `session "<id>" contains unsupported legacy … at seq <n>`: what a persistence backend refuses on load.
+ */
+export function legacyStoredViolation(
+  sessionId: string,
+  event: { readonly type: string; readonly seq: number; readonly data: unknown },
+): string | undefined {
+  const shape = legacyShapeOf(event.type, event.data)
+  if (shape === undefined) return undefined
+  return `session "${sessionId}" contains unsupported legacy ${legacyPhrase(shape, 'event')} at seq ${event.seq}`
 }
 
 /**

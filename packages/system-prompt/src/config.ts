@@ -1,4 +1,4 @@
-import { parseConfig } from '@bridle/llm'
+import { nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 import { validateToolOrder } from './tool-order.js'
 
@@ -28,14 +28,6 @@ export interface SystemPromptConfigInput {
   harnessSource?: string | null
 }
 
-/** Drops keys whose value is `null`, so YAML empty values (`persona:`) count as absent. */
-function dropNulls(raw: unknown): unknown {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(raw)) if (value !== null) out[key] = value
-  return out
-}
-
 function kindOf(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
@@ -51,23 +43,22 @@ const error = (issue: { code?: string; expected?: unknown; input?: unknown }): s
  * The zod schema of `SystemPromptConfig`: a strict object (unknown keys such as `tooOrder` are rejected) with
  * defaults, where any key given as `null` counts as absent. Shape only: `toolOrder` rules are checked by `Config`.
  */
-export const ConfigSchema: z.ZodType<SystemPromptConfig, unknown> = z.preprocess(
-  dropNulls,
-  z.strictObject(
-    {
-      includeHarnessIdentity: z.boolean({ error }).default(true),
-      includeRuntimeContext: z.boolean({ error }).default(true),
-      persona: z.string({ error }).default(''),
-      toolOrder: z.array(z.string({ error }), { error }).optional(),
-      harnessSource: z
+export const ConfigSchema: z.ZodType<SystemPromptConfig, unknown> = z.strictObject(
+  {
+    includeHarnessIdentity: nullAsAbsent(z.boolean({ error }).default(true)),
+    includeRuntimeContext: nullAsAbsent(z.boolean({ error }).default(true)),
+    persona: nullAsAbsent(z.string({ error }).default('')),
+    toolOrder: nullAsAbsent(z.array(z.string({ error }), { error }).optional()),
+    harnessSource: nullAsAbsent(
+      z
         .string({ error })
         .min(1, { error: 'must be a non-empty path' })
         // the section text is interpolated: a literal {{ in the path would read as a variable reference
         .refine((path) => !path.includes('{{'), { error: 'must not contain "{{"' })
         .optional(),
-    },
-    { error },
-  ),
+    ),
+  },
+  { error },
 )
 
 /** Alias of `ConfigSchema` under a package-qualified name. */

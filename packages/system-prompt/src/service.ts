@@ -1,4 +1,4 @@
-import { type Scoped, ScopedLayers } from '@bridle/scope'
+import { type Awaitable, type Scoped, ScopedLayers } from '@bridle/scope'
 import { type Context, Service } from 'cordis'
 import { assemble } from './assemble.js'
 import { type SystemPromptConfig, type SystemPromptConfigInput, parseSystemPromptConfig } from './config.js'
@@ -23,8 +23,6 @@ import type {
   ToolProvider,
   VariableProvider,
 } from './types.js'
-
-type Awaitable<T> = T | Promise<T>
 
 declare module 'cordis' {
   interface Context {

@@ -9,17 +9,4 @@ export {
 } from './errors.js'
 export { TOOL_NAME_PATTERN, isZodSchema } from './definition.js'
 export { formatArgumentPath, parseRawArguments } from './arguments.js'
-export type {
-  JsonSchemaObject,
-  PostToolDecision,
-  PreparedToolCall,
-  PreToolDecision,
-  ToolAgent,
-  ToolDefinition,
-  ToolExecution,
-  ToolExecutionInput,
-  ToolExecutionMode,
-  ToolExecutionResult,
-  ToolReturn,
-  ToolRunContext,
-} from './types.js'
+export type * from './types.js'

@@ -1,4 +1,4 @@
-import { callId as toCallId, textOf, type ContentBlock, type UserMessage } from '@bridle/llm'
+import { callId as toCallId, isIdentifiedUserMessage, textOf, type ContentBlock, type UserMessage } from '@bridle/llm'
 import { waterfall } from '@bridle/scope'
 import type { Context } from 'cordis'
 import { parseRawArguments, snapshotDirectArguments, validateArguments } from './arguments.js'
@@ -33,13 +33,6 @@ export interface PipelineHost {
   readonly hookContext: Context
   carrier(agent: ToolAgent | undefined): object
   resolve(name: string, agent: ToolAgent | undefined): CompiledTool | undefined
-}
-
-/** True for an identified user-role message (what `deferContext` and decisions may hand over). */
-function isIdentifiedUserMessage(value: unknown): value is UserMessage {
-  if (typeof value !== 'object' || value === null) return false
-  const m = value as { id?: unknown; role?: unknown; content?: unknown }
-  return typeof m.id === 'string' && m.id.length > 0 && m.role === 'user' && Array.isArray(m.content)
 }
 
 function checkInput(value: ToolExecutionInput): void {

@@ -1,9 +1,8 @@
 import type { ToolSchema } from '@bridle/llm'
-import { NamedEntries, ScopedLayers, scopeTarget, type ScopeKey, type Scoped } from '@bridle/scope'
+import { type Awaitable, NamedEntries, ScopedLayers, scopeTarget, type ScopeKey, type Scoped } from '@bridle/scope'
 import type {} from '@bridle/system-prompt'
 import { type Context, Service } from 'cordis'
 
-type Awaitable<T> = T | Promise<T>
 import { compileTool, toolSchemaOf, toolSchemaViewOf, type CompiledTool } from './definition.js'
 import { prepareCall, readArguments, type PipelineHost } from './pipeline.js'
 import type {

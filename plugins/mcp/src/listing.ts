@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { z } from 'zod'
 import type { ServerConfig } from './config.js'
 import { bridleToolName } from './names.js'
+import { isRecord } from '@bridle/llm'
 
 /** A tool exactly as the server listed it: the object is the parsed JSON, untouched (key order included). */
 export type RawTool = Record<string, unknown>
@@ -59,9 +60,6 @@ export interface SkippedTool {
   readonly reason: string
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /**
  * Turns a server's raw listing into the tools to register, in code-unit order of their Bridle names. Leaves out
  * (and reports) tools without a usable name or an object `inputSchema`, tools that need MCP task-based execution
@@ -87,12 +85,12 @@ export function toListedTools(
     if (config.include !== undefined && !config.include.includes(mcpName)) continue
     if (config.exclude.includes(mcpName)) continue
     const schema = tool.inputSchema
-    if (!isPlainObject(schema) || schema.type !== 'object') {
+    if (!isRecord(schema) || schema.type !== 'object') {
       skipped.push({ mcpName, reason: 'its inputSchema is not a JSON Schema object with type "object"' })
       continue
     }
     const execution = tool.execution
-    if (isPlainObject(execution) && execution.taskSupport === 'required') {
+    if (isRecord(execution) && execution.taskSupport === 'required') {
       skipped.push({ mcpName, reason: 'it requires task-based execution, which this client does not use' })
       continue
     }
@@ -105,7 +103,7 @@ export function toListedTools(
     const description =
       typeof tool.description === 'string' ? tool.description : typeof tool.title === 'string' ? tool.title : ''
     const annotations = tool.annotations
-    const readOnly = isPlainObject(annotations) && annotations.readOnlyHint === true
+    const readOnly = isRecord(annotations) && annotations.readOnlyHint === true
     const fingerprint = JSON.stringify([mcpName, description, schema, readOnly])
     tools.set(name, { mcpName, name, description, parameters: schema, readOnly, fingerprint })
   }
