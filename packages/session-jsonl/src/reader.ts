@@ -1,10 +1,6 @@
 import { basename } from 'node:path'
 import {
-  interruptedTurnClosers,
-  KNOWN_SESSION_EVENT_TYPES,
   Session,
-  legacyStoredViolation,
-  SessionFormatUnsupportedError,
   SessionPersistenceCorruptionError,
   type SessionEvent,
   type SessionHeader,
@@ -16,6 +12,7 @@ import type { StoredEvent, StoredMeta } from './line-format.js'
 import { readStable, revisionOf } from './read-stable.js'
 import { recoveryOf } from './recovery.js'
 import { CommittedDamage, scanEvents, type ScanResult } from './scan.js'
+import { formatUnsupported, validateStoredEvents } from './stored-validation.js'
 
 /** The scanned state of one log file at one revision. */
 export interface StoredLog {
@@ -54,12 +51,9 @@ export type SessionBuilder = (events: readonly SessionEvent[], meta: SessionHead
 const restoreDetached: SessionBuilder = (events, meta) => Session.fromRestore(meta.id, events, { ...meta })
 
 /** Builds a `SessionFormatUnsupportedError` for a jsonl file. */
-export function formatUnsupported(message: string, path: string): SessionFormatUnsupportedError {
-  return new SessionFormatUnsupportedError(`${message} (raw log: ${path})`, { kind: 'jsonl', path })
-}
 
 function headerError(defect: HeaderDefect, path: string): Error {
-  if (defect.kind === 'format') return formatUnsupported(defect.message, path)
+  if (defect.kind === 'format') return formatUnsupported(defect.message, { kind: 'jsonl', location: path })
   return new SessionPersistenceCorruptionError(defect.message, { cause: defect, path, line: 1 })
 }
 
@@ -120,41 +114,15 @@ export class LogReader {
    * wrapped as `stored session "<id>" failed validation: <err>`. The returned events are frozen in place.
    */
   validate(stored: StoredLog, build: SessionBuilder = restoreDetached): BalancedLog {
-    const { meta, path } = stored
-    const id = meta.id
-    const events = stored.events as unknown as SessionEvent[]
-    const wrap = (error: unknown) =>
-      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, {
-        cause: error,
-        path,
-      })
-    for (const event of events) {
-      const legacy = legacyStoredViolation(id, event)
-      if (legacy !== undefined) throw wrap(new Error(legacy))
-    }
-    for (const event of events) {
-      if (KNOWN_SESSION_EVENT_TYPES.has(event.type) || this.extraEventTypes.has(event.type)) continue
-      if ((event as { ignorable?: unknown }).ignorable === true) continue
-      throw formatUnsupported(
-        `session "${id}" contains event type "${event.type}" (seq ${event.seq}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
-        path,
-      )
-    }
-    const closers = interruptedTurnClosers(events) as unknown as SessionEvent[]
-    const balanced = closers.length === 0 ? events : events.concat(closers)
-    let session: Session
-    try {
-      session = build(balanced, meta as SessionHeader)
-    } catch (error) {
-      throw wrap(error)
-    }
-    return {
-      meta: meta as SessionHeader,
-      events: Object.freeze(balanced),
-      closers,
-      recovery: recoveryOf(stored),
-      session,
-    }
+    const meta = stored.meta as SessionHeader
+    const { balanced, closers, built } = validateStoredEvents(
+      meta.id,
+      stored.events as unknown as SessionEvent[],
+      { kind: 'jsonl', location: stored.path },
+      this.extraEventTypes,
+      (events) => build(events, meta),
+    )
+    return { meta, events: Object.freeze(balanced), closers, recovery: recoveryOf(stored), session: built }
   }
 
   /**

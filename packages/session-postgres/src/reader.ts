@@ -1,19 +1,15 @@
+import { isRecord } from '@bridle/llm'
 import {
-  interruptedTurnClosers,
-  KNOWN_SESSION_EVENT_TYPES,
   Session,
-  legacyStoredViolation,
-  SessionFormatUnsupportedError,
   SessionPersistenceCorruptionError,
   type SessionEvent,
   type SessionHeader,
   type SessionRecoveryReport,
 } from '@bridle/session'
-import type { StoredMeta } from '@bridle/session-jsonl'
+import { formatUnsupported, type StoredMeta, validateStoredEvents } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import type { LeaseHolder } from './errors.js'
 import { HeaderRowDefect, metaOfRow, type HeaderRow } from './records.js'
-import { isRecord } from '@bridle/llm'
 
 /** One session as read from the database in one snapshot, after the committed-region scan. */
 export interface StoredSession {
@@ -96,7 +92,7 @@ export class SessionReader {
       return metaOfRow(row)
     } catch (error) {
       if (!(error instanceof HeaderRowDefect)) throw error
-      if (error.kind === 'format') throw formatUnsupported(error.message, location)
+      if (error.kind === 'format') throw formatUnsupported(error.message, { kind: 'postgres', location })
       throw new SessionPersistenceCorruptionError(error.message, { cause: error, path: location })
     }
   }
@@ -109,31 +105,13 @@ export class SessionReader {
   validate(stored: StoredSession): BalancedSession {
     const { meta, location } = stored
     const id = meta.id
-    const events = stored.events
-    const wrap = (error: unknown) =>
-      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, {
-        cause: error,
-        path: location,
-      })
-    for (const event of events) {
-      const legacy = legacyStoredViolation(id, event)
-      if (legacy !== undefined) throw wrap(new Error(legacy))
-    }
-    for (const event of events) {
-      if (KNOWN_SESSION_EVENT_TYPES.has(event.type) || this.extraEventTypes.has(event.type)) continue
-      if ((event as { ignorable?: unknown }).ignorable === true) continue
-      throw formatUnsupported(
-        `session "${id}" contains event type "${event.type}" (seq ${event.seq}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
-        location,
-      )
-    }
-    const closers = interruptedTurnClosers(events) as unknown as SessionEvent[]
-    const balanced = closers.length === 0 ? events : events.concat(closers)
-    try {
-      Session.fromRestore(id, balanced, { ...meta })
-    } catch (error) {
-      throw wrap(error)
-    }
+    const { balanced, closers } = validateStoredEvents(
+      id,
+      stored.events,
+      { kind: 'postgres', location },
+      this.extraEventTypes,
+      (events) => Session.fromRestore(id, events, { ...meta }),
+    )
     return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers, recovery: stored.recovery }
   }
 }
@@ -153,9 +131,6 @@ function leaseOf(row: {
 }
 
 /** Builds a `SessionFormatUnsupportedError` for a session in the database. */
-export function formatUnsupported(message: string, location: string): SessionFormatUnsupportedError {
-  return new SessionFormatUnsupportedError(`${message} (raw log: ${location})`, { kind: 'postgres', path: location })
-}
 
 /** The accepted prefix of a session's event rows, and the first defect that ended it (if any). */
 export interface RowScan {
