@@ -127,15 +127,19 @@ export class LogReader {
         cause: error,
         path,
       })
-    for (const event of events) {
+    // One pass for both checks; a legacy event anywhere is reported before an unknown type anywhere.
+    let unknown: SessionEvent | undefined
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!
       const legacy = legacyMessage(id, event)
       if (legacy !== undefined) throw wrap(new Error(legacy))
+      if (unknown !== undefined || KNOWN_SESSION_EVENT_TYPES.has(event.type)) continue
+      if (this.extraEventTypes.has(event.type) || (event as { ignorable?: unknown }).ignorable === true) continue
+      unknown = event
     }
-    for (const event of events) {
-      if (KNOWN_SESSION_EVENT_TYPES.has(event.type) || this.extraEventTypes.has(event.type)) continue
-      if ((event as { ignorable?: unknown }).ignorable === true) continue
+    if (unknown !== undefined) {
       throw formatUnsupported(
-        `session "${id}" contains event type "${event.type}" (seq ${event.seq}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
+        `session "${id}" contains event type "${unknown.type}" (seq ${unknown.seq}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
         path,
       )
     }
