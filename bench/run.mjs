@@ -1,6 +1,6 @@
-// `pnpm bench [--quick] [--only <scenario>]`: runs every scenario (or the named ones), prints the tables and, for a
-// full run of all of them, writes them into BENCHMARKS.md. Results are ratios from one run on one machine; a bar that
-// fails makes the exit code 1.
+// `pnpm bench [--quick] [--only <scenario>[,<scenario>…]]` (or `--only=…`): runs every scenario (or the named ones),
+// prints the tables and, for a full run of all of them, writes them into BENCHMARKS.md. Results are ratios from one run
+// on one machine; a bar that fails makes the exit code 1.
 import { readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { quick } from './lib.mjs'
@@ -27,8 +27,11 @@ const all = [
   postgresBeside,
   compactionCache,
 ]
-// `--only a,b` (or repeated) picks scenarios by function name; a partial run only prints.
-const only = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--only' ? arg.split(',') : []))
+// `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
+const only = process.argv.flatMap((arg, i, argv) => {
+  if (arg.startsWith('--only=')) return arg.slice('--only='.length).split(',')
+  return argv[i - 1] === '--only' ? arg.split(',') : []
+})
 const unknown = only.filter((name) => !all.some((s) => s.name === name))
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}\n`)

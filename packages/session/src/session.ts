@@ -105,7 +105,7 @@ export class Session {
     const checked = validateSessionHeader(header, id, 'restore')
     if (!Array.isArray(seed)) throw new TypeError(SEED_NOT_ARRAY)
     // One pass: each event is checked, planned against the session being built, frozen in place and committed, as
-    // `append` does. Nothing per event outlives its iteration but what the session keeps (README, "Restore mode").
+    // `append` does. Nothing per event outlives its iteration but what the session keeps (README, "Restore mode and freezing").
     // A failure throws the half-built session away.
     const session = new Session(id, checked, seed.length)
     const view = session.view()
@@ -122,7 +122,7 @@ export class Session {
   /**
    * Snapshot mode's events are frozen already (`snapshotForLog` freezes its copies as it builds them); restore mode's
    * fresh values are frozen in place by `fromRestore`. Neither records anything in the process-wide `deepFreeze`
-   * registry (see the package README, "Freezing").
+   * registry (see the package README, "Restore mode and freezing").
    */
   private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
@@ -196,7 +196,7 @@ export class Session {
 
     if (this[PUBLISHING]) throw new Error('session append cannot reenter while another append is being published')
 
-    // The snapshots are frozen already (README, "Freezing"): only the envelope is left to freeze.
+    // The snapshots are frozen already (README, "Restore mode and freezing"): only the envelope is left to freeze.
     const event = Object.freeze({
       type,
       seq: this.log.length,

@@ -6,7 +6,7 @@ import { deepFreeze } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'
 
 /** Whether `key` is one of the seven envelope fields (a `switch`: a reload asks this for every key of every event). */
-function isEnvelopeKey(key: string | symbol): boolean {
+function isEnvelopeKey(key: string): boolean {
   switch (key) {
     case 'type':
     case 'seq':
@@ -25,14 +25,17 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
 
+const hasOwn = Object.prototype.hasOwnProperty
+
 /**
- * True when `value` has a valid seed/load envelope: own keys within the seven fields, a string `type`, a
+ * True when `value` has a valid seed/load envelope: own enumerable keys within the seven fields, a string `type`, a
  * non-negative safe-integer `seq`, a safe-integer `time`, `data` present and `ignorable` absent or `true`.
  */
 export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent {
   if (!isRecord(value)) return false
-  const keys = Reflect.ownKeys(value)
-  for (let i = 0; i < keys.length; i++) if (!isEnvelopeKey(keys[i]!)) return false
+  // Own enumerable string keys: all a JSON value can have, and all a snapshot copy or a parsed log has (README,
+  // "Restore mode and freezing"). `for…in` reads the engine's enum cache instead of building a key array per event.
+  for (const key in value) if (hasOwn.call(value, key) && !isEnvelopeKey(key)) return false
   if (typeof value.type !== 'string') return false
   const seq = value.seq
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0 || Object.is(seq, -0)) return false
