@@ -39,7 +39,13 @@ if (unknown.length > 0) {
 }
 const scenarios = only.length > 0 ? all.filter((s) => only.includes(s.name)) : all
 const started = Date.now()
-const loadBefore = os.loadavg()[0]
+// Other processes share these cores: the run records the load averages (as `uptime` prints them) at both ends.
+const loads = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')
+const loadBefore = loads()
 const sections = []
 let failed = 0
 for (const scenario of scenarios) {
@@ -64,7 +70,7 @@ for (const scenario of scenarios) {
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`
 const body = [
   `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}; ` +
-    `1-minute load average ${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (other processes share the cores).`,
+    `load average (1, 5, 15 min) ${loadBefore} at the start and ${loads()} at the end (other processes share the cores).`,
   '',
   ...sections.flatMap((s) => [s, '']),
 ].join('\n')
