@@ -137,7 +137,7 @@ describe('chapter 07 walk-through', () => {
     expect(verifyDigests(agent.session.events).map((r) => r.ok)).toEqual([true, true])
 
     const answer = agent.session.events.filter((e) => e.type === 'assistant/message').at(-1)!.data as {
-      message: { content: { text: string }[] }
+      message: { content: readonly { text: string }[] }
     }
     expect(answer.message.content[0]!.text).toBe('The package name is demo-package.')
   })

@@ -171,7 +171,7 @@ describe(`a ${TURNS}-turn run with tool calls against the loopback server`, () =
   })
 
   it('verifies every request from the stored file, the summary requests included', async () => {
-    const stored = await app.ctx.sessionPersistence.inspect('long-run')
+    const stored = await app.ctx.sessionPersistence!.inspect('long-run')
     const verified = verifyDigests(stored.events)
     expect(verified.length).toBe(model.served.length)
     expect(verified.filter((v) => v.purpose === 'compaction').length).toBe(app.outcomes.length)

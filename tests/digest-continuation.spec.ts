@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SessionJsonl } from '@bridle/session-jsonl'
-import { verifyDigests, type AnySessionEvent, type RequestDigester } from '@bridle/session'
+import { verifyDigests, type RequestDigester, type SessionEvent } from '@bridle/session'
 import { boot, say, user } from '../packages/agent-loop/tests/harness.js'
 
 /** Every digester the agent loop constructs, so a test can read its counter. */
@@ -84,11 +84,11 @@ describe('the first request after seed or resume digests only the new messages',
 
   it('a seed without any request/digest is digested in full (nothing recorded to continue from)', async () => {
     const seed = Array.from({ length: 10 }, (_, seq) => ({
-      type: 'user/message',
+      type: 'user/message' as const,
       seq,
       time: 0,
       data: user(`m${seq}`),
-      surfaceOp: 'append',
+      surfaceOp: 'append' as const,
     }))
     const h = boot()
     digesters.length = 0
@@ -100,7 +100,7 @@ describe('the first request after seed or resume digests only the new messages',
   })
 
   it('the recorded chain is taken as written: a tampered one carries into the new digest, and verifyDigests flags both', async () => {
-    const seed = structuredClone(await recorded(3)) as AnySessionEvent[]
+    const seed = structuredClone(await recorded(3)) as SessionEvent[]
     const last = seed.findLast((e) => e.type === 'request/digest')! as { data: { messages: { chain: string } } }
     last.data.messages.chain = 'f'.repeat(64)
     const h = boot()

@@ -74,11 +74,13 @@ scripted:
 
     const id = sessionIdOf(out.stderr)
     const events = readEvents(join(app, 'sessions', `${id}.jsonl`))
-    const header = events.find((e) => e.type === 'request/header')!.data as { header: { tools: { name: string }[] } }
+    const header = events.find((e) => e.type === 'request/header')!.data as {
+      header: { tools: readonly { name: string }[] }
+    }
     // boot waited for the server: the very first request already offered its tools
     expect(header.header.tools.map((t) => t.name)).toContain('fs__read_text_file')
     const result = events.find((e) => e.type === 'tool/result')!.data as {
-      message: { content: { content: { text: string }[] }[] }
+      message: { content: readonly { content: readonly { text: string }[] }[] }
     }
     expect(result.message.content[0]!.content[0]!.text).toBe('The launch code word is heliotrope.\n')
     const step2 = reconstructRequest(events, { turn: 1, step: 2 })
@@ -187,7 +189,7 @@ scripted:
     const id = sessionIdOf(dev.stderr)
     const headers = readEvents(join(app, 'sessions', `${id}.jsonl`))
       .filter((e) => e.type === 'request/header')
-      .map((e) => e.data as { reason: string; header: { tools: { name: string }[] } })
+      .map((e) => e.data as { reason: string; header: { tools: readonly { name: string }[] } })
     expect(headers.map((h) => h.reason)).toEqual(['initial', 'change'])
     const names = headers.map((h) => h.header.tools.map((t) => t.name).filter((n) => !n.includes('fixture_')))
     expect(names).toEqual([['first__lookup'], ['second__fetch', 'second__search']])

@@ -100,7 +100,7 @@ describe('agent turn over the OpenAI-compatible adapter', () => {
     const events = agent.session.events
     const answers = events
       .filter((e) => e.type === 'assistant/message')
-      .map((e) => (e.data as { message: { content: unknown[] } }).message.content)
+      .map((e) => (e.data as { message: { content: readonly unknown[] } }).message.content)
     expect(answers.at(-1)).toEqual([{ type: 'text', text: 'The package is named demo-app.' }])
     const usage = events
       .filter((e) => e.type === 'assistant/chunk' && (e.data as { chunk: { type: string } }).chunk.type === 'usage')

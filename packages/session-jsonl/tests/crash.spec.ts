@@ -14,13 +14,14 @@ import { buildChild } from './crash/build-child.js'
 import { killProbe } from './crash/kill-probe.js'
 import { truncationProbe } from './crash/truncation-probe.js'
 import { captureWarnings } from './helpers.js'
+import { crashSeed } from '../../../tests/support/crash-seed.js'
 
 let bundle: string
 beforeAll(async () => {
   bundle = await buildChild()
 }, 120_000)
 
-const seed = Number(process.env.BRIDLE_CRASH_SEED ?? Date.now() % 1_000_000)
+const seed = crashSeed()
 
 describe(`crash recovery with real processes (seed ${seed}; rerun with BRIDLE_CRASH_SEED=${seed})`, () => {
   it('every truncation of a real child-written log reloads to its complete lines plus closers, and a torn line is reported', async () => {

@@ -9,6 +9,7 @@ import { flipProbe } from './crash/flip-probe.js'
 import { killProbe } from './crash/kill-probe.js'
 import { truncationProbe } from './crash/truncation-probe.js'
 import { captureWarnings } from './helpers.js'
+import { crashSeed } from '../../../tests/support/crash-seed.js'
 
 let bundle: string
 beforeAll(async () => {
@@ -16,7 +17,7 @@ beforeAll(async () => {
 })
 
 const scale = Number(process.env.BRIDLE_STRESS_SCALE ?? '1')
-const seed = Number(process.env.BRIDLE_CRASH_SEED ?? Date.now() % 1_000_000)
+const seed = crashSeed('random')
 const report = (probe: string, figures: object) =>
   console.log(`session-jsonl stress (seed ${seed}) ${probe}: ${JSON.stringify(figures)}`)
 

@@ -14,9 +14,10 @@ import { admin, freshSchema, pgUrl } from '../helpers.js'
 import { prepareSchema } from '../stored.js'
 import { buildChild } from './build-child.js'
 import { spawnChild } from './spawn.js'
+import { crashSeed } from '../../../../tests/support/crash-seed.js'
 
 const chains = 4
-const seed = Number(process.env.BRIDLE_CRASH_SEED ?? Date.now() % 1_000_000)
+const seed = crashSeed()
 
 /** A deterministic PRNG, so a failing kill plan can be replayed from the printed seed. */
 function rng(state: number): () => number {
