@@ -1,24 +1,16 @@
-import { readdirSync, readFileSync, existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { sourceAliases } from './tests/support/source-aliases.js'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 const folders = ['packages', 'plugins'].flatMap((group) =>
   readdirSync(join(root, group)).map((name) => join(group, name)),
 )
 
-// Tests import sibling packages from source, so a test run never depends on a stale dist/.
-// `@bridle/x` maps to src/index.ts and a sub-entry `@bridle/x/y` to src/y.ts.
-const alias: { find: RegExp; replacement: string }[] = []
-for (const folder of folders) {
-  const manifest = join(root, folder, 'package.json')
-  if (!existsSync(manifest)) continue
-  const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }
-  const escaped = name.replace(/[/.-]/g, (c) => `\\${c}`)
-  alias.push({ find: new RegExp(`^${escaped}$`), replacement: join(root, folder, 'src/index.ts') })
-  alias.push({ find: new RegExp(`^${escaped}/(.+)$`), replacement: join(root, folder, 'src/$1.ts') })
-}
+// Tests import sibling packages from source (tests/support/source-aliases.ts), so a run never needs a fresh dist/.
+const alias = sourceAliases(root)
 
 const captureLogs = join(root, 'tests/support/capture-logs.ts')
 const fastCheckSeed = join(root, 'tests/support/fast-check-seed.ts')

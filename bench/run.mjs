@@ -14,6 +14,7 @@ import { firstStep } from './first-step.mjs'
 import { memory } from './memory.mjs'
 import { manyAgents } from './many-agents.mjs'
 import { postgresBeside } from './postgres.mjs'
+import { viewerFirstPaint } from './viewer-first-paint.mjs'
 
 const all = [
   stepOverhead,
@@ -26,6 +27,7 @@ const all = [
   cacheStability,
   postgresBeside,
   compactionCache,
+  viewerFirstPaint,
 ]
 // `--only a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--only' ? arg.split(',') : []))

@@ -5,12 +5,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-const license = readFileSync(join(root, 'LICENSE'), 'utf8')
-// The tested range starts at the version the workspace itself is developed and tested with.
-const PEERS = Object.fromEntries(['cordis', 'zod'].map((name) => [name, rootManifest.devDependencies[name]]))
-
 /** Source files of a package, to see which of cordis and zod it really imports. */
 function sources(dir) {
   if (!existsSync(dir)) return []
@@ -19,92 +13,110 @@ function sources(dir) {
     .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
 }
 
-const problems = []
-const workspaceNames = new Set()
-for (const group of ['packages', 'plugins']) {
-  for (const name of readdirSync(join(root, group))) {
-    const dir = join(root, group, name)
-    if (!existsSync(join(dir, 'package.json'))) continue
-    const where = relative(root, dir)
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-    const fail = (message) => problems.push(`${where} (${pkg.name}): ${message}`)
-    workspaceNames.add(pkg.name)
+/**
+ * Every way the repository at `root` breaks the conventions: one line a problem, naming the file or package. The
+ * repository is read as it is on disk (the root `package.json` and `LICENSE`, `packages/`, `plugins/`, `tests/` and
+ * `.changeset/`), so a test can point it at a fixture folder.
+ */
+export function checkPackages(root) {
+  const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const license = readFileSync(join(root, 'LICENSE'), 'utf8')
+  // The tested range starts at the version the workspace itself is developed and tested with.
+  const PEERS = Object.fromEntries(['cordis', 'zod'].map((name) => [name, rootManifest.devDependencies[name]]))
 
-    if (!existsSync(join(dir, 'LICENSE')) || readFileSync(join(dir, 'LICENSE'), 'utf8') !== license) {
-      fail('LICENSE must be a copy of the root LICENSE (cp LICENSE ' + where + '/)')
-    }
-    if (pkg.license !== 'MIT') fail('"license" must be "MIT"')
-    if (pkg.private) continue
-    for (const field of ['description', 'homepage', 'repository', 'bugs', 'engines'])
-      if (!pkg[field]) fail(`"${field}" is missing`)
-    if (!Array.isArray(pkg.keywords) || !pkg.keywords.includes('bridle')) fail('"keywords" must include "bridle"')
-    if (pkg.repository?.directory !== where) fail(`"repository.directory" must be "${where}"`)
-    if (pkg.publishConfig?.access !== 'public') fail('"publishConfig.access" must be "public"')
-    const files = JSON.stringify(pkg.files)
-    if (files !== JSON.stringify(['dist', 'README.md', 'LICENSE']))
-      fail(`"files" must be ["dist", "README.md", "LICENSE"], not ${files}`)
-    const build = 'tsup --config ../../tsup.config.ts'
-    // The shared build may be followed by more steps (the CLI bundles its browser viewer after it).
-    const script = pkg.scripts?.build ?? ''
-    if (script !== build && !script.startsWith(`${build} && `)) {
-      fail(
-        `"scripts.build" must be "${build}", optionally followed by "&& <more steps>" (the shared build, see CONTRIBUTING.md)`,
-      )
-    }
-    if (existsSync(join(dir, 'tsup.config.ts')))
-      fail('has its own tsup.config.ts; the root tsup.config.ts builds every package')
-    if (existsSync(join(dir, 'tsconfig.build.json'))) {
-      fail('has a tsconfig.build.json; declarations of every package come from scripts/build-types.mjs')
-    }
+  const problems = []
+  const workspaceNames = new Set()
+  for (const group of ['packages', 'plugins']) {
+    for (const name of readdirSync(join(root, group))) {
+      const dir = join(root, group, name)
+      if (!existsSync(join(dir, 'package.json'))) continue
+      const where = relative(root, dir)
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+      const fail = (message) => problems.push(`${where} (${pkg.name}): ${message}`)
+      workspaceNames.add(pkg.name)
 
-    const code = sources(join(dir, 'src')).join('\n')
-    for (const [lib, version] of Object.entries(PEERS)) {
-      const imported = new RegExp(`from '${lib}(/[^']*)?'`).test(code)
-      if (pkg.dependencies?.[lib]) fail(`"${lib}" must be a peerDependency (an app shares one copy), not a dependency`)
-      if (!imported) continue
-      if (pkg.peerDependencies?.[lib] !== `^${version}`)
-        fail(`imports ${lib}: "peerDependencies.${lib}" must be "^${version}"`)
-      if (pkg.devDependencies?.[lib] !== version) fail(`imports ${lib}: "devDependencies.${lib}" must be "${version}"`)
-    }
-    for (const field of ['dependencies', 'devDependencies']) {
-      for (const [dep, spec] of Object.entries(pkg[field] ?? {})) {
-        if (dep.startsWith('@bridle/') || dep === 'bridle') {
-          if (spec !== 'workspace:^') fail(`"${field}.${dep}" must be "workspace:^"`)
-        } else if (!/^(npm:(@[^/]+\/)?[^@]+@)?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(spec)) {
-          fail(`"${field}.${dep}" must pin an exact version, not "${spec}"`)
+      if (!existsSync(join(dir, 'LICENSE')) || readFileSync(join(dir, 'LICENSE'), 'utf8') !== license) {
+        fail('LICENSE must be a copy of the root LICENSE (cp LICENSE ' + where + '/)')
+      }
+      if (pkg.license !== 'MIT') fail('"license" must be "MIT"')
+      if (pkg.private) continue
+      for (const field of ['description', 'homepage', 'repository', 'bugs', 'engines'])
+        if (!pkg[field]) fail(`"${field}" is missing`)
+      if (!Array.isArray(pkg.keywords) || !pkg.keywords.includes('bridle')) fail('"keywords" must include "bridle"')
+      if (pkg.repository?.directory !== where) fail(`"repository.directory" must be "${where}"`)
+      if (pkg.publishConfig?.access !== 'public') fail('"publishConfig.access" must be "public"')
+      const files = JSON.stringify(pkg.files)
+      if (files !== JSON.stringify(['dist', 'README.md', 'LICENSE']))
+        fail(`"files" must be ["dist", "README.md", "LICENSE"], not ${files}`)
+      const build = 'tsup --config ../../tsup.config.ts'
+      // The shared build may be followed by more steps (the CLI bundles its browser viewer after it).
+      const script = pkg.scripts?.build ?? ''
+      if (script !== build && !script.startsWith(`${build} && `)) {
+        fail(
+          `"scripts.build" must be "${build}", optionally followed by "&& <more steps>" (the shared build, see CONTRIBUTING.md)`,
+        )
+      }
+      if (existsSync(join(dir, 'tsup.config.ts')))
+        fail('has its own tsup.config.ts; the root tsup.config.ts builds every package')
+      if (existsSync(join(dir, 'tsconfig.build.json'))) {
+        fail('has a tsconfig.build.json; declarations of every package come from scripts/build-types.mjs')
+      }
+
+      const code = sources(join(dir, 'src')).join('\n')
+      for (const [lib, version] of Object.entries(PEERS)) {
+        const imported = new RegExp(`from '${lib}(/[^']*)?'`).test(code)
+        if (pkg.dependencies?.[lib])
+          fail(`"${lib}" must be a peerDependency (an app shares one copy), not a dependency`)
+        if (!imported) continue
+        if (pkg.peerDependencies?.[lib] !== `^${version}`)
+          fail(`imports ${lib}: "peerDependencies.${lib}" must be "^${version}"`)
+        if (pkg.devDependencies?.[lib] !== version)
+          fail(`imports ${lib}: "devDependencies.${lib}" must be "${version}"`)
+      }
+      for (const field of ['dependencies', 'devDependencies']) {
+        for (const [dep, spec] of Object.entries(pkg[field] ?? {})) {
+          if (dep.startsWith('@bridle/') || dep === 'bridle') {
+            if (spec !== 'workspace:^') fail(`"${field}.${dep}" must be "workspace:^"`)
+          } else if (!/^(npm:(@[^/]+\/)?[^@]+@)?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(spec)) {
+            fail(`"${field}.${dep}" must pin an exact version, not "${spec}"`)
+          }
         }
       }
     }
   }
-}
 
-// A changeset that names a package the workspace does not have makes `changeset status` and the release fail.
-const changesets = join(root, '.changeset')
-for (const file of readdirSync(changesets).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
-  const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(changesets, file), 'utf8'))?.[1] ?? ''
-  for (const match of front.matchAll(/^\s*(['"]?)([^'":]+)\1\s*:/gm)) {
-    const name = match[2]
-    if (!workspaceNames.has(name)) problems.push(`.changeset/${file}: "${name}" is not a workspace package`)
+  // A changeset that names a package the workspace does not have makes `changeset status` and the release fail.
+  const changesets = join(root, '.changeset')
+  for (const file of readdirSync(changesets).filter((name) => name.endsWith('.md') && name !== 'README.md')) {
+    const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(changesets, file), 'utf8'))?.[1] ?? ''
+    for (const match of front.matchAll(/^\s*(['"]?)([^'":]+)\1\s*:/gm)) {
+      const name = match[2]
+      if (!workspaceNames.has(name)) problems.push(`.changeset/${file}: "${name}" is not a workspace package`)
+    }
   }
-}
 
-// vitest collects only `*.spec.ts`: a test file under another suffix would never run.
-for (const group of ['packages', 'plugins', 'tests']) {
-  for (const entry of readdirSync(join(root, group), { withFileTypes: true, recursive: true })) {
-    if (
-      !entry.isFile() ||
-      !/\.test\.(ts|tsx|mts|js|mjs)$/.test(entry.name) ||
-      entry.parentPath.includes('node_modules')
-    )
-      continue
-    problems.push(
-      `${relative(root, join(entry.parentPath, entry.name))}: test files end in .spec.ts (vitest runs no other)`,
-    )
+  // vitest collects only `*.spec.ts`: a test file under another suffix would never run.
+  for (const group of ['packages', 'plugins', 'tests']) {
+    for (const entry of readdirSync(join(root, group), { withFileTypes: true, recursive: true })) {
+      if (
+        !entry.isFile() ||
+        !/\.test\.(ts|tsx|mts|js|mjs)$/.test(entry.name) ||
+        entry.parentPath.includes('node_modules')
+      )
+        continue
+      problems.push(
+        `${relative(root, join(entry.parentPath, entry.name))}: test files end in .spec.ts (vitest runs no other)`,
+      )
+    }
   }
+  return problems
 }
 
-if (problems.length > 0) {
-  console.error(`package conventions (CONTRIBUTING.md) are not met:\n  ${problems.join('\n  ')}`)
-  process.exit(1)
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const problems = checkPackages(fileURLToPath(new URL('..', import.meta.url)))
+  if (problems.length > 0) {
+    console.error(`package conventions (CONTRIBUTING.md) are not met:\n  ${problems.join('\n  ')}`)
+    process.exit(1)
+  }
+  console.log('package conventions: every package follows CONTRIBUTING.md')
 }
-console.log('package conventions: every package follows CONTRIBUTING.md')

@@ -1,5 +1,14 @@
 import { errorChain } from '@bridle/llm'
-import { admittedHooks, lifecycleOf, scopeTarget, waterfall, type Scoped } from '@bridle/scope'
+import {
+  admittedListeners,
+  dispatchContained,
+  runWaterfall,
+  type Scoped,
+  scopeTarget,
+  serialDispatch,
+  type WaterfallResult,
+  warnContained,
+} from '@bridle/scope'
 import type { Context, Events } from 'cordis'
 import type { Agent } from './agent.js'
 import type { Awaitable } from './types.js'
@@ -19,13 +28,9 @@ export function agentCarrier(agent: Agent): Scoped<Agent> {
   return carrier
 }
 
-/** Logs a contained listener failure without throwing. */
+/** Logs a contained failure on the `agent-loop` logger without throwing. */
 export function warn(ctx: Context, message: string): void {
-  try {
-    ctx.logger('agent-loop').warn(message)
-  } catch {
-    // a failing logger must never break the loop
-  }
+  warnContained(ctx, 'agent-loop', message)
 }
 
 /**
@@ -43,50 +48,33 @@ export function emitAgentEvent<K extends keyof Events>(
   options: { veto?: boolean } = {},
 ): void {
   const carrier = agentCarrier(agent)
-  const full = { ...payload, agent }
-  const hooks = admittedHooks(ctx, name as string, carrier)
-  for (const hook of hooks) {
-    let result: unknown
-    try {
-      result = hook.callback.apply(carrier, [full])
-    } catch (error) {
-      if (options.veto) throw error
-      warn(ctx, `agent event "${String(name)}" listener threw: ${errorChain(error)}`)
-      continue
-    }
-    if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
-      ;(result as PromiseLike<unknown>).then(undefined, (error: unknown) =>
-        warn(ctx, `agent event "${String(name)}" listener rejected: ${errorChain(error)}`),
-      )
-    }
-  }
+  dispatchContained(
+    admittedListeners(ctx, name, carrier),
+    carrier,
+    [{ ...payload, agent }],
+    (how, error) => warn(ctx, `agent event "${String(name)}" listener ${how}: ${errorChain(error)}`),
+    options,
+  )
 }
 
+/** The `agent/*` waterfalls: each resolves to what its listeners (or the loop's fallback) decide. */
+export type AgentWaterfall = 'agent/pre-step' | 'agent/request' | 'agent/request-error' | 'agent/compaction'
+
+/** What waterfall `K` resolves to. */
+export type WaterfallDecision<K extends AgentWaterfall> = Awaited<WaterfallResult<Events[K]>>
+
 /** Runs an `agent/*` waterfall for `agent` with `{...payload, agent}` and `fallback` as the innermost stage. */
-export function agentWaterfall<
-  K extends 'agent/pre-step' | 'agent/request' | 'agent/request-error' | 'agent/compaction',
->(
+export async function agentWaterfall<K extends AgentWaterfall>(
   ctx: Context,
   agent: Agent,
   name: K,
   payload: Without<Payload<K>>,
-  fallback: () => Awaitable<unknown>,
-): Promise<unknown> {
-  const full = { ...payload, agent }
-  const run = waterfall as unknown as (
-    c: Context,
-    t: object,
-    n: string,
-    p: unknown,
-    f: () => Awaitable<unknown>,
-  ) => Awaitable<unknown>
-  return Promise.resolve(run(ctx, agentCarrier(agent), name, full, fallback))
+  fallback: () => Awaitable<WaterfallDecision<K>>,
+): Promise<WaterfallDecision<K>> {
+  return runWaterfall(ctx, agentCarrier(agent), name, [{ ...payload, agent }], fallback)
 }
 
 /** Runs `agent/turn-stopping` as a cordis `serial` dispatch for `agent`. */
 export async function turnStopping(ctx: Context, agent: Agent, turn: number, signal: AbortSignal): Promise<void> {
-  const dispatch = lifecycleOf(ctx) as unknown as {
-    serial(thisArg: object, name: string, payload: unknown): Promise<unknown>
-  }
-  await dispatch.serial(agentCarrier(agent), 'agent/turn-stopping', { turn, signal, agent })
+  await serialDispatch(ctx, agentCarrier(agent), 'agent/turn-stopping', { turn, signal, agent })
 }

@@ -83,9 +83,7 @@ export function seedConfig(rt: AgentRuntime): LlmCallConfig {
 export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): Promise<BuiltRequest> {
   const { turn, step, signal } = input
   const seed = seedConfig(rt)
-  const proposed = (await agentWaterfall(rt.ctx, rt.agent, 'agent/request', { turn, step, signal }, () => seed)) as
-    | LlmCallConfig
-    | undefined
+  const proposed = await agentWaterfall(rt.ctx, rt.agent, 'agent/request', { turn, step, signal }, () => seed)
   signal.throwIfAborted()
   if (!proposed?.provider || !proposed.model) {
     throw new Error(

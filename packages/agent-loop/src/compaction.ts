@@ -44,10 +44,7 @@ export async function consultCompaction(
   const previous = rt.compaction.previous
   rt.compaction.previous = undefined
   const payload = { turn, step, request, contextWindow, manual, previous, signal }
-  const plan = (await agentWaterfall(rt.ctx, rt.agent, 'agent/compaction', payload, () => undefined)) as
-    | CompactionPlan
-    | undefined
-    | null
+  const plan = await agentWaterfall(rt.ctx, rt.agent, 'agent/compaction', payload, () => undefined)
   signal.throwIfAborted()
   if (plan === undefined || plan === null) return undefined
   if (previous !== undefined) {

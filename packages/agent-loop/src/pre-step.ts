@@ -37,13 +37,7 @@ export async function preStep(
     kind: 'enter',
     messages: contextMsg ? [...claimed, contextMsg] : [...claimed],
   })
-  const decision = (await agentWaterfall(
-    rt.ctx,
-    rt.agent,
-    'agent/pre-step',
-    { messages, turn, step, signal },
-    fallback,
-  )) as PreStepDecision | undefined
+  const decision = await agentWaterfall(rt.ctx, rt.agent, 'agent/pre-step', { messages, turn, step, signal }, fallback)
   if (decision?.kind === 'reject') return decision
   if (decision?.kind !== 'enter' || !Array.isArray(decision.messages)) {
     throw new TypeError('agent/pre-step must resolve to {kind:"enter", messages} or {kind:"reject"}')

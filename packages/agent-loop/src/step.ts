@@ -6,7 +6,7 @@ import { consultCompaction, runCompaction } from './compaction.js'
 import { verifyRequest } from './verify-request.js'
 import { runToolCalls } from './tool-calls.js'
 import { service, type AgentRuntime } from './runtime.js'
-import type { RequestErrorDecision, StepEnding } from './types.js'
+import type { StepEnding } from './types.js'
 
 /**
  * One opened step after its user messages are durable: the attempt loop of stations S8–S10, the
@@ -70,7 +70,7 @@ export async function runStep(
     const finish = assembler.finish
     if (finish.kind === 'error' || finish.kind === 'aborted') {
       const failure = (finish as { failure: LlmFailure }).failure
-      const decision = (await agentWaterfall(
+      const decision = await agentWaterfall(
         rt.ctx,
         rt.agent,
         'agent/request-error',
@@ -83,7 +83,7 @@ export async function runStep(
           signal,
         },
         () => undefined,
-      )) as RequestErrorDecision
+      )
       signal.throwIfAborted()
       if (decision?.kind === 'retry') continue
       throw new LlmError(failure.message, failure.code, failure)

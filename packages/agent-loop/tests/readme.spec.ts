@@ -1,65 +1,43 @@
-/** The README examples, run as written (console output replaced by assertions). */
+/** The README examples, run from the README's text (what they print asserted). */
+import { createUserMessage } from '@bridle/llm'
 import { describe, expect, it } from 'vitest'
-import { Context } from 'cordis'
-import { AgentLoop } from '@bridle/agent-loop'
-import { createUserMessage, LlmRuntime, type StreamChunk } from '@bridle/llm'
-import { SessionStore } from '@bridle/session'
-import { SystemPrompt } from '@bridle/system-prompt'
-import { ToolRegistry } from '@bridle/tools'
+import { readmeBlock, runExample } from '../../../tests/support/readme-example.js'
 
-function app() {
-  const ctx = new Context()
-  ctx.plugin(SessionStore)
-  ctx.plugin(LlmRuntime)
-  ctx.plugin(SystemPrompt, { persona: 'You answer in {{model}} style.' })
-  ctx.plugin(ToolRegistry)
-  ctx.plugin(AgentLoop)
-  ctx.llm.registerAdapter(['scripted'], {
-    async *stream(): AsyncIterable<StreamChunk> {
-      yield { type: 'block-start', index: 0, blockType: 'text' }
-      yield { type: 'text-delta', index: 0, text: 'Hello!' }
-      yield { type: 'block-end', index: 0, block: { type: 'text', text: 'Hello!' } }
-      yield { type: 'finish', reason: { kind: 'stop' } }
-    },
-  })
-  return ctx
-}
+const readme = new URL('../README.md', import.meta.url)
 
 describe('README examples', () => {
   it('an agent answering with a scripted adapter', async () => {
-    const ctx = app()
-    const agent = ctx.agentLoop.create({ provider: 'scripted', model: 'terse', cwd: process.cwd() })
-    agent.followup(createUserMessage('Hi there'))
-    await agent.whenIdle()
-    expect(agent.session.events.map((e) => e.type)).toEqual([
-      'agent/inbox/spliced',
-      'turn/start',
-      'agent/inbox/spliced',
-      'step/start',
-      'user/message',
-      'request/header',
-      'request/context',
-      'request/digest',
-      'assistant/chunk',
-      'assistant/chunk',
-      'assistant/chunk',
-      'assistant/chunk',
-      'assistant/message',
-      'step/end',
-      'turn/end',
-    ])
-    const header = agent.session.requestHeader()!
-    expect(header.system).toBe('You are an AI agent powered by Bridle.\n\nYou answer in terse style.')
-    await agent.dispose()
+    const { printed } = await runExample(readmeBlock(readme), import.meta.url)
+    expect(printed).toEqual(
+      [
+        'agent/inbox/spliced',
+        'turn/start',
+        'agent/inbox/spliced',
+        'step/start',
+        'user/message',
+        'request/header',
+        'request/context',
+        'request/digest',
+        'assistant/chunk',
+        'assistant/chunk',
+        'assistant/chunk',
+        'assistant/chunk',
+        'assistant/message',
+        'step/end',
+        'turn/end',
+      ].map((type, seq) => [seq, type]),
+    )
   })
 
-  it('a pre-step policy', async () => {
-    const ctx = app()
-    ctx.on('agent/pre-step', async ({ messages, step }, next) => {
-      const text = JSON.stringify(messages)
-      if (step === 1 && text.includes('rm -rf')) return { kind: 'reject' }
-      return next()
-    })
+  it('a pre-step policy, added to the first example’s app', async () => {
+    // The first example without its agent, exporting its context; then the policy block as written.
+    const first = readmeBlock(readme)
+    const app = first.slice(0, first.indexOf('const agent = '))
+    const { exports } = await runExample(
+      `${app}\n${readmeBlock(readme, { index: 1 })}\nexport { ctx }\n`,
+      import.meta.url,
+    )
+    const ctx = exports.ctx as import('cordis').Context
     const agent = ctx.agentLoop.create({ provider: 'scripted', model: 'terse' })
     agent.followup(createUserMessage('please rm -rf /'))
     await agent.whenIdle()
@@ -67,5 +45,6 @@ describe('README examples', () => {
     agent.followup(createUserMessage('say hi'))
     await agent.whenIdle()
     expect(agent.session.events.at(-1)!.data).toEqual({ turn: 2, reason: { kind: 'completed' } })
+    await agent.dispose()
   })
 })

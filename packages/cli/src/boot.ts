@@ -15,6 +15,9 @@ import { appSecrets } from './redaction.js'
 /** Rows that provide `ctx.sessionPersistence`; when an app lists none, the CLI loads session-jsonl itself. */
 const PERSISTENCE_ROWS = new Set(['@bridle/session-jsonl', '@bridle/session-postgres'])
 
+/** True for a row that provides `ctx.sessionPersistence` (the only rows a read-only boot starts). */
+export const isPersistenceRow = (row: PluginRow): boolean => PERSISTENCE_ROWS.has(rowName(row))
+
 export interface BootOptions extends ModelFlags {
   env?: NodeJS.ProcessEnv
   /** Load a model route (run, dev). `inspect` and `sessions` need none. */
@@ -23,6 +26,12 @@ export interface BootOptions extends ModelFlags {
   secrets?: Set<string>
   /** Rows `boot` leaves to the caller: `bridle dev` loads the `path:` rows its watcher owns itself. */
   skipRow?: (row: PluginRow) => boolean
+  /**
+   * Start only what reading stored sessions needs (`sessions`, `inspect`, `view`): the session store and the
+   * app's persistence row with its config (session-jsonl by default). No model route, no system prompt, no other
+   * row: an MCP row launches no server, and no context provider runs.
+   */
+  readOnly?: boolean
 }
 
 /** `ctx.sessionPersistence`, which the CLI always loads; a clear error if an app config removed it. */
@@ -101,13 +110,14 @@ async function settle(ctx: Context, fork: Fork, where: string, held: HeldLog) {
 /**
  * Boots an app: the core services (llm, system-prompt, sessions, tools, agent-loop), session persistence
  * (session-jsonl unless the app lists a persistence row, such as session-postgres), the model route, then the app's
- * plugin rows in order.
+ * plugin rows in order. With `readOnly`, only llm, sessions and the persistence row.
  */
 export async function boot(app: AppConfig, options: BootOptions = {}): Promise<BootedApp> {
   const ctx = new Context()
   const env = options.env ?? process.env
   for (const secret of appSecrets(app, env)) options.secrets?.add(secret)
-  const model = options.withModel === false ? undefined : chooseModel(app, env, options)
+  const readOnly = options.readOnly === true
+  const model = options.withModel === false || readOnly ? undefined : chooseModel(app, env, options)
 
   const resolve = async (row: PluginRow, resolveOptions: { fresh?: boolean } = {}) =>
     pickPlugin(await importPluginModule(row, app.dir, resolveOptions.fresh), rowName(row))
@@ -138,18 +148,25 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
   }
 
   ctx.plugin(LlmRuntime)
-  const systemPromptRow: PluginRow = { package: '@bridle/system-prompt', config: app.systemPrompt }
-  checkConfig(SystemPrompt, systemPromptRow, `${appLabel(app.file)}: systemPrompt`)
-  ctx.plugin(SystemPrompt, app.systemPrompt as never)
+  if (!readOnly) {
+    const systemPromptRow: PluginRow = { package: '@bridle/system-prompt', config: app.systemPrompt }
+    checkConfig(SystemPrompt, systemPromptRow, `${appLabel(app.file)}: systemPrompt`)
+    ctx.plugin(SystemPrompt, app.systemPrompt as never)
+  }
   ctx.plugin(SessionStore)
-  ctx.plugin(ToolRegistry)
-  if (!app.plugins.some((row) => PERSISTENCE_ROWS.has(rowName(row)))) ctx.plugin(SessionJsonl, {} as never)
-  const loopRow: PluginRow = { package: '@bridle/agent-loop', config: app.agentLoop }
-  checkConfig(AgentLoop, loopRow, `${appLabel(app.file)}: agentLoop`)
-  ctx.plugin(AgentLoop, (app.agentLoop ?? {}) as never)
+  if (!readOnly) ctx.plugin(ToolRegistry)
+  if (!app.plugins.some(isPersistenceRow)) ctx.plugin(SessionJsonl, {} as never)
+  if (!readOnly) {
+    const loopRow: PluginRow = { package: '@bridle/agent-loop', config: app.agentLoop }
+    checkConfig(AgentLoop, loopRow, `${appLabel(app.file)}: agentLoop`)
+    ctx.plugin(AgentLoop, (app.agentLoop ?? {}) as never)
+  }
 
   if (model?.row) await load(model.row, modelWhere(app, model, model.row))
-  for (const row of app.plugins) if (!options.skipRow?.(row)) await load(row)
+  for (const row of app.plugins) {
+    if (options.skipRow?.(row) || (readOnly && !isPersistenceRow(row))) continue
+    await load(row)
+  }
   const close = async () => {
     const persistence = ctx.get('sessionPersistence') as { whenStopped?: () => Promise<void> } | undefined
     ctx.scope.dispose()

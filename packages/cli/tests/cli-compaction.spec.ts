@@ -1,33 +1,5 @@
-import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { BIN, bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
-
-const COMPACTION_YAML = DEMO_YAML.replace('plugins:\n', 'plugins:\n  - "@bridle/plugin-compaction"\n')
-
-/** Runs `bridle dev` with the given input lines and waits for it to exit. */
-function devWith(cwd: string, lines: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'dev'], { cwd, env: offlineEnv() })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => {
-      stderr += d
-      // one line at a time: dev says ready before the first prompt and after each, so line n goes after ready n + 1
-      const ready = (stderr.match(/bridle dev: ready\n/g) ?? []).length
-      if (ready === sent + 1) {
-        if (sent < lines.length) child.stdin.write(`${lines[sent++]}\n`)
-        else if (sent === lines.length) {
-          sent++
-          child.stdin.end()
-        }
-      }
-    })
-    let sent = 0
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+import { bridle, COMPACTION_YAML, DEMO_YAML, devWith, makeApp, sessionIdOf } from './helpers.js'
 
 /** A second prompt on the compacted session: its request starts from the checkpoint, and the cache report says why. */
 async function dev2(app: string, id: string) {

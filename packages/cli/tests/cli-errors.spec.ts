@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startMockServer, type MockServer } from '@bridle/llm-openai/testing'
-import { bridle, DEMO_YAML, makeApp, offlineEnv } from './helpers.js'
+import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples', import.meta.url))
 
@@ -43,7 +43,7 @@ describe('bridle with a plugin row that cannot load', () => {
   it('names the file, the plugin and the import error of a local module that does not parse, and exits 2', async () => {
     const app = makeApp('plugins:\n  - path: ./plugins/broken.mjs\n')
     writeFileSync(join(app, 'plugins', 'broken.mjs'), 'export default {{\n')
-    const out = await bridle(['sessions'], app)
+    const out = await bridle(['run', 'hi'], app)
     expect(out.code).toBe(2)
     expect(out.stderr).toMatch(
       /^bridle: \S*bridle\.yaml: plugin "\.\/plugins\/broken\.mjs": cannot import \S*broken\.mjs: .*Unexpected token/m,
@@ -52,7 +52,7 @@ describe('bridle with a plugin row that cannot load', () => {
 
   it('names the file for a package that cannot be imported', async () => {
     const app = makeApp('plugins:\n  - "@bridle/no-such-plugin"\n')
-    const out = await bridle(['sessions'], app)
+    const out = await bridle(['run', 'hi'], app)
     expect(out.code).toBe(2)
     expect(out.stderr).toMatch(/^bridle: \S*bridle\.yaml: plugin "@bridle\/no-such-plugin": cannot import the package/m)
   })
@@ -84,10 +84,15 @@ describe('bridle inspect --step with a section that only renders for the live ag
 describe('examples/', () => {
   const apps = readdirSync(EXAMPLES).filter((name) => readdirSync(join(EXAMPLES, name)).includes('bridle.yaml'))
 
-  it.each(apps)('examples/%s/bridle.yaml boots', async (name) => {
-    const out = await bridle(['-c', join(EXAMPLES, name, 'bridle.yaml'), 'sessions', '--json'], makeApp(''))
+  it.each(apps)('examples/%s/bridle.yaml boots, runs a turn offline, and lists it', async (name) => {
+    const cwd = makeApp('')
+    const config = join(EXAMPLES, name, 'bridle.yaml')
+    const run = await bridle(['-c', config, 'run', 'What is the package name of this project?'], cwd)
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).not.toMatch(/warning|error/i)
+    const out = await bridle(['-c', config, 'sessions', '--json'], cwd)
     expect(out.stderr).toBe('')
     expect(out.code).toBe(0)
-    expect(Array.isArray(JSON.parse(out.stdout))).toBe(true)
+    expect(JSON.parse(out.stdout)).toEqual([expect.objectContaining({ id: sessionIdOf(run.stderr) })])
   })
 })

@@ -61,11 +61,10 @@ describe('bridle dev on a terminal', () => {
     tty = new Transcript(spawnTty(['dev'], app))
     await tty.waitFor(/bridle› /, 0)
     expect(plainTerminalText(tty.text)).toContain('one prompt per line, end with Ctrl-D')
-    const answered = tty.waitFor(/── 2 steps · 1 tool call/)
+    // the prompt comes back once the turn is done (in the same terminal write as the summary, or a later one)
+    const answered = tty.waitFor(/── 2 steps · 1 tool call[\s\S]*bridle› /)
     tty.child.stdin.write(`${QUESTION}\r`)
     await answered
-    // the prompt comes back once the turn is done
-    await tty.waitFor(/bridle› /)
     tty.child.stdin.write('\x04')
     expect(await tty.closed).toBe(0)
     const text = plainTerminalText(tty.text)

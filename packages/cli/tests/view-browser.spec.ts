@@ -1,61 +1,55 @@
 /// <reference lib="dom" />
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import chromium from '@sparticuz/chromium'
-import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'puppeteer-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { closeBrowser, launchBrowser, pageErrors, textOnce as textOnceOn } from './browser.js'
 import { bridle } from './helpers.js'
+import { viewerSourceDigest } from './screenshots.js'
 import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './view-fixture.js'
 import { startView, type RunningView } from './view-server.js'
-
-// Real headless Chromium from the npm registry (@sparticuz/chromium ships the binary inside the package), driven by
-// puppeteer-core. Flags keep it off the network: this machine's closed network refuses background connections.
-const QUIET = [
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
 
 let fixture: ViewFixture
 let browser: Browser
 let page: Page
 let server: RunningView | undefined
+let errors: string[]
+const taken = new Set<string>()
 
 /**
- * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter @bridle/cli screenshots`), each page this test checks is also
- * saved as DIR/NAME.png: the README's pictures are the pages the assertions just passed on.
+ * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter bridle screenshots`), each page this test checks is also saved as
+ * DIR/NAME.png: the README's pictures are the pages the assertions just passed on. Once all are taken, the digest of
+ * the viewer source they show is recorded beside them (screenshots.spec.ts compares it with the current source).
  */
 async function screenshot(name: string): Promise<void> {
   const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
-  if (dir) await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png`, fullPage: false })
+  if (!dir) return
+  await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png`, fullPage: false })
+  taken.add(name)
 }
 
 beforeAll(async () => {
   fixture = await makeViewFixture()
-  browser = await puppeteer.launch({
-    executablePath: await chromium.executablePath(),
-    args: [...chromium.args, '--no-sandbox', ...QUIET],
-    headless: true,
-  })
+  browser = await launchBrowser()
   page = await browser.newPage()
+  errors = pageErrors(page)
   await page.setViewport({ width: 1100, height: 900 })
 })
 
 afterAll(async () => {
   await server?.stop()
-  // close, and make sure no Chromium outlives the tests even if close hangs on a wedged browser
-  const process = browser?.process()
-  await Promise.race([browser?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))])
-  if (process && process.exitCode === null && process.signalCode === null) process.kill('SIGKILL')
+  await closeBrowser(browser)
+  const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
+  if (dir && taken.size === 3) writeFileSync(join(dir, 'viewer-source.sha256'), `${viewerSourceDigest()}\n`)
 })
 
-/** The visible text of the page once `selector` is there. */
-async function textOnce(selector: string): Promise<string> {
-  await page.waitForSelector(selector)
-  return page.evaluate(() => document.body.textContent)
-}
+afterEach(() => {
+  // every page the tests open renders without a console error, an exception or a failed request
+  expect(errors.splice(0)).toEqual([])
+})
+
+const textOnce = (selector: string) => textOnceOn(page, selector)
 
 /** What the session page shows of the two-turn fixture, on the served page and in the --html file alike. */
 async function expectSessionPage(): Promise<void> {

@@ -3,14 +3,15 @@
  * one call against this process's mock server, ends it, and must then exit on its own. Before the fix,
  * the SDK's 40 s retry sleep (and a body's watchdog) held the child's event loop open.
  */
+import { fileURLToPath } from 'node:url'
 import { spawn } from 'node:child_process'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { chunk, startMockServer, type MockBehaviour, type MockServer } from '../src/testing.js'
-import { buildChild } from './exit/build-child.js'
+import { buildChild } from '../../../tests/support/build-child.js'
 
 let bundle: string
 beforeAll(async () => {
-  bundle = await buildChild()
+  bundle = await buildChild(fileURLToPath(new URL('./exit/child.ts', import.meta.url)))
 }, 120_000)
 
 let server: MockServer | undefined

@@ -1,5 +1,6 @@
 import { LlmRuntime, type GenerateOptions, type SessionId, type StreamChunk } from '@bridle/llm'
-import { waterfall } from '@bridle/scope'
+import { runWaterfall } from '@bridle/scope'
+import type { Context, Events } from 'cordis'
 import type { Session } from '@bridle/session'
 import { describe, expect, it } from 'vitest'
 import { makeApp, type PersistenceDriver } from './driver.js'
@@ -8,8 +9,12 @@ import { replay, scriptedAppends } from './fixtures.js'
 const appends = scriptedAppends(1)
 const never = 1_000_000
 
-type Dispatch = (ctx: unknown, thisArg: unknown, name: string, payload: unknown, fallback: () => unknown) => unknown
-const dispatchWaterfall = waterfall as unknown as Dispatch
+/**
+ * Runs a waterfall this package's dependencies do not declare (`agent/pre-step`, `tools/execute` belong to packages
+ * a backend does not depend on), with a stand-in payload.
+ */
+const dispatchWaterfall = <R>(ctx: Context, thisArg: undefined, name: string, payload: unknown, fallback: () => R): R =>
+  runWaterfall(ctx, thisArg, name as keyof Events, [payload], fallback)
 
 /** The durability checkpoints: flush before each model request, each step and each tool body; they fail closed. */
 export function describeCheckpoints<S>(driver: PersistenceDriver<S>): void {

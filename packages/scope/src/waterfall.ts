@@ -11,7 +11,7 @@ export type WaterfallArgs<F> = F extends (...args: infer P) => unknown
 /** The return type of listener type `F`. */
 export type WaterfallResult<F> = F extends (...args: never[]) => infer R ? R : never
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown }
 
 /**
  * Dispatch `name` as a waterfall: each admitted listener is called `(…args, next)`, where `next()` runs the
@@ -47,14 +47,28 @@ export function waterfall(
   if (typeof fallback !== 'function') {
     throw new TypeError(`@bridle/scope: waterfall "${String(name)}" needs a fallback function as its last argument`)
   }
-  const args = argsThenFallback.slice(0, -1)
+  return runWaterfall(ctx, thisArg, name, argsThenFallback.slice(0, -1), fallback as (...args: unknown[]) => unknown)
+}
+
+/**
+ * {@link waterfall} with the arguments as one tuple, typed by them and by the fallback's result instead of by the
+ * event's declaration. For wrappers that are generic over several waterfall events (a generic `Events[K]` does not
+ * resolve inside them): the wrapper's own signature ties each name to its payload and result.
+ */
+export function runWaterfall<A extends unknown[], R>(
+  ctx: Context,
+  thisArg: object | null | undefined,
+  name: keyof Events,
+  args: A,
+  fallback: (...args: NoInfer<A>) => R,
+): R {
   const hooks = admittedHooks(ctx, name as string, thisArg)
 
-  const invoke = (index: number): unknown => {
+  const invoke = (index: number): R => {
     const hook = hooks[index]
-    if (!hook) return (fallback as (...a: unknown[]) => unknown)(...args)
-    let outcome: Outcome | undefined
-    const next = (): unknown => {
+    if (!hook) return fallback(...args)
+    let outcome: Outcome<R> | undefined
+    const next = (): R => {
       if (!outcome) {
         try {
           outcome = { ok: true, value: invoke(index + 1) }

@@ -9,8 +9,9 @@
  *    flushed (P3), and close every started tool call as TOOL_OUTCOME_UNKNOWN (P9); a kill before publication leaves
  *    no session file, at most a temp file (P7).
  */
+import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildChild } from './crash/build-child.js'
+import { buildChild } from '../../../tests/support/build-child.js'
 import { killProbe } from './crash/kill-probe.js'
 import { truncationProbe } from './crash/truncation-probe.js'
 import { captureWarnings } from './helpers.js'
@@ -18,7 +19,7 @@ import { crashSeed } from '../../../tests/support/crash-seed.js'
 
 let bundle: string
 beforeAll(async () => {
-  bundle = await buildChild()
+  bundle = await buildChild(fileURLToPath(new URL('./crash/child.ts', import.meta.url)))
 }, 120_000)
 
 const seed = crashSeed()

@@ -3,8 +3,9 @@
  * real log, and random byte flips of a sealed log. Each prints its figures; the package README quotes a run.
  * `BRIDLE_STRESS_SCALE` (default 1) multiplies the counts; `BRIDLE_CRASH_SEED` fixes the seed.
  */
+import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildChild } from './crash/build-child.js'
+import { buildChild } from '../../../tests/support/build-child.js'
 import { flipProbe } from './crash/flip-probe.js'
 import { killProbe } from './crash/kill-probe.js'
 import { truncationProbe } from './crash/truncation-probe.js'
@@ -13,7 +14,7 @@ import { crashSeed } from '../../../tests/support/crash-seed.js'
 
 let bundle: string
 beforeAll(async () => {
-  bundle = await buildChild()
+  bundle = await buildChild(fileURLToPath(new URL('./crash/child.ts', import.meta.url)))
 })
 
 const scale = Number(process.env.BRIDLE_STRESS_SCALE ?? '1')

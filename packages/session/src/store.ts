@@ -4,7 +4,18 @@
  * flushes them, and forks them (`branch`).
  */
 import { type Context, Service } from 'cordis'
-import { lifecycleOf, ownedEffect, scopeOf, scopeTarget } from '@bridle/scope'
+import {
+  admittedListeners,
+  dispatchContained,
+  type EventArgs,
+  type FailureReport,
+  type Listener,
+  ownedEffect,
+  scopeOf,
+  scopeTarget,
+  settleAll,
+  warnContained,
+} from '@bridle/scope'
 import type { SessionEvent } from './events.js'
 import { Session } from './session.js'
 import type { SessionPersistence } from './persistence.js'
@@ -44,10 +55,6 @@ export interface PrepareSessionOptions {
   readonly seedSource?: 'snapshot' | 'persistence'
 }
 
-interface Hook {
-  readonly callback: (...args: unknown[]) => unknown
-}
-
 interface Entry {
   readonly session: Session
   readonly carrier: object
@@ -56,11 +63,6 @@ interface Entry {
   detachPending: boolean
   gone: boolean
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === 'object' || typeof value === 'function') &&
-  value !== null &&
-  typeof (value as { then?: unknown }).then === 'function'
 
 export class SessionStore extends Service {
   private readonly entries = new Map<string, Entry>()
@@ -120,14 +122,8 @@ export class SessionStore extends Service {
     entry.announced = true
     entry.busy++
     try {
-      for (const hook of this.resolve(entry, 'session/created', [session])) {
-        const result = hook.callback.apply(entry.carrier, [session])
-        if (isThenable(result)) {
-          result.then(undefined, (error) =>
-            this.warn(`session "${session.id}": session/created listener rejected: ${String(error)}`),
-          )
-        }
-      }
+      const listeners = this.resolve(entry, 'session/created', [session])
+      dispatchContained(listeners, entry.carrier, [session], this.reportFor(entry, 'session/created'), { veto: true })
     } finally {
       entry.busy--
       this.settle(entry)
@@ -174,18 +170,7 @@ export class SessionStore extends Service {
     const entry = session === null || session === undefined ? undefined : this.entries.get(session.id)
     if (entry === undefined || entry.session !== session)
       throw new Error(`session "${session?.id}" is not live in this store`)
-    const hooks = this.resolve(entry, 'session/flush', [session])
-    const runs = hooks.map((hook) => {
-      try {
-        return Promise.resolve(hook.callback.apply(entry.carrier, [session]))
-      } catch (error) {
-        return Promise.reject(error)
-      }
-    })
-    const settled = await Promise.allSettled(runs)
-    const failure = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected')
-    if (failure) throw failure.reason
-    return hooks.length > 0
+    return settleAll(this.resolve(entry, 'session/flush', [session]), entry.carrier, [session])
   }
 
   /**
@@ -231,33 +216,28 @@ export class SessionStore extends Service {
 
   private publisher(entry: Entry): SessionPublisher {
     const { session } = entry
+    const report = this.reportFor(entry, 'session/event')
     return {
-      prepare: (event) => this.resolve(entry, 'session/event', [session, event]),
-      notify: (prepared, event) => {
-        for (const hook of prepared as Hook[]) {
-          try {
-            const result = hook.callback.apply(entry.carrier, [session, event])
-            if (isThenable(result)) {
-              result.then(undefined, (error) =>
-                this.warn(`session "${session.id}": session/event listener rejected: ${String(error)}`),
-              )
-            }
-          } catch (error) {
-            this.warn(`session "${session.id}": session/event listener threw: ${String(error)}`)
-          }
-        }
-      },
+      // Extension events (`AnySessionEvent`) reach listeners too; the event's declaration names the known ones.
+      prepare: (event) => this.resolve(entry, 'session/event', [session, event as SessionEvent]),
+      notify: (prepared, event) =>
+        dispatchContained(prepared as readonly Listener[], entry.carrier, [session, event], report),
       settled: () => this.settle(entry),
     }
   }
 
   /** Snapshots the admitted listeners of `name` for the entry's carrier and emits `internal/event`. */
-  private resolve(entry: Entry, name: string, args: unknown[]): Hook[] {
-    // The raw lifecycle: dispatch through `this.root.lifecycle` / `this.root.emit` builds proxies per call.
-    const lifecycle = lifecycleOf(this.root)
-    const hooks = lifecycle.filterHooks(lifecycle._hooks[name] ?? [], entry.carrier) as Hook[]
-    lifecycle.emit('internal/event', 'emit', name, args, entry.carrier)
-    return hooks
+  private resolve<K extends 'session/created' | 'session/event' | 'session/flush' | 'session/disposed'>(
+    entry: Entry,
+    name: K,
+    args: EventArgs<K>,
+  ): readonly Listener[] {
+    return admittedListeners(this.root, name, entry.carrier, args)
+  }
+
+  /** Warns `session "<id>": <name> listener threw|rejected: <error>` on the `session` logger. */
+  private reportFor(entry: Entry, name: string): FailureReport {
+    return (how, error) => this.warn(`session "${entry.session.id}": ${name} listener ${how}: ${String(error)}`)
   }
 
   /** Runs a detach that was deferred while an announce or append was being published. */
@@ -280,28 +260,17 @@ export class SessionStore extends Service {
 
   private announceDisposed(entry: Entry): void {
     const { session } = entry
-    let hooks: Hook[]
+    let listeners: readonly Listener[]
     try {
-      hooks = this.resolve(entry, 'session/disposed', [session])
+      listeners = this.resolve(entry, 'session/disposed', [session])
     } catch (error) {
       this.warn(`session "${session.id}": session/disposed dispatch threw: ${String(error)}`)
       return
     }
-    for (const hook of hooks) {
-      try {
-        const result = hook.callback.apply(entry.carrier, [session])
-        if (isThenable(result)) {
-          result.then(undefined, (error) =>
-            this.warn(`session "${session.id}": session/disposed listener rejected: ${String(error)}`),
-          )
-        }
-      } catch (error) {
-        this.warn(`session "${session.id}": session/disposed listener threw: ${String(error)}`)
-      }
-    }
+    dispatchContained(listeners, entry.carrier, [session], this.reportFor(entry, 'session/disposed'))
   }
 
   private warn(message: string): void {
-    this.root.logger('session').warn(message.replace(/%/g, '%%'))
+    warnContained(this.root, 'session', message)
   }
 }

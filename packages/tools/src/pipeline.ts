@@ -4,7 +4,7 @@ import type { Context } from 'cordis'
 import { parseRawArguments, snapshotDirectArguments, validateArguments } from './arguments.js'
 import type { CompiledTool } from './definition.js'
 import { ToolNotFoundError } from './errors.js'
-import { emitContained } from './observe.js'
+import { observe } from './observe.js'
 import {
   abortedBeforeDispatchOutcome,
   abortedOutcome,
@@ -177,7 +177,7 @@ class ToolCall implements PreparedToolCall {
       outcome = this.bodyStarted ? abortedOutcome() : abortedBeforeDispatchOutcome()
     outcome = recordableOutcome(this.exec.name, this.exec.callId, outcome)
     const result = finalResult(outcome, contexts, this.concluded)
-    emitContained(this.host.hookContext, this.host.carrier(this.exec.agent), 'tools/result', [this.exec, result])
+    observe(this.host.hookContext, this.host.carrier(this.exec.agent), 'tools/result', [this.exec, result])
     return result
   }
 

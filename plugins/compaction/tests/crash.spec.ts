@@ -7,6 +7,7 @@
  * request carried), never in between — for every compaction in the log, since a late kill can land in a later one; every digest in it verifies; and the resumed agent continues, compacting then
  * if it still has to.
  */
+import { fileURLToPath } from 'node:url'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,13 +28,13 @@ import { SessionJsonl } from '@bridle/session-jsonl'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
 import { Compaction } from '../src/index.js'
-import { buildChild } from './crash/build-child.js'
+import { buildChild } from '../../../tests/support/build-child.js'
 import { bootModel, CRASH_COMPACTION, prompt } from './crash/model.js'
 
 let bundle: string
 const roots: string[] = []
 beforeAll(async () => {
-  bundle = await buildChild()
+  bundle = await buildChild(fileURLToPath(new URL('./crash/child.ts', import.meta.url)))
 }, 120_000)
 afterAll(() => {
   for (const root of roots) rmSync(root, { recursive: true, force: true })

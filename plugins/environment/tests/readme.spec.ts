@@ -1,20 +1,11 @@
-// Keeps the README example honest.
-import { createScope } from '@bridle/scope'
-import { renderContextSnapshot, renderPrompt, SystemPrompt } from '@bridle/system-prompt'
-import { Context } from 'cordis'
+// The README example, run from the README's text.
 import { expect, it } from 'vitest'
-import { Environment } from '../src/index.js'
+import { readmeBlock, runExample } from '../../../tests/support/readme-example.js'
 
 it('README example', async () => {
-  const app = new Context()
-  app.plugin(SystemPrompt, { persona: 'You serve customers in {{region}}.' })
-  app.plugin(Environment, { environment: 'production', region: 'eu-west-1', labels: { tier: 'gold' } })
-  const global = await app.systemPrompt.assemble()
-  expect(renderPrompt(global)).toContain('You serve customers in eu-west-1.')
-  expect(renderContextSnapshot(global)).toContain('Deployment:\nenvironment: production\nregion: eu-west-1\ntier: gold')
-  const canary = { session: { id: 'canary' } }
-  createScope(app, canary).ctx.plugin(Environment, { environment: 'canary', region: 'us-east-2' })
-  expect(renderPrompt(await app.systemPrompt.assemble({ scope: canary }))).toContain(
-    'You serve customers in us-east-2.',
-  )
+  const { printed } = await runExample(readmeBlock(new URL('../README.md', import.meta.url)), import.meta.url)
+  expect(printed).toHaveLength(3)
+  expect(printed[0]![0]).toContain('You serve customers in eu-west-1.')
+  expect(printed[1]![0]).toContain('Deployment:\nenvironment: production\nregion: eu-west-1\ntier: gold')
+  expect(printed[2]![0]).toContain('You serve customers in us-east-2.')
 })

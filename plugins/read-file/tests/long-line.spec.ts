@@ -2,6 +2,7 @@
  * `read_file` on very long lines: memory stays bounded by the page (a child with a capped heap reads a 48 MiB line),
  * only the bytes the page needs are read, and a line split across any number of chunks is cut and counted exactly.
  */
+import { fileURLToPath } from 'node:url'
 import type { FileHandle } from 'node:fs/promises'
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,7 +10,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readPage, type PageOptions } from '../src/index.js'
-import { buildChild } from './long-line/build-child.js'
+import { buildChild } from '../../../tests/support/build-child.js'
 import { runChild } from './long-line/run-child.js'
 
 const MiB = 1024 * 1024
@@ -20,7 +21,7 @@ let dir: string
 let bundle: string
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bridle-long-line-'))
-  bundle = await buildChild()
+  bundle = await buildChild(fileURLToPath(new URL('./long-line/child.ts', import.meta.url)))
 }, 120_000)
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true })

@@ -3,18 +3,19 @@
  * `BRIDLE_STRESS_SCALE`, at most 1.5 GiB) read in a child whose heap is capped at 24 MB. Prints the time and memory;
  * the README quotes a run.
  */
+import { fileURLToPath } from 'node:url'
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { buildChild } from './long-line/build-child.js'
+import { buildChild } from '../../../tests/support/build-child.js'
 import { runChild } from './long-line/run-child.js'
 
 const MiB = 1024 * 1024
 const scale = Number(process.env.BRIDLE_STRESS_SCALE ?? '1')
 
 it('reads a page of one huge line in bounded memory (full size)', async () => {
-  const bundle = await buildChild()
+  const bundle = await buildChild(fileURLToPath(new URL('./long-line/child.ts', import.meta.url)))
   const dir = await mkdtemp(join(tmpdir(), 'bridle-long-line-stress-'))
   const length = Math.min(1536, Math.round(512 * scale)) * MiB
   try {

@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
 import { cachePrefixReport, requestSteps, type SessionEvent } from '@bridle/session'
-import { boot, persistenceOf, type BootedApp } from '../boot.js'
-import { resolveApp } from '../default-app.js'
+import { openReader, type SessionReader } from '../reader.js'
 import { EXIT } from '../errors.js'
 import { knownSections } from '../inspect/known-sections.js'
 import { renderEventList, renderOverview, renderStep } from '../inspect/render.js'
@@ -55,23 +54,24 @@ export function pickStep(events: readonly SessionEvent[], stepText: string, turn
 /**
  * `bridle inspect ID [--step N] [--events] [--json] [--cache] [--verify] [--follow]`. Exits 1 when verification
  * fails and 3 when there was nothing to verify; with `--follow` it then prints events as they are written until
- * interrupted. Section names come from the log's section manifests; only a log written before manifests falls back
- * to matching the current app's sections.
+ * interrupted. It reads through a read-only boot (`openReader`). Section names come from the log's section manifests;
+ * only a log written before manifests falls back to matching the current app's sections, and only then is the whole
+ * app started.
  */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
-  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
+  const reader = await openReader(options.config, io.secrets)
   try {
-    const code = await inspectBooted(booted, id, options, io)
-    if (options.follow) await followSession(persistenceOf(booted.ctx), id, io, paint(io), options.json === true)
+    const code = await inspectSession(reader, id, options, io)
+    if (options.follow) await followSession(reader.persistence, id, io, paint(io), options.json === true)
     return code
   } finally {
-    await booted.close()
+    await reader.close()
   }
 }
 
-async function inspectBooted(booted: BootedApp, id: string, options: InspectOptions, io: Io): Promise<number> {
+async function inspectSession(reader: SessionReader, id: string, options: InspectOptions, io: Io): Promise<number> {
   const p = paint(io)
-  const { meta, events, recovery } = await persistenceOf(booted.ctx).inspect(id)
+  const { meta, events, recovery } = await reader.persistence.inspect(id)
   const report: Record<string, unknown> = { id, header: meta }
   let text = ''
   if (recovery !== undefined) {
@@ -83,7 +83,10 @@ async function inspectBooted(booted: BootedApp, id: string, options: InspectOpti
     const at = pickStep(events, options.step, options.turn)
     const view = stepView(events, at.turn, at.step, [])
     if (view.sectionNames === 'app')
-      view.system = attributeSections(view.systemText, await knownSections(booted.ctx, meta, view.header))
+      view.system = attributeSections(
+        view.systemText,
+        await knownSections(await reader.appContext(), meta, view.header),
+      )
     report.step = view
     text += renderStep(view, p, { events: options.events })
   } else {
@@ -110,7 +113,7 @@ async function inspectBooted(booted: BootedApp, id: string, options: InspectOpti
   if (options.cache) {
     const rows = cachePrefixReport(events)
     report.cache = rows
-    text += renderCacheReport(rows, p, await lineSectionNamer(rows, events, booted.ctx, meta))
+    text += renderCacheReport(rows, p, await lineSectionNamer(rows, events, reader.appContext, meta))
   }
 
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : text)

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
-import { boot, persistenceOf } from '../boot.js'
-import { resolveApp } from '../default-app.js'
+import type { SessionPersistence } from '@bridle/session'
+import { openReader } from '../reader.js'
 import { paint, type Io } from '../terminal.js'
 import type { CommandContext } from './command-context.js'
 
@@ -16,19 +16,15 @@ const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T
 
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
 export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
-  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
+  const reader = await openReader(options.config, io.secrets)
   try {
-    return await listSessions(persistenceOf(booted.ctx), options, io)
+    return await listSessions(reader.persistence, options, io)
   } finally {
-    await booted.close()
+    await reader.close()
   }
 }
 
-async function listSessions(
-  persistence: ReturnType<typeof persistenceOf>,
-  options: { json?: boolean },
-  io: Io,
-): Promise<number> {
+async function listSessions(persistence: SessionPersistence, options: { json?: boolean }, io: Io): Promise<number> {
   const rows: SessionRow[] = []
   for (const header of await persistence.list()) {
     const { events } = await persistence.inspect(header.id)

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net'
 import type { Command } from 'commander'
 import { redactSecrets } from '@bridle/llm'
-import { boot, persistenceOf } from '../boot.js'
-import { resolveApp } from '../default-app.js'
+import type { SessionPersistence } from '@bridle/session'
+import { openReader } from '../reader.js'
 import { UsageError } from '../errors.js'
 import type { Io } from '../terminal.js'
 import { loadAssets } from '../view/assets.js'
@@ -68,8 +68,23 @@ export async function view(
         '(prompts, tool results, file contents). Add --expose to serve it there anyway',
     )
   }
-  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
-  const source = new ViewSource(persistenceOf(booted.ctx))
+  const reader = await openReader(options.config, io.secrets)
+  try {
+    return await serve(reader.persistence, id, { host, port, loopback }, io, stop)
+  } finally {
+    await reader.close()
+  }
+}
+
+/** Serves the viewer over `persistence` until `stop` resolves. */
+async function serve(
+  persistence: SessionPersistence,
+  id: string | undefined,
+  { host, port, loopback }: { host: string; port: number; loopback: boolean },
+  io: Io,
+  stop: Promise<void>,
+): Promise<number> {
+  const source = new ViewSource(persistence)
   if (id !== undefined) await source.session(id)
   const server = await startViewServer({
     source,
@@ -95,11 +110,16 @@ export async function view(
 
 /** `bridle inspect ID --html FILE`: the viewer of one session as one self-contained HTML file. */
 export async function inspectHtml(id: string, file: string, options: { config?: string }, io: Io): Promise<number> {
-  const booted = await boot(await resolveApp(options.config), { withModel: false, secrets: io.secrets })
-  const source = new ViewSource(persistenceOf(booted.ctx))
-  const { bytes, requests } = await writeSessionHtml(source, id, file, (text) =>
-    redactSecrets(text, io.secrets ?? new Set()),
-  )
+  const reader = await openReader(options.config, io.secrets)
+  let written: { bytes: number; requests: number }
+  try {
+    written = await writeSessionHtml(new ViewSource(reader.persistence), id, file, (text) =>
+      redactSecrets(text, io.secrets ?? new Set()),
+    )
+  } finally {
+    await reader.close()
+  }
+  const { bytes, requests } = written
   io.err(
     `bridle: wrote ${file} (session ${id}, ${requests} request${requests === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB)\n`,
   )

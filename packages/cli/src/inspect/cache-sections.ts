@@ -25,12 +25,12 @@ function lineOffset(text: string, line: number): number {
  * Names the section a broken request's first differing system line falls in, for rows the section manifests
  * could not explain (a log written before manifests, or one resumed across that change): from the request's own
  * manifest when it has one, else by matching the app's sections rendered for that request's route (a section may
- * render {{provider}} or {{model}}; one assembly per route).
+ * render {{provider}} or {{model}}; one assembly per route). The app is booted (`appContext`) only in that case.
  */
 export async function lineSectionNamer(
   rows: readonly CachePrefixRow[],
   events: readonly SessionEvent[],
-  ctx: Context,
+  appContext: () => Promise<Context>,
   meta: SessionHeader,
 ): Promise<SectionOfLine> {
   const knownByRoute = new Map<string, KnownSection[]>()
@@ -48,7 +48,7 @@ export async function lineSectionNamer(
     const route = { provider: String(config.provider), model: String(config.model) }
     const key = JSON.stringify(route)
     let known = knownByRoute.get(key)
-    if (known === undefined) knownByRoute.set(key, (known = await knownSections(ctx, meta, route)))
+    if (known === undefined) knownByRoute.set(key, (known = await knownSections(await appContext(), meta, route)))
     let start = 0
     for (const section of attributeSections(system, known)) {
       const end = start + section.text.split('\n').length

@@ -4,17 +4,18 @@
  * in its own order. Every message must reach its session's log exactly once, and each poster's messages must appear
  * in every session in the order that poster posted them.
  */
+import { fileURLToPath } from 'node:url'
 import type { UserMessage } from '@bridle/llm'
 import type { SessionEvent } from '@bridle/session'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { admin, freshSchema, pgUrl } from '../helpers.js'
 import { prepareSchema } from '../stored.js'
-import { buildChild } from './build-child.js'
+import { buildChild } from '../../../../tests/support/build-child.js'
 import { spawnChild } from './spawn.js'
 
 let bundle: string
 beforeAll(async () => {
-  bundle = await buildChild()
+  bundle = await buildChild(fileURLToPath(new URL('./child.ts', import.meta.url)), { bundleDependencies: true })
 }, 120_000)
 
 const TOTAL = 1_000

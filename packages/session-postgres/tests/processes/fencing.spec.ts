@@ -4,16 +4,17 @@
  * is woken with SIGCONT. A's next batch must be refused by the fencing token — A reports the lost lease and stops —
  * and the log must hold only B's events after the takeover.
  */
+import { fileURLToPath } from 'node:url'
 import { verifyDigests, type SessionEvent } from '@bridle/session'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { admin, freshSchema, pgUrl } from '../helpers.js'
 import { prepareSchema } from '../stored.js'
-import { buildChild } from './build-child.js'
+import { buildChild } from '../../../../tests/support/build-child.js'
 import { spawnChild } from './spawn.js'
 
 let bundle: string
 beforeAll(async () => {
-  bundle = await buildChild()
+  bundle = await buildChild(fileURLToPath(new URL('./child.ts', import.meta.url)), { bundleDependencies: true })
 }, 120_000)
 
 const textOf = (event: SessionEvent) =>

@@ -7,12 +7,13 @@
  * events. kill.spec.ts runs 200 kills in `pnpm test`, kill.stress.ts 1,000 in `pnpm test:stress`
  * (`BRIDLE_PG_CRASH_KILLS` overrides both); the seed is printed to reproduce a failure.
  */
+import { fileURLToPath } from 'node:url'
 import { createHash } from 'node:crypto'
 import { verifyDigests, type SessionEvent } from '@bridle/session'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { admin, freshSchema, pgUrl } from '../helpers.js'
 import { prepareSchema } from '../stored.js'
-import { buildChild } from './build-child.js'
+import { buildChild } from '../../../../tests/support/build-child.js'
 import { spawnChild } from './spawn.js'
 import { crashSeed } from '../../../../tests/support/crash-seed.js'
 
@@ -53,7 +54,7 @@ export function describeKills(count: number): void {
   const kills = Number(process.env.BRIDLE_PG_CRASH_KILLS ?? count)
   let bundle: string
   beforeAll(async () => {
-    bundle = await buildChild()
+    bundle = await buildChild(fileURLToPath(new URL('./child.ts', import.meta.url)), { bundleDependencies: true })
   }, 120_000)
 
   describe(`a writer SIGKILLed at ${kills} moments of a real agent run (seed ${seed})`, () => {

@@ -4,11 +4,12 @@
  * log must have no gap and no duplicate, hold every event the writer had reported durable, equal the writer's own
  * events, and verify.
  */
+import { fileURLToPath } from 'node:url'
 import { createHash } from 'node:crypto'
 import { verifyDigests, type SessionEvent } from '@bridle/session'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildChild } from './build-child.js'
+import { buildChild } from '../../../../tests/support/build-child.js'
 import { spawnChild } from './spawn.js'
 // @ts-expect-error: a plain .mjs helper without type declarations
 import { startServer } from '../../testing/pg-server.mjs'
@@ -24,7 +25,10 @@ interface Server {
 let bundle: string
 let server: Server
 beforeAll(async () => {
-  ;[bundle, server] = await Promise.all([buildChild(), startServer({ own: true })])
+  ;[bundle, server] = await Promise.all([
+    buildChild(fileURLToPath(new URL('./child.ts', import.meta.url)), { bundleDependencies: true }),
+    startServer({ own: true }),
+  ])
 }, 180_000)
 afterAll(async () => {
   await server?.stop()

@@ -165,6 +165,8 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
         if (row) {
           const cause = breakCause(events, row, rebuilt, previous)
           if (cause !== undefined) requestRow.breakCause = cause
+          // marked on the page as `inspect --cache` and `--verify` mark it
+          if (row.purpose === 'compaction') requestRow.purpose = 'summary request'
         }
         previous = rebuilt
         step.requests.push(requestRow)

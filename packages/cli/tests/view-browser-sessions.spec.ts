@@ -1,0 +1,175 @@
+/// <reference lib="dom" />
+/**
+ * The viewer in headless Chromium on sessions other than the main fixture: one whose provider reported usage (the
+ * loopback OpenAI mock, so the token chart has real numbers), the demo's session, and one that compacted its history
+ * (the checkpoint shows as the cache break it caused, with its cause). Every page opens without a console error.
+ */
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { startMockServer, textEvents, toolCallEvents, type WireUsage } from '@bridle/llm-openai/testing'
+import type { Browser, Page } from 'puppeteer-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { closeBrowser, launchBrowser, pageErrors, textOnce } from './browser.js'
+import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
+import { startView } from './view-server.js'
+
+const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/bridle.yaml', import.meta.url))
+
+let browser: Browser
+let page: Page
+let errors: string[]
+
+beforeAll(async () => {
+  browser = await launchBrowser()
+  page = await browser.newPage()
+  errors = pageErrors(page)
+  await page.setViewport({ width: 1100, height: 900 })
+})
+
+afterAll(() => closeBrowser(browser))
+
+afterEach(() => {
+  expect(errors.splice(0)).toEqual([])
+})
+
+/** Per request label, the token chart's bars: the number each one's title states, and its drawn height. */
+async function tokenBars(): Promise<{ label: string; kind: string; tokens: number; height: number }[]> {
+  await page.waitForSelector('[aria-label^="tokens per request"] svg')
+  return page.$$eval('[aria-label^="tokens per request"] g[aria-label="bar"] rect', (rects) =>
+    rects.map((rect) => {
+      const [, label, tokens, kind] = /^(\S+): (\d+) (.+)$/.exec(rect.querySelector('title')?.textContent ?? '') ?? []
+      return { label: label!, kind: kind!, tokens: Number(tokens), height: Number(rect.getAttribute('height')) }
+    }),
+  )
+}
+
+describe('the viewer on more sessions', () => {
+  it('charts the token usage the provider reported, request by request', async () => {
+    // prompt_tokens include the cached ones; the adapter reports them disjoint (input = prompt - cached)
+    const usage: WireUsage[] = [
+      { prompt_tokens: 1200, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 1000 } },
+      { prompt_tokens: 1500, completion_tokens: 25, prompt_tokens_details: { cached_tokens: 1150 } },
+    ]
+    const server = await startMockServer([
+      {
+        kind: 'sse',
+        events: toolCallEvents([{ id: 'call-1', name: 'read_file', argFragments: ['{"path":', '"package.json"}'] }], {
+          usage: usage[0],
+        }),
+      },
+      { kind: 'sse', events: textEvents(['It is ', 'acme-invoice-parser.'], { usage: usage[1] }) },
+    ])
+    const app = makeApp(DEMO_YAML)
+    let id: string
+    try {
+      const env = offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'mock-usage' })
+      const run = await bridle(['run', 'What is the package name?'], app, env)
+      expect(run.code, run.stderr).toBe(0)
+      id = sessionIdOf(run.stderr)
+    } finally {
+      await server.close()
+    }
+    const file = join(app, 'usage.html')
+    const html = await bridle(['inspect', id, '--html', file], app)
+    expect(html.code, html.stderr).toBe(0)
+    await page.goto(pathToFileURL(file).href)
+
+    const text = await textOnce(page, '[data-step="1.2"]')
+    expect(text).toContain('in 200 · cached 1,000 · out 40')
+    expect(text).toContain('in 350 · cached 1,150 · out 25')
+    expect(await page.$eval('[aria-label^="tokens per request"]', (e) => e.getAttribute('aria-label'))).toBe(
+      'tokens per request, 2 requests',
+    )
+    const bars = await tokenBars()
+    expect(bars.map(({ label, kind, tokens }) => [label, kind, tokens])).toEqual([
+      ['1.1', 'input (not cached)', 200],
+      ['1.1', 'cached input', 1000],
+      ['1.1', 'output', 40],
+      ['1.2', 'input (not cached)', 350],
+      ['1.2', 'cached input', 1150],
+      ['1.2', 'output', 25],
+    ])
+    // drawn to scale: every bar's height is its tokens times one pixels-per-token factor (to a pixel of rounding)
+    const scale = bars[1]!.height / bars[1]!.tokens
+    for (const bar of bars) expect(Math.abs(bar.height - bar.tokens * scale)).toBeLessThan(1.5)
+  })
+
+  it("renders the demo's session: its tool call, the answer, every request verified", async () => {
+    const cwd = makeApp('')
+    const run = await bridle(['-c', DEMO_CONFIG, 'run', 'What is the package name of this project?'], cwd)
+    expect(run.code, run.stderr).toBe(0)
+    const id = sessionIdOf(run.stderr)
+    const view = await startView(['-c', DEMO_CONFIG, id], cwd)
+    try {
+      expect(view.url).toMatch(new RegExp(`#/session/${id}$`))
+      await page.goto(view.url)
+      const text = await textOnce(page, '[data-step="1.2"]')
+      expect(text).toContain(`Session ${id}`)
+      expect(text).toContain('✓ all verify')
+      expect(text).toContain('read_file')
+      expect(text).toContain('acme-invoice-parser')
+      expect(await page.$$eval('[data-step]', (steps) => steps.map((s) => s.getAttribute('data-step')))).toEqual([
+        '1.1',
+        '1.2',
+      ])
+      await page.waitForSelector('[aria-label^="share of the prompt kept"] svg')
+      expect(
+        await page.$$eval('[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle', (c) => c.length),
+      ).toBe(1)
+      await page.click('[data-step="1.2"] a[href*="/request/"]')
+      const request = await textOnce(page, '[data-section]')
+      expect(request).toContain('deployment:persona')
+    } finally {
+      // leave the page first, so its event stream does not retry against a stopped server
+      await page.goto('about:blank')
+      expect((await view.stop()).code).toBe(0)
+    }
+  })
+
+  it('shows a compaction checkpoint as the cache break it caused, naming the compaction', async () => {
+    const yaml = DEMO_YAML.replace(
+      'plugins:\n',
+      'plugins:\n  - package: "@bridle/plugin-compaction"\n    config: { contextWindow: 1200, threshold: 0.5, lowWater: 0.45, summaryMaxTokens: 20 }\n',
+    )
+    const app = makeApp(yaml)
+    const first = await bridle(['run', 'What is in package.json?'], app)
+    expect(first.code, first.stderr).toBe(0)
+    const id = sessionIdOf(first.stderr)
+    const second = await bridle(['run', '--session', id, 'What is in README.md?'], app)
+    expect(second.code, second.stderr).toBe(0)
+
+    const view = await startView([id], app)
+    try {
+      await page.goto(view.url)
+      await page.waitForSelector('tr.request .tag')
+      // the summary request is marked as such
+      const tags = await page.$$eval('tr.request .tag', (t) => t.map((e) => e.textContent))
+      expect(tags).toEqual(['summary request'])
+      const causes = await page.$$eval('tr.request .cause', (c) => c.map((e) => e.textContent ?? ''))
+      const compacted = causes.find((c) => c.includes('history compacted'))
+      expect(compacted, causes.join('\n')).toMatch(
+        /^messages: history compacted in turn \d+ step \d+ \(threshold\): \d+ messages → 1 summary.*\(checkpoint at seq \d+, breaks the prefix at message 1\)$/,
+      )
+      // the break is a red point on the prefix chart, and the request page names the same cause at the broken byte
+      const red = await page.$$eval(
+        '[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle',
+        (dots) => dots.filter((d) => d.getAttribute('fill') === '#e15759').length,
+      )
+      expect(red).toBeGreaterThan(0)
+      const link = await page.$$eval('tr.request', (rows) =>
+        rows
+          .find((r) => r.querySelector('.cause')?.textContent?.includes('history compacted'))
+          ?.querySelector('a')
+          ?.getAttribute('href'),
+      )
+      await page.goto(`${view.url.replace(/#.*$/, '')}${link}`)
+      const request = await textOnce(page, '.prefix-break')
+      expect(request).toMatch(/The cache prefix broke at byte [\d,]+, in the messages/)
+      expect(request).toContain('history compacted in turn')
+    } finally {
+      // leave the page first, so its event stream does not retry against a stopped server
+      await page.goto('about:blank')
+      expect((await view.stop()).code).toBe(0)
+    }
+  })
+})
