@@ -4,13 +4,13 @@
  * `inspect --verify` passes), and `bridle dev` hot-reloading a plugin file that declares MCP servers (the old
  * server's child exits, the new server's tools are in the next request).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { reconstructRequest, type SessionEvent } from '@bridle/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { BIN, bridle, offlineEnv, sessionIdOf } from '../packages/cli/tests/helpers.js'
+import { DevSession } from '../packages/cli/tests/dev-session.js'
+import { bridle, sessionIdOf } from '../packages/cli/tests/helpers.js'
 import { childProcesses, CONTROL, FILESYSTEM, gone, isAlive, tempDir } from '../plugins/mcp/tests/helpers.js'
 
 // real child processes on a shared machine: starting one can take seconds
@@ -92,40 +92,6 @@ scripted:
     expect(verified.stdout).toContain('✓ turn 1 step 2 attempt 1')
   })
 })
-
-/** A running `bridle dev`: write prompts, wait for lines on stderr. */
-class DevSession {
-  stderr = ''
-  private waiters: { pattern: RegExp; from: number; resolve: () => void }[] = []
-  readonly child: ChildProcessWithoutNullStreams
-
-  constructor(cwd: string) {
-    this.child = spawn(process.execPath, [BIN, 'dev'], { cwd, env: offlineEnv() })
-    this.child.stdout.resume()
-    this.child.stderr.on('data', (d) => {
-      this.stderr += d
-      this.waiters = this.waiters.filter((w) =>
-        w.pattern.test(this.stderr.slice(w.from)) ? (w.resolve(), false) : true,
-      )
-    })
-  }
-
-  waitFor(pattern: RegExp, from = this.stderr.length): Promise<void> {
-    if (pattern.test(this.stderr.slice(from))) return Promise.resolve()
-    return new Promise((resolve) => this.waiters.push({ pattern, from, resolve }))
-  }
-
-  async prompt(text: string) {
-    const ready = this.waitFor(/bridle dev: ready\n/)
-    this.child.stdin.write(`${text}\n`)
-    await ready
-  }
-
-  async end(): Promise<number | null> {
-    this.child.stdin.end()
-    return new Promise((resolve) => this.child.on('close', resolve))
-  }
-}
 
 const serversFile = (server: string, tools: string[]) => `import { Mcp } from '@bridle/plugin-mcp'
 

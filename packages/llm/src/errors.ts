@@ -1,7 +1,7 @@
 /**
  * Failures and errors. `LlmFailure` is the frozen, serializable fact record a failed call leaves behind;
- * `HarnessError` is the Bridle-wide coded error; `ConfigError` reports a bad plugin config; `LlmError`
- * carries an `LlmFailure`.
+ * `HarnessError` is the Bridle-wide coded error; `LlmError` carries an `LlmFailure`. A bad plugin config is
+ * `ConfigError` (config.ts); a bad API key is refused in credentials.ts.
  */
 
 /** Serializable facts about a failed model call. */
@@ -135,50 +135,6 @@ export class HarnessError extends Error {
   }
 }
 
-/** One issue of a config validation failure (structurally a zod issue). */
-export interface ConfigIssue {
-  readonly path: readonly PropertyKey[]
-  readonly message: string
-}
-
-/** Formats an issue path as `a.b.0`, or `(root)` when empty. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(root)' : path.map((segment) => String(segment)).join('.')
-}
-
-/**
- * How every Bridle plugin reports a bad config. `new ConfigError('llm', zodError)` has the message
- * `llm: invalid config: <path>: <message>; …` and keeps the issue list as `issues`.
- */
-export class ConfigError extends HarnessError {
-  override name = 'ConfigError'
-  readonly issues: readonly ConfigIssue[]
-
-  constructor(pluginName: string, error: { readonly issues: readonly ConfigIssue[] }, options?: { cause?: unknown }) {
-    const issues = Array.isArray(error?.issues) ? error.issues : []
-    const details = issues.map((issue) => `${formatIssuePath(issue.path ?? [])}: ${issue.message}`).join('; ')
-    // No default `cause`: cordis' logger prints an error's cause first, which would put the raw zod issue
-    // dump in front of this readable message. The issues stay available as `issues`.
-    super(`${pluginName}: invalid config: ${details || 'invalid value'}`, 'INVALID_CONFIG', options)
-    this.issues = issues
-  }
-}
-
-/** The minimal schema surface `parseConfig` needs (any zod 4 schema has it). */
-export interface ConfigSchemaLike<T> {
-  safeParse(raw: unknown): { success: true; data: T } | { success: false; error: { issues: readonly ConfigIssue[] } }
-}
-
-/**
- * Parses `raw` with a plugin's config schema, throwing `ConfigError(pluginName, zodError)` on failure.
- * This is the body of every Bridle plugin's `Config(raw)` function. `undefined`/`null` is parsed as `{}`.
- */
-export function parseConfig<T>(pluginName: string, schema: ConfigSchemaLike<T>, raw: unknown): T {
-  const result = schema.safeParse(raw ?? {})
-  if (!result.success) throw new ConfigError(pluginName, result.error)
-  return result.data
-}
-
 /** A failed model call. Its own frozen `failure` holds the serializable facts. */
 export class LlmError extends HarnessError {
   override name = 'LlmError'
@@ -270,25 +226,4 @@ const QUOTA_PATTERN =
 /** Recognizes a provider message saying the balance, credits or quota are exhausted. */
 export function isQuotaExceededError(text: string): boolean {
   return typeof text === 'string' && QUOTA_PATTERN.test(text)
-}
-
-export type NormalizedApiKey = { ok: true; key: string } | { ok: false; reason: 'empty' | 'illegalCharacters' }
-
-/** Trims an API key; a usable key is non-empty printable ASCII (0x21–0x7E). */
-export function normalizeApiKey(raw: string | null | undefined): NormalizedApiKey {
-  const key = typeof raw === 'string' ? raw.trim() : ''
-  if (key === '') return { ok: false, reason: 'empty' }
-  if (!/^[\x21-\x7e]+$/.test(key)) return { ok: false, reason: 'illegalCharacters' }
-  return { ok: true, key }
-}
-
-/**
- * Returns the normalized key or throws `LlmError` code `INVALID_CREDENTIAL` whose message names `ref`
- * (for example the environment variable) and never the key itself.
- */
-export function assertUsableApiKey(raw: string | null | undefined, ref: string): string {
-  const result = normalizeApiKey(raw)
-  if (result.ok) return result.key
-  const problem = result.reason === 'empty' ? 'is empty' : 'contains characters outside printable ASCII'
-  throw new LlmError(`API key from ${ref} ${problem}`, 'INVALID_CREDENTIAL')
 }

@@ -6,17 +6,16 @@ import {
   createToolResultMessage,
   callId,
   describeJsonLimitViolation,
-  formatBytes,
   freezeMessage,
   JSON_LIMITS,
   JsonLimitError,
   jsonLimitViolation,
   jsonPath,
-  jsonStringBytes,
   MAX_JSON_BYTES,
   MAX_JSON_DEPTH,
   MESSAGE_JSON_LIMITS,
 } from '../src/index.js'
+import { formatBytes, jsonStringBytes } from '../src/json-limits.js'
 
 function nested(levels: number, leaf: unknown = 0): unknown {
   let value = leaf

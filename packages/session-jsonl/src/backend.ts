@@ -1,7 +1,6 @@
 import { join } from 'node:path'
 import {
   createSessionPreparation,
-  KNOWN_SESSION_EVENT_TYPES,
   Session,
   type SessionEvent,
   type SessionHeader,
@@ -16,6 +15,8 @@ import { repairFile } from './file-writer.js'
 import { isNotFound, type FsLayer } from './fs-layer.js'
 import { IdChain } from './id-chain.js'
 import { eventLine, type StoredMeta } from './line-format.js'
+import { loadLive, UndeclaredTypeWarning } from './live-sessions.js'
+import { assertSameCwd } from './stored-validation.js'
 import { LiveBinding } from './live-binding.js'
 import { LogReader, type SessionBuilder } from './reader.js'
 import { recoveryOf, recoveryWarning } from './recovery.js'
@@ -59,7 +60,7 @@ export class JsonlBackend {
   private readonly prepared = new Map<string, PreparedEntry | 'pending'>()
   private readonly retiring = new Map<string, Promise<void>>()
   private readonly extraTypes: ReadonlySet<string>
-  private readonly warnedTypes = new Set<string>()
+  private readonly undeclared: UndeclaredTypeWarning
   private readonly delayMs: number
   private admitting = true
   /** Per binding, the event count when its exit flush failed; an unchanged binding is not retried (see flushBeforeExit). */
@@ -73,6 +74,7 @@ export class JsonlBackend {
     this.delayMs = options.writeBatchMaxDelayMs
     this.extraTypes = new Set(options.extraEventTypes)
     this.reader = new LogReader(this.fs, this.root, this.extraTypes)
+    this.undeclared = new UndeclaredTypeWarning('session-jsonl', this.extraTypes, this.warn)
   }
 
   /** The absolute file path of a session id (the file may not exist). */
@@ -117,13 +119,7 @@ export class JsonlBackend {
     if (!this.admitting) return
     const binding = this.bindings.get(session.id)
     if (binding === undefined || binding.session !== session) return
-    const type = event.type as string
-    if (!KNOWN_SESSION_EVENT_TYPES.has(type) && !this.extraTypes.has(type) && !this.warnedTypes.has(type)) {
-      this.warnedTypes.add(type)
-      this.warn(
-        `session-jsonl: session "${session.id}" persisted event type "${type}" that is not in KNOWN_SESSION_EVENT_TYPES or extraEventTypes; the log will refuse to load until it is declared`,
-      )
-    }
+    this.undeclared.check(session, event)
     binding.admit(event)
   }
 
@@ -204,13 +200,7 @@ export class JsonlBackend {
     const session = binding.session
     const id = session.id
     const stored = await this.reader.read(id, path)
-    const persistedCwd = stored.meta.cwd
-    const liveCwd = session.header.cwd
-    if (persistedCwd !== liveCwd) {
-      throw new Error(
-        `session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`,
-      )
-    }
+    assertSameCwd(id, stored.meta.cwd, session.header.cwd)
     const live = session.events
     const matches =
       stored.events.length <= live.length &&
@@ -305,16 +295,7 @@ export class JsonlBackend {
   /** `load`, plus the running CRC at the end of the stored file (for the binding that will append to it). */
   private async loadRepaired(id: string, build?: SessionBuilder): Promise<RepairedLog> {
     const live = this.sessions.get(id)
-    if (live !== undefined) {
-      const events = live.events
-      if (hasOpenTurn(events)) {
-        throw new Error(
-          `cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`,
-        )
-      }
-      await this.sessions.flush(live)
-      return { view: Object.freeze({ meta: live.header, events }), running: undefined }
-    }
+    if (live !== undefined) return { view: await loadLive(this.sessions, live), running: undefined }
     await this.quiet(id)
     return this.chain.run(id, () =>
       commitRepair(this.fs, this.root, this.reader, id, this.pathOf(id), this.warn, build),
@@ -460,14 +441,4 @@ export function storedMetaOf(header: SessionHeader): StoredMeta {
   if (header.parentSession !== undefined) meta.parentSession = header.parentSession
   if (header.seedLength !== undefined) meta.seedLength = header.seedLength
   return meta
-}
-
-/** True when the last `turn/start` of `events` has no `turn/end` after it. */
-function hasOpenTurn(events: readonly SessionEvent[]): boolean {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const type = events[i]!.type as string
-    if (type === 'turn/end') return false
-    if (type === 'turn/start') return true
-  }
-  return false
 }

@@ -1,9 +1,6 @@
 import { basename } from 'node:path'
 import {
-  interruptedTurnClosers,
-  KNOWN_SESSION_EVENT_TYPES,
   Session,
-  SessionFormatUnsupportedError,
   SessionPersistenceCorruptionError,
   type SessionEvent,
   type SessionHeader,
@@ -15,6 +12,7 @@ import type { StoredEvent, StoredMeta } from './line-format.js'
 import { readStable, revisionOf } from './read-stable.js'
 import { recoveryOf } from './recovery.js'
 import { CommittedDamage, scanEvents, type ScanResult } from './scan.js'
+import { formatUnsupported, validateStoredEvents } from './stored-validation.js'
 
 /** The scanned state of one log file at one revision. */
 export interface StoredLog {
@@ -53,12 +51,9 @@ export type SessionBuilder = (events: readonly SessionEvent[], meta: SessionHead
 const restoreDetached: SessionBuilder = (events, meta) => Session.fromRestore(meta.id, events, { ...meta })
 
 /** Builds a `SessionFormatUnsupportedError` for a jsonl file. */
-export function formatUnsupported(message: string, path: string): SessionFormatUnsupportedError {
-  return new SessionFormatUnsupportedError(`${message} (raw log: ${path})`, { kind: 'jsonl', path })
-}
 
 function headerError(defect: HeaderDefect, path: string): Error {
-  if (defect.kind === 'format') return formatUnsupported(defect.message, path)
+  if (defect.kind === 'format') return formatUnsupported(defect.message, { kind: 'jsonl', location: path })
   return new SessionPersistenceCorruptionError(defect.message, { cause: defect, path, line: 1 })
 }
 
@@ -119,41 +114,15 @@ export class LogReader {
    * wrapped as `stored session "<id>" failed validation: <err>`. The returned events are frozen in place.
    */
   validate(stored: StoredLog, build: SessionBuilder = restoreDetached): BalancedLog {
-    const { meta, path } = stored
-    const id = meta.id
-    const events = stored.events as unknown as SessionEvent[]
-    const wrap = (error: unknown) =>
-      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, {
-        cause: error,
-        path,
-      })
-    for (const event of events) {
-      const legacy = legacyMessage(id, event)
-      if (legacy !== undefined) throw wrap(new Error(legacy))
-    }
-    for (const event of events) {
-      if (KNOWN_SESSION_EVENT_TYPES.has(event.type) || this.extraEventTypes.has(event.type)) continue
-      if ((event as { ignorable?: unknown }).ignorable === true) continue
-      throw formatUnsupported(
-        `session "${id}" contains event type "${event.type}" (seq ${event.seq}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
-        path,
-      )
-    }
-    const closers = interruptedTurnClosers(events) as unknown as SessionEvent[]
-    const balanced = closers.length === 0 ? events : events.concat(closers)
-    let session: Session
-    try {
-      session = build(balanced, meta as SessionHeader)
-    } catch (error) {
-      throw wrap(error)
-    }
-    return {
-      meta: meta as SessionHeader,
-      events: Object.freeze(balanced),
-      closers,
-      recovery: recoveryOf(stored),
-      session,
-    }
+    const meta = stored.meta as SessionHeader
+    const { balanced, closers, built } = validateStoredEvents(
+      meta.id,
+      stored.events as unknown as SessionEvent[],
+      { kind: 'jsonl', location: stored.path },
+      this.extraEventTypes,
+      (events) => build(events, meta),
+    )
+    return { meta, events: Object.freeze(balanced), closers, recovery: recoveryOf(stored), session: built }
   }
 
   /**
@@ -230,18 +199,4 @@ export class LogReader {
       await handle.close()
     }
   }
-}
-
-function legacyMessage(id: string, event: SessionEvent): string | undefined {
-  const type = event.type as string
-  if (type === 'request/header-delta')
-    return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
-  if (type === 'mode/set') return `session "${id}" contains unsupported legacy mode/set event at seq ${event.seq}`
-  if (type === 'request/header') {
-    const data = event.data as { reason?: unknown } | null
-    if (typeof data === 'object' && data !== null && data.reason === 'fallback') {
-      return `session "${id}" contains unsupported legacy request/header reason "fallback" at seq ${event.seq}`
-    }
-  }
-  return undefined
 }

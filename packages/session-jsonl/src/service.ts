@@ -9,12 +9,12 @@ import type {
   SessionRawLog,
   SessionSnapshotInfo,
 } from '@bridle/session'
-import { ownedEffect } from '@bridle/scope'
 import { type Context, Service } from 'cordis'
 import { JsonlBackend } from './backend.js'
 import { assertChecksumSupport } from './checksum.js'
 import { registerCheckpoints } from './checkpoints.js'
 import { flushOnExit } from './exit-flush.js'
+import { enterPrepared, listenToSessions } from './live-sessions.js'
 import { Config, ConfigSchema, PLUGIN_NAME, type SessionJsonlConfig } from './config.js'
 import { nodeFs, type FsLayer } from './fs-layer.js'
 
@@ -52,10 +52,7 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
       warn: (message) => logger.warn(message.replace(/%/g, '%%')),
     })
     const backend = this.backend
-    ctx.on('session/created', (session) => backend.onCreated(session))
-    ctx.on('session/event', (session, event) => backend.onEvent(session, event))
-    ctx.on('session/flush', (session) => backend.onFlush(session))
-    ctx.on('session/disposed', (session) => backend.onDisposed(session))
+    listenToSessions(ctx, backend)
     if (parsed.checkpoints) registerCheckpoints(ctx)
     backend.bindExisting()
     this.stopExitFlush = flushOnExit(backend)
@@ -112,26 +109,8 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
    * nothing beyond the repair is written.
    */
   async resume(id: string, signal?: AbortSignal): Promise<Session> {
-    const caller = this.ctx
     const preparation = await this.backend.prepare(id, signal)
-    const session = preparation.session
-    try {
-      ownedEffect(caller, () => {
-        const detach = caller.sessions.enter(session)
-        try {
-          caller.sessions.announce(session)
-        } catch (error) {
-          detach()
-          throw error
-        }
-        return detach
-      })
-    } catch (error) {
-      preparation[Symbol.dispose]()
-      throw error
-    }
-    preparation[Symbol.dispose]()
-    return session
+    return enterPrepared(this.ctx, preparation)
   }
 
   protected override async stop(): Promise<void> {

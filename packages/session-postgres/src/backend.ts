@@ -1,13 +1,19 @@
 import {
   createSessionPreparation,
-  KNOWN_SESSION_EVENT_TYPES,
   type Session,
   type SessionEvent,
   type SessionInspection,
   type SessionPreparation,
   type SessionStore,
 } from '@bridle/session'
-import { IdChain, storedMetaOf, teardownsSettled, trackTeardown, type StoredMeta } from '@bridle/session-jsonl'
+import {
+  IdChain,
+  storedMetaOf,
+  teardownsSettled,
+  trackTeardown,
+  UndeclaredTypeWarning,
+  type StoredMeta,
+} from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import { type Leases, LeaseKeeper } from './lease.js'
 import { LiveBinding, type BindingStart } from './live-binding.js'
@@ -61,11 +67,12 @@ export class PostgresBackend {
   private readonly retries: RetryTimers
   private readonly prepared = new Map<string, PreparedEntry | 'pending'>()
   private readonly retiring = new Map<string, Promise<void>>()
-  private readonly warnedTypes = new Set<string>()
+  private readonly undeclared: UndeclaredTypeWarning
   private admitting = true
 
   constructor(options: PostgresBackendOptions) {
     this.o = options
+    this.undeclared = new UndeclaredTypeWarning('session-postgres', options.extraEventTypes, options.warn)
     this.write = {
       pool: options.pool,
       tables: options.tables,
@@ -133,13 +140,7 @@ export class PostgresBackend {
     if (!this.admitting) return
     const binding = this.bindings.get(session.id)
     if (binding === undefined || binding.session !== session) return
-    const type = event.type as string
-    if (!KNOWN_SESSION_EVENT_TYPES.has(type) && !this.o.extraEventTypes.has(type) && !this.warnedTypes.has(type)) {
-      this.warnedTypes.add(type)
-      this.o.warn(
-        `session-postgres: session "${session.id}" persisted event type "${type}" that is not in KNOWN_SESSION_EVENT_TYPES or extraEventTypes; the log will refuse to load until it is declared`,
-      )
-    }
+    this.undeclared.check(session, event)
     binding.admit(event)
   }
 

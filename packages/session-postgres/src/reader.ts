@@ -1,14 +1,11 @@
 import {
-  interruptedTurnClosers,
-  KNOWN_SESSION_EVENT_TYPES,
   Session,
-  SessionFormatUnsupportedError,
   SessionPersistenceCorruptionError,
   type SessionEvent,
   type SessionHeader,
   type SessionRecoveryReport,
 } from '@bridle/session'
-import type { StoredMeta } from '@bridle/session-jsonl'
+import { formatUnsupported, type StoredMeta, validateStoredEvents } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import type { LeaseHolder } from './errors.js'
 import { HeaderRowDefect, metaOfRow, type HeaderRow } from './records.js'
@@ -94,7 +91,7 @@ export class SessionReader {
       return metaOfRow(row)
     } catch (error) {
       if (!(error instanceof HeaderRowDefect)) throw error
-      if (error.kind === 'format') throw formatUnsupported(error.message, location)
+      if (error.kind === 'format') throw formatUnsupported(error.message, { kind: 'postgres', location })
       throw new SessionPersistenceCorruptionError(error.message, { cause: error, path: location })
     }
   }
@@ -107,31 +104,13 @@ export class SessionReader {
   validate(stored: StoredSession): BalancedSession {
     const { meta, location } = stored
     const id = meta.id
-    const events = stored.events
-    const wrap = (error: unknown) =>
-      new SessionPersistenceCorruptionError(`stored session "${id}" failed validation: ${String(error)}`, {
-        cause: error,
-        path: location,
-      })
-    for (const event of events) {
-      const legacy = legacyMessage(id, event)
-      if (legacy !== undefined) throw wrap(new Error(legacy))
-    }
-    for (const event of events) {
-      if (KNOWN_SESSION_EVENT_TYPES.has(event.type) || this.extraEventTypes.has(event.type)) continue
-      if ((event as { ignorable?: unknown }).ignorable === true) continue
-      throw formatUnsupported(
-        `session "${id}" contains event type "${event.type}" (seq ${event.seq}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
-        location,
-      )
-    }
-    const closers = interruptedTurnClosers(events) as unknown as SessionEvent[]
-    const balanced = closers.length === 0 ? events : events.concat(closers)
-    try {
-      Session.fromRestore(id, balanced, { ...meta })
-    } catch (error) {
-      throw wrap(error)
-    }
+    const { balanced, closers } = validateStoredEvents(
+      id,
+      stored.events,
+      { kind: 'postgres', location },
+      this.extraEventTypes,
+      (events) => Session.fromRestore(id, events, { ...meta }),
+    )
     return { meta: meta as SessionHeader, events: Object.freeze(balanced), closers, recovery: stored.recovery }
   }
 }
@@ -151,9 +130,6 @@ function leaseOf(row: {
 }
 
 /** Builds a `SessionFormatUnsupportedError` for a session in the database. */
-export function formatUnsupported(message: string, location: string): SessionFormatUnsupportedError {
-  return new SessionFormatUnsupportedError(`${message} (raw log: ${location})`, { kind: 'postgres', path: location })
-}
 
 /** The accepted prefix of a session's event rows, and the first defect that ended it (if any). */
 export interface RowScan {
@@ -259,18 +235,4 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function isTurnEnd(value: unknown): boolean {
   return isObject(value) && value.type === 'turn/end'
-}
-
-function legacyMessage(id: string, event: SessionEvent): string | undefined {
-  const type = event.type as string
-  if (type === 'request/header-delta')
-    return `session "${id}" contains unsupported legacy request/header-delta event at seq ${event.seq}`
-  if (type === 'mode/set') return `session "${id}" contains unsupported legacy mode/set event at seq ${event.seq}`
-  if (type === 'request/header') {
-    const data = event.data as { reason?: unknown } | null
-    if (typeof data === 'object' && data !== null && data.reason === 'fallback') {
-      return `session "${id}" contains unsupported legacy request/header reason "fallback" at seq ${event.seq}`
-    }
-  }
-  return undefined
 }

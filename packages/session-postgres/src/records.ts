@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path'
 import type { SessionEvent } from '@bridle/session'
-import type { StoredMeta } from '@bridle/session-jsonl'
+import { headerLine, type StoredMeta } from '@bridle/session-jsonl'
 
 /**
  * How a session is stored in its rows: the header as columns of `sessions`, each event as the JSON text of its
@@ -82,16 +82,7 @@ export function headerValues(meta: StoredMeta): [number, string | null, string |
   return [meta.createdAt, meta.cwd ?? null, meta.parentSession ?? null, meta.seedLength ?? null]
 }
 
-/** The JSON header line of a stored meta (as session-jsonl's line 1), for `readRaw`. */
+/** The JSON header line of a stored meta (session-jsonl's line 1, without its newline), for `readRaw`. */
 export function headerText(meta: StoredMeta): string {
-  const record: Record<string, unknown> = {
-    type: 'session',
-    version: meta.version,
-    id: meta.id,
-    createdAt: meta.createdAt,
-  }
-  if (meta.cwd !== undefined) record.cwd = meta.cwd
-  if (meta.parentSession !== undefined) record.parentSession = meta.parentSession
-  if (meta.seedLength !== undefined) record.seedLength = meta.seedLength
-  return JSON.stringify(record)
+  return headerLine(meta).slice(0, -1)
 }

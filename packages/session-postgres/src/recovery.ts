@@ -1,4 +1,5 @@
 import type { Session, SessionEvent, SessionInspection } from '@bridle/session'
+import { assertSameCwd } from '@bridle/session-jsonl'
 import type { Leases } from './lease.js'
 import { recoveryWarning, type SessionReader } from './reader.js'
 import { repair, type WriteContext } from './writer.js'
@@ -63,13 +64,7 @@ export async function adoptStored(
   const token = await r.leases.acquire(id)
   try {
     const stored = await r.reader.read(id)
-    const persistedCwd = stored.meta.cwd
-    const liveCwd = session.header.cwd
-    if (persistedCwd !== liveCwd) {
-      throw new Error(
-        `session "${id}" is already persisted at a different cwd (persisted: ${persistedCwd}, live: ${liveCwd}) (id collision)`,
-      )
-    }
+    assertSameCwd(id, stored.meta.cwd, session.header.cwd)
     const live = session.events
     const same = (a: SessionEvent, b: SessionEvent | undefined) =>
       b !== undefined && JSON.stringify(a) === JSON.stringify(b)

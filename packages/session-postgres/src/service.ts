@@ -12,8 +12,7 @@ import type {
   SessionRawLog,
   SessionSnapshotInfo,
 } from '@bridle/session'
-import { ownedEffect } from '@bridle/scope'
-import { registerCheckpoints } from '@bridle/session-jsonl'
+import { enterPrepared, listenToSessions, loadLive, registerCheckpoints } from '@bridle/session-jsonl'
 import { type Context, Service } from 'cordis'
 import { PostgresBackend } from './backend.js'
 import { Catalog } from './catalog.js'
@@ -94,10 +93,7 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
       warn,
     })
     const backend = this.backend
-    ctx.on('session/created', (session) => backend.onCreated(session))
-    ctx.on('session/event', (session, event) => backend.onEvent(session, event))
-    ctx.on('session/flush', (session) => backend.onFlush(session))
-    ctx.on('session/disposed', (session) => backend.onDisposed(session))
+    listenToSessions(ctx, backend)
     // An agent is registered after its session is announced: deliver what waits for it once it exists.
     const listen = ctx.on.bind(ctx) as unknown as (
       name: string,
@@ -156,16 +152,7 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
    */
   async load(id: string): Promise<SessionInspection> {
     const live = this.ctx.sessions.get(id)
-    if (live !== undefined) {
-      const events = live.events
-      if (hasOpenTurn(events)) {
-        throw new Error(
-          `cannot load session "${id}" while its live turn is open; use the live Session or wait for the turn to close`,
-        )
-      }
-      await this.ctx.sessions.flush(live)
-      return Object.freeze({ meta: live.header, events })
-    }
+    if (live !== undefined) return loadLive(this.ctx.sessions, live)
     await this.backend.quiet(id)
     return this.backend.chain.run(id, () => this.backend.commitRepair(id))
   }
@@ -181,26 +168,8 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
    * released, and nothing beyond the repair is written.
    */
   async resume(id: string, signal?: AbortSignal, options: LeaseWaitOptions = {}): Promise<Session> {
-    const caller = this.ctx
     const preparation = await this.backend.prepare(id, signal, options.waitMs)
-    const session = preparation.session
-    try {
-      ownedEffect(caller, () => {
-        const detach = caller.sessions.enter(session)
-        try {
-          caller.sessions.announce(session)
-        } catch (error) {
-          detach()
-          throw error
-        }
-        return detach
-      })
-    } catch (error) {
-      preparation[Symbol.dispose]()
-      throw error
-    }
-    preparation[Symbol.dispose]()
-    return session
+    return enterPrepared(this.ctx, preparation)
   }
 
   /**
@@ -244,16 +213,6 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
       this.markStopped()
     }
   }
-}
-
-/** True when the last `turn/start` of `events` has no `turn/end` after it. */
-function hasOpenTurn(events: readonly SessionEvent[]): boolean {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const type = events[i]!.type as string
-    if (type === 'turn/end') return false
-    if (type === 'turn/start') return true
-  }
-  return false
 }
 
 export default SessionPostgres

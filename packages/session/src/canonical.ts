@@ -3,6 +3,7 @@
  * the verifier that checks it share this one implementation.
  */
 import * as crypto from 'node:crypto'
+import { writeJsonIteratively } from './json-walk.js'
 
 /** Nesting depth up to which the recursive writer is used; deeper values take the iterative one. */
 const MAX_RECURSION = 256
@@ -10,10 +11,12 @@ const MAX_RECURSION = 256
 /** Thrown by the recursive writer past `MAX_RECURSION`, caught by `canonicalJson`. */
 const TOO_DEEP = Symbol('too deep')
 
+function notJson(value: unknown): never {
+  throw new TypeError(`canonicalJson: ${typeof value} is not a JSON value`)
+}
+
 function primitive(value: unknown): string {
-  const text = JSON.stringify(value)
-  if (text === undefined) throw new TypeError(`canonicalJson: ${typeof value} is not a JSON value`)
-  return text
+  return JSON.stringify(value) ?? notJson(value)
 }
 
 /** The recursive writer: string concatenation, no work items (several times faster on messages than the stack walk). */
@@ -44,48 +47,8 @@ export function canonicalJson(value: unknown): string {
     return write(value, 0)
   } catch (error) {
     if (error !== TOO_DEEP) throw error
-    return canonicalJsonIterative(value)
+    return writeJsonIteratively(value, { sortKeys: true, unrepresentable: notJson })
   }
-}
-
-/** The iterative writer for deep values. */
-function canonicalJsonIterative(value: unknown): string {
-  const out: string[] = []
-  // Work items: a value to write, or a literal piece of text.
-  const stack: ({ text: string } | { value: unknown })[] = [{ value }]
-  while (stack.length > 0) {
-    const item = stack.pop()!
-    if ('text' in item) {
-      out.push(item.text)
-      continue
-    }
-    const v = item.value
-    if (v === null || typeof v !== 'object') {
-      const text = JSON.stringify(v)
-      if (text === undefined) throw new TypeError(`canonicalJson: ${typeof v} is not a JSON value`)
-      out.push(text)
-      continue
-    }
-    if (Array.isArray(v)) {
-      out.push('[')
-      stack.push({ text: ']' })
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i] })
-        if (i > 0) stack.push({ text: ',' })
-      }
-      continue
-    }
-    const keys = Object.keys(v).sort()
-    out.push('{')
-    stack.push({ text: '}' })
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i]!
-      stack.push({ value: (v as Record<string, unknown>)[key] })
-      stack.push({ text: `${JSON.stringify(key)}:` })
-      if (i > 0) stack.push({ text: ',' })
-    }
-  }
-  return out.join('')
 }
 
 /** `crypto.hash` (Node 20.12+): a one-shot digest without a `Hash` object, noticeably cheaper per small input. */

@@ -61,6 +61,7 @@ export {
 } from './persistence.js'
 export { SessionStore, type SessionMeta, type PrepareSessionOptions } from './store.js'
 export { canonicalJson, sha256Hex } from './canonical.js'
+export { writeJsonIteratively, type JsonWalkOptions } from './json-walk.js'
 export {
   type DigestableRequest,
   type RequestDigestParts,

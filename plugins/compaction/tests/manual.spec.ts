@@ -6,6 +6,22 @@ import { bootApp, captureWarnings, chat, describe as line, say, traceFrom, turn,
 
 const warnings = captureWarnings()
 
+/** An app whose agent had two turns and whose third answer waits until `release()` is called. */
+async function heldThirdAnswer() {
+  const app = bootApp({ contextWindow: 100_000 })
+  const agent = app.agent()
+  await chat(app, agent, 2)
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  app.answers.push((r) => ({
+    async *[Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
+      await held
+      yield* say('three')(r) as StreamChunk[]
+    },
+  }))
+  return { app, agent, release }
+}
+
 describe('agent.compact()', () => {
   it('when idle: a turn of its own that claims nothing, builds the request, and compacts the closed turns', async () => {
     const app = bootApp({ contextWindow: 100_000 })
@@ -49,17 +65,7 @@ describe('agent.compact()', () => {
   })
 
   it('while a turn runs: right after that turn, before pending input', async () => {
-    const app = bootApp({ contextWindow: 100_000 })
-    const agent = app.agent()
-    await chat(app, agent, 2)
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    app.answers.push((r) => ({
-      async *[Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
-        await held
-        yield* say('three')(r) as StreamChunk[]
-      },
-    }))
+    const { app, agent, release } = await heldThirdAnswer()
     agent.followup(user('prompt 3'))
     const compacted = agent.compact()
     agent.followup(user('prompt 4'))
@@ -109,17 +115,7 @@ describe('agent.compact()', () => {
   })
 
   it('several calls while running share one compaction; cancel() resolves waiting calls as skipped', async () => {
-    const app = bootApp({ contextWindow: 100_000 })
-    const agent = app.agent()
-    await chat(app, agent, 2)
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    app.answers.push((r) => ({
-      async *[Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
-        await held
-        yield* say('three')(r) as StreamChunk[]
-      },
-    }))
+    const { app, agent, release } = await heldThirdAnswer()
     agent.followup(user('prompt 3'))
     const a = agent.compact()
     const b = agent.compact()
