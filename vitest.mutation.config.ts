@@ -2,10 +2,14 @@
  * The vitest configuration StrykerJS runs (`pnpm test:mutation`, see TESTING.md): the repository's projects, narrowed
  * to those named in BRIDLE_MUTATION_PROJECTS (comma-separated project names, e.g. `packages/session,tests`) so one
  * file group's initial run does not pay for the whole suite. Tests that exercise code in a child process (a bundle or
- * a build of its own) cannot see a mutant that lives in this process, so they are left out. Test files share their
+ * a build of its own) cannot see a mutant that lives in this process, so they are left out (`leftOut`, with the
+ * reason for each). Test files share their
  * worker's module cache (`isolate: false`): Stryker switches mutants at run time, so nothing has to be re-imported
- * per mutant, and every file here passes that way (the suite's own config keeps isolation).
+ * per mutant. A file that replaces a module (`vi.mock`) cannot share that cache (an earlier file already imported
+ * the real module), so such files run in an isolated twin of their project.
  */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config'
 import base from './vitest.config.js'
 
@@ -19,21 +23,45 @@ const unknown = wanted.filter((name) => !known.includes(name))
 if (unknown.length > 0)
   throw new Error(`BRIDLE_MUTATION_PROJECTS names unknown projects: ${unknown.join(', ')} (known: ${known.join(', ')})`)
 
-const childProcessTests = ['tests/crash.spec.ts']
+/** Per project: files left out of mutation runs, with why. */
+const leftOut: Record<string, string[]> = {
+  // runs the code under test in a child process, where no mutant is active
+  tests: ['tests/crash.spec.ts'],
+  // a 3,000-call race against a swapping child process: whatever it kills it kills by luck, and it costs ~8 s per
+  // mutant; the deterministic descriptor tests (open-confined, swapped-file) must kill the confinement mutants
+  'plugins/read-file': ['tests/race.spec.ts'],
+}
+
+/** The spec files directly under `<root>/tests` (recursively) that mock a module, relative to `root`. */
+function mockingSpecs(root: string): string[] {
+  const dir = join(root, 'tests')
+  const entries = readdirSync(dir, { recursive: true, withFileTypes: true })
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.spec.ts'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(root, file))
+}
 
 export default defineConfig({
   test: {
     projects: projects
       .filter((project) => wanted.length === 0 || wanted.includes(project.test?.name as string))
-      .map((project) => ({
-        ...project,
+      .flatMap((project) => {
+        const mocking = mockingSpecs(project.test?.root as string)
         // one worker on a shared machine: the suite's 30 s test timeout is too tight for its slowest properties
-        test: {
-          ...project.test,
-          isolate: false,
-          testTimeout: 180_000,
-          exclude: [...childProcessTests, '**/node_modules/**'],
-        },
-      })),
+        const shared = { ...project.test, testTimeout: 180_000 }
+        const exclude = [...(leftOut[shared.name as string] ?? []), '**/node_modules/**']
+        const out: TestProjectInlineConfiguration[] = [
+          { ...project, test: { ...shared, isolate: false, exclude: [...exclude, ...mocking] } },
+        ]
+        if (mocking.length > 0) {
+          out.push({
+            ...project,
+            test: { ...shared, name: `${shared.name} (isolated)`, isolate: true, include: mocking, exclude },
+          })
+        }
+        return out
+      }),
   },
 })

@@ -1,6 +1,6 @@
-// `pnpm bench [--quick] [--only <scenario>]`: runs every scenario (or the named ones), prints the tables and, for a
-// full run of all of them, writes them into BENCHMARKS.md. Results are ratios from one run on one machine; a bar that
-// fails makes the exit code 1.
+// `pnpm bench [--quick] [--only <scenario>[,<scenario>…]]` (or `--only=…`): runs every scenario (or the named ones),
+// prints the tables and, for a full run of all of them, writes them into BENCHMARKS.md. Results are ratios from one run
+// on one machine; a bar that fails makes the exit code 1.
 import { readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { quick } from './lib.mjs'
@@ -29,8 +29,11 @@ const all = [
   compactionCache,
   viewerFirstPaint,
 ]
-// `--only a,b` (or repeated) picks scenarios by function name; a partial run only prints.
-const only = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--only' ? arg.split(',') : []))
+// `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
+const only = process.argv.flatMap((arg, i, argv) => {
+  if (arg.startsWith('--only=')) return arg.slice('--only='.length).split(',')
+  return argv[i - 1] === '--only' ? arg.split(',') : []
+})
 const unknown = only.filter((name) => !all.some((s) => s.name === name))
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}\n`)
@@ -38,7 +41,13 @@ if (unknown.length > 0) {
 }
 const scenarios = only.length > 0 ? all.filter((s) => only.includes(s.name)) : all
 const started = Date.now()
-const loadBefore = os.loadavg()[0]
+// Other processes share these cores: the run records the load averages (as `uptime` prints them) at both ends.
+const loads = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')
+const loadBefore = loads()
 const sections = []
 let failed = 0
 for (const scenario of scenarios) {
@@ -63,7 +72,7 @@ for (const scenario of scenarios) {
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`
 const body = [
   `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}; ` +
-    `1-minute load average ${loadBefore.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (other processes share the cores).`,
+    `load average (1, 5, 15 min) ${loadBefore} at the start and ${loads()} at the end (other processes share the cores).`,
   '',
   ...sections.flatMap((s) => [s, '']),
 ].join('\n')

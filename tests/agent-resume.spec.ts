@@ -3,12 +3,18 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SessionJsonl } from '@bridle/session-jsonl'
+import { SessionJsonl, teardownsSettled } from '@bridle/session-jsonl'
 import { reconstructRequest, verifyDigests } from '@bridle/session'
 import { boot, say, user } from '../packages/agent-loop/tests/harness.js'
 
 const dirs: string[] = []
+/** Persistence plugins a test started, stopped before their folders go (a late write-behind batch would race `rm`). */
+const stops: { root: string; dispose: () => unknown }[] = []
 afterEach(async () => {
+  for (const { root, dispose } of stops.splice(0)) {
+    dispose()
+    await teardownsSettled(root)
+  }
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true })
 })
 
@@ -74,7 +80,8 @@ describe('resume', () => {
     await writeOneTurn(root, { sessionId: 'keep', cwd: '/srv' })
 
     const second = boot()
-    second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    const persistence = second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    stops.push({ root, dispose: () => persistence.dispose() })
     await new Promise((r) => setTimeout(r, 0))
     const sources: string[] = []
     second.ctx.on('agent/session-start', ({ source }) => {
@@ -117,7 +124,8 @@ describe('resume', () => {
         resolve()
       })
     })
-    second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    const persistence = second.ctx.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
+    stops.push({ root, dispose: () => persistence.dispose() })
     await started
     const b = second.ctx.agentLoop.get('svc')!
     expect(sources).toEqual(['resume'])

@@ -1,8 +1,8 @@
-import { Buffer, isUtf8 } from 'node:buffer'
-import { CHECKSUM_KEY, crc32, runningAt, sealFollows, sealHolds, storedSeal, type Seal } from './checksum.js'
+import { Buffer } from 'node:buffer'
+import { crc32, runningAt, sealFollows, sealHolds, storedSeal, type Seal } from './checksum.js'
 import { HEADER_CHECKSUM_MISMATCH } from './header.js'
 import type { StoredEvent } from './line-format.js'
-import { isRecord } from '@bridle/llm'
+import { decodeStrict, eachLineOfBytes, eachLineOfText, UNPARSABLE } from './line-reader.js'
 
 /**
  * A defect inside the committed region (docs/persistence.md#the-committed-region); the reader wraps it as a corruption
@@ -68,7 +68,6 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
   let line = 2
   const onLine = (value: unknown, start: number, end: number): void => {
     const intact = checkLine === undefined || checkLine(start, end - 1)
-    if (seal !== undefined && value !== UNPARSABLE && !unseal(value)) value = UNPARSABLE
     if (defect === undefined) {
       if (!intact) {
         defect = new CommittedDamage(
@@ -84,7 +83,7 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
           'unparsable line',
         )
       } else {
-        const seq = isRecord(value) ? value.seq : undefined
+        const seq = isObject(value) ? value.seq : undefined
         if (seq !== events.length) {
           const gap = `expected ${events.length}, got ${String(seq)}`
           defect = new CommittedDamage(
@@ -104,8 +103,8 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
     }
     line++
   }
-  if (text === undefined) eachLineOfBytes(bytes, headerEnd, onLine)
-  else eachLineOfText(bytes, headerEnd, text, onLine)
+  if (text === undefined) eachLineOfBytes(bytes, headerEnd, seal !== undefined, onLine)
+  else eachLineOfText(bytes, headerEnd, text, seal !== undefined, onLine)
   const completeLines = line - 2
   let running: number | undefined
   if (seal !== undefined) {
@@ -167,85 +166,10 @@ function legacyLineCheck(bytes: Uint8Array): LineCheck {
   }
 }
 
-/** Removes the checksum field of a parsed sealed line; false when it has none. */
-function unseal(value: unknown): boolean {
-  if (!isRecord(value) || typeof value[CHECKSUM_KEY] !== 'string') return false
-  // The field is the last one parsed, and deleting an object's newest property keeps its fast shape in V8.
-  delete value[CHECKSUM_KEY]
-  return true
-}
-
-/** The value a complete line stands for when it is not valid JSON (an empty line included). */
-const UNPARSABLE: unique symbol = Symbol('unparsable line')
-
-/**
- * Called for each complete line, in order, with its parsed value (or `UNPARSABLE`), the byte offset where it starts
- * and the byte offset past its `\n`.
- */
-type LineVisitor = (value: unknown, start: number, end: number) => void
-
-/**
- * Strict UTF-8 decoding with the result of `new TextDecoder('utf-8', {fatal: true}).decode(bytes)`: `undefined` for
- * invalid UTF-8, else the text minus a leading BOM. Decodes with `Buffer#toString`, which replaces every malformed
- * sequence with U+FFFD, so a text without U+FFFD proves the bytes valid; only a text containing one is checked with
- * `isUtf8`. Together a fraction of the fatal `TextDecoder` (that decode cost as much as parsing every line).
- */
-export function decodeStrict(bytes: Uint8Array): string | undefined {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
-  if (text.includes('\ufffd') && !isUtf8(bytes)) return undefined
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-}
-
-function parseText(text: string): unknown {
-  if (text.length === 0) return UNPARSABLE
-  try {
-    return JSON.parse(text)
-  } catch {
-    return UNPARSABLE
-  }
-}
-
-/**
- * Fast path: the complete lines were decoded in one go; walk `\n` in the text and in the bytes in lockstep. A plain
- * loop with a visitor (no generator, no per-line result objects): this runs once per stored event on every reload.
- */
-function eachLineOfText(bytes: Uint8Array, headerEnd: number, text: string, visit: LineVisitor): void {
-  let charStart = 0
-  let byteStart = headerEnd
-  for (;;) {
-    const charEnd = text.indexOf('\n', charStart)
-    if (charEnd < 0) return
-    const byteEnd = bytes.indexOf(0x0a, byteStart)
-    visit(parseText(text.slice(charStart, charEnd)), byteStart, byteEnd + 1)
-    charStart = charEnd + 1
-    byteStart = byteEnd + 1
-  }
-}
-
-/** Keeps a BOM in its output, so only the one {@link decodeStrict} drops (at the start of the region) is dropped. */
-const lineDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
-
-/**
- * Slow path (some line is not valid UTF-8): decode and parse each complete line on its own. Every valid line gets the
- * verdict the fast path would give it: a BOM is dropped only at the start of the first line.
- */
-function eachLineOfBytes(bytes: Uint8Array, headerEnd: number, visit: LineVisitor): void {
-  let start = headerEnd
-  for (;;) {
-    const newline = bytes.indexOf(0x0a, start)
-    if (newline < 0) return
-    let value: unknown = UNPARSABLE
-    try {
-      const text = lineDecoder.decode(bytes.subarray(start, newline))
-      value = parseText(start === headerEnd && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-    } catch {
-      // invalid UTF-8: unparsable
-    }
-    visit(value, start, newline + 1)
-    start = newline + 1
-  }
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function isTurnEnd(value: unknown): boolean {
-  return isRecord(value) && value.type === 'turn/end'
+  return isObject(value) && value.type === 'turn/end'
 }

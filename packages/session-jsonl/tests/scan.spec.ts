@@ -2,7 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { HeaderDefect, parseHeader } from '../src/header.js'
 import { eventLine, headerLine } from '../src/line-format.js'
-import { CommittedDamage, decodeStrict, scanEvents } from '../src/scan.js'
+import { decodeStrict } from '../src/line-reader.js'
+import { CommittedDamage, scanEvents } from '../src/scan.js'
 import { buildLog, scriptedAppends } from './fixtures/script.js'
 
 const enc = new TextEncoder()

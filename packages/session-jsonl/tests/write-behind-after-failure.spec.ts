@@ -91,6 +91,56 @@ describe('who writes what, and when the queue is idle', () => {
     expect(q.queue.idle).toBe(true)
   })
 
+  it('a flush of an empty queue is not idle until its promise settles', async () => {
+    const q = gatedQueue(100)
+    const flushed = q.queue.flush()
+    expect(q.queue.idle).toBe(false) // a caller that checks right away must still await the flush
+    await flushed
+    expect(q.queue.idle).toBe(true)
+    expect(q.batches).toEqual([])
+  })
+
+  it('a flush that wrote every event leaves no window armed, even for events admitted while it waited', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    await vi.advanceTimersByTimeAsync(100) // background write [0] starts and holds
+    q.queue.push(1) // opens a window
+    const flushed = q.queue.flush() // cancels that window and waits for the background write
+    q.queue.push(2) // queued behind 1: the flush will write it, so no window of its own
+    q.gates[0]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.batches).toEqual([[0], [1, 2]])
+    q.gates[1]!.resolve()
+    await flushed
+    expect(q.queue.pendingCount).toBe(0)
+    expect(q.queue.idle).toBe(true) // process exit has nothing to wait for
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(q.batches).toEqual([[0], [1, 2]])
+  })
+
+  it('an event joins a window still armed from a flush; the event after that gets a full window of its own', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    const flushed = q.queue.flush()
+    q.queue.push(1) // arms a window (ends at 100) while the flush writes [0]
+    q.gates[0]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    q.gates[1]!.resolve()
+    await flushed
+    expect(q.batches).toEqual([[0], [1]])
+    await vi.advanceTimersByTimeAsync(50)
+    q.queue.push(2) // joins the window armed during the flush
+    await vi.advanceTimersByTimeAsync(50)
+    expect(q.batches).toEqual([[0], [1], [2]])
+    q.gates[2]!.resolve()
+    await vi.advanceTimersByTimeAsync(20)
+    q.queue.push(3) // a new window: written 100 ms from now, not earlier
+    await vi.advanceTimersByTimeAsync(99)
+    expect(q.batches).toEqual([[0], [1], [2]])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(q.batches).toEqual([[0], [1], [2], [3]])
+  })
+
   it('a failed background batch leaves the queue busy (it still holds the batch)', async () => {
     const q = gatedQueue(100)
     q.queue.push(0)

@@ -8,14 +8,58 @@
 import { isDeepFrozen, isWalkable } from '@bridle/llm'
 
 /**
- * Freezes every object reachable from `root`, iteratively (any depth) and cycle-safely, and returns `root`. Plain
- * objects and arrays (the JSON vocabulary restore mode accepts) are descended through `Object.keys` / their indices;
+ * Freezes every object reachable from `root`, at any depth and cycle-safely, and returns `root`. Plain objects and
+ * arrays (the JSON vocabulary restore mode accepts) are descended through their own enumerable keys / their indices;
  * any other object is walked like `deepFreeze` walks it (own data properties only, accessors neither invoked nor
  * descended). Abort signals and binary buffers are left alone. A root `deepFreeze` recorded is returned as is; below
  * the root the registry is not consulted (fresh data is never in it, and a recorded subtree is merely walked again).
  */
 export function freezeInPlace<T>(root: T): T {
   if (!isWalkable(root) || isDeepFrozen(root)) return root
+  // Fresh JSON data (a reload: every stored event) takes the recursive path, several times cheaper than the work
+  // list. Anything it does not expect hands the whole value to the work list, which finishes the job.
+  if (!freezeFresh(root as object, 0)) freezeByWorkList(root as object)
+  return root
+}
+
+/** Below this depth the fresh path recurses; deeper values go to the work list, which needs no stack. */
+const MAX_FRESH_DEPTH = 200
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+/**
+ * Freezes a tree of unfrozen plain objects and arrays, recursively. Returns false, leaving the rest to the caller, at
+ * the first value that is not one (another class), is frozen already (a cycle, or a subtree frozen elsewhere) or lies
+ * too deep.
+ */
+function freezeFresh(value: object, depth: number): boolean {
+  const proto = Object.getPrototypeOf(value)
+  if (proto === Array.prototype) {
+    if (Object.isFrozen(value) || depth > MAX_FRESH_DEPTH) return false
+    Object.freeze(value)
+    const array = value as unknown[]
+    for (let i = 0; i < array.length; i++) {
+      const child = array[i]
+      if (typeof child === 'object' && child !== null && !freezeFresh(child, depth + 1)) return false
+    }
+    return true
+  }
+  if (proto !== Object.prototype && proto !== null) return false
+  if (Object.isFrozen(value) || depth > MAX_FRESH_DEPTH) return false
+  Object.freeze(value)
+  const record = value as Record<string, unknown>
+  // `for…in` reads the engine's enum cache (no key array per object); the own-key test skips anything enumerable a
+  // prototype might have gained.
+  for (const key in record) {
+    if (!hasOwn.call(record, key)) continue
+    const child = record[key]
+    if (typeof child === 'object' && child !== null && !freezeFresh(child, depth + 1)) return false
+  }
+  return true
+}
+
+/** The general walk: iterative (any depth), cycle-safe, and finishing a value the fresh path froze in part. */
+function freezeByWorkList(root: object): void {
   const walk = new Walk()
   walk.enter(root)
   const { stack, kinds } = walk
@@ -41,7 +85,6 @@ export function freezeInPlace<T>(root: T): T {
       }
     }
   }
-  return root
 }
 
 /** How an entered object is descended: by index, by own enumerable keys, or by own data-property descriptors. */
@@ -52,8 +95,8 @@ const OTHER = 2
 /**
  * The work list of one call. An object is frozen when first reached, which marks it for the rest of the walk, so
  * fresh (unfrozen) data needs no visited set. An object reached already frozen was either frozen earlier in this walk
- * or frozen shallowly elsewhere; those are tracked in a set (created on first need) and walked once, so cycles end
- * and a shallowly frozen subtree still gets frozen to its leaves.
+ * or frozen before it (shallowly elsewhere, or by the fresh path); those are tracked in a set (created on first need)
+ * and walked once, so cycles end and a shallowly frozen subtree still gets frozen to its leaves.
  */
 class Walk {
   readonly stack: object[] = []

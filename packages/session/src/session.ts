@@ -2,7 +2,7 @@
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
  * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
-import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId, isRecord } from '@bridle/llm'
+import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
 import type {
   AnySessionEvent,
   AppendOptions,
@@ -12,20 +12,13 @@ import type {
   SessionEventEnvelope,
   SessionEventMap,
 } from './events.js'
-import { validateSessionHeader, type HeaderMode, type SessionHeader } from './header.js'
+import { validateSessionHeader, type SessionHeader } from './header.js'
 import { jsonViolationError, snapshotForLog, type JsonViolation } from './json.js'
 import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
 import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
 import { RequestFacts } from './request-header.js'
-import {
-  assertMessageEventShape,
-  assertSeedRequestHeader,
-  hasValidEventEnvelope,
-  legacySeedViolation,
-  legacyShapeOf,
-  legacyViolation,
-} from './shape.js'
+import { assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation, messageShapeProblem } from './shape.js'
 import {
   planSurface,
   releaseSurfaceState,
@@ -45,6 +38,9 @@ export interface SessionSurface {
   /** How many replaces the surface has seen. */
   readonly replaceGeneration: number
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export class Session {
   readonly id: SessionId
@@ -92,13 +88,13 @@ export class Session {
    * A given seed (even `[]`) that does not end in `session/end-seed` gets the marker appended.
    */
   static create(id: string, seed?: readonly unknown[], header?: unknown): Session {
-    const events = seed === undefined ? undefined : readSeed(seed, 'snapshot')
+    const events = seed === undefined ? undefined : readSeed(seed)
     const checked = validateSessionHeader(
       header === undefined ? { version: 0, id, createdAt: Date.now() } : header,
       id,
       'snapshot',
     )
-    return Session.build(id, checked, events, false)
+    return Session.build(id, checked, events)
   }
 
   /**
@@ -107,24 +103,40 @@ export class Session {
    */
   static fromRestore(id: string, seed: readonly unknown[], header: unknown): Session {
     const checked = validateSessionHeader(header, id, 'restore')
-    return Session.build(id, checked, readSeed(seed, 'restore'), true)
+    if (!Array.isArray(seed)) throw new TypeError(SEED_NOT_ARRAY)
+    // One pass: each event is checked, planned against the session being built, frozen in place and committed, as
+    // `append` does. Nothing per event outlives its iteration but what the session keeps (README, "Restore mode and freezing").
+    // A failure throws the half-built session away.
+    const session = new Session(id, checked, seed.length)
+    const view = session.view()
+    const length = seed.length
+    for (let index = 0; index < length; index++) {
+      const event = checkSeedEvent(seed[index], index)
+      const plan = planSeedEvent(view, event, index)
+      session.commit(freezeInPlace(event), plan)
+    }
+    session.endSeed()
+    return session
   }
 
   /**
    * Snapshot mode's events are frozen already (`snapshotForLog` freezes its copies as it builds them); restore mode's
-   * fresh values are frozen in place here. Neither records anything in the process-wide `deepFreeze` registry (see
-   * the package README, "Freezing").
+   * fresh values are frozen in place by `fromRestore`. Neither records anything in the process-wide `deepFreeze`
+   * registry (see the package README, "Restore mode and freezing").
    */
-  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined, freeze: boolean): Session {
+  private static build(id: string, header: SessionHeader, seed: SeedPlan | undefined): Session {
     const session = new Session(id, header, seed?.events.length ?? 0)
     if (seed === undefined) return session
     // The seed's surface was planned and applied while it was checked; adopt that state instead of re-applying.
     session.state = seed.surface
-    seed.events.forEach((event, index) =>
-      session.commit(freeze ? freezeInPlace(event) : event, seed.plans[index]!, false),
-    )
-    if (seed.events.at(-1)?.type !== 'session/end-seed') session.append('session/end-seed', {})
+    seed.events.forEach((event, index) => session.commit(event, seed.plans[index]!, false))
+    session.endSeed()
     return session
+  }
+
+  /** A seed that does not end in `session/end-seed` gets the marker appended. */
+  private endSeed(): void {
+    if (this.log.at(-1)?.type !== 'session/end-seed') this.append('session/end-seed', {})
   }
 
   /** The next seq (= `events.length`). */
@@ -184,7 +196,7 @@ export class Session {
 
     if (this[PUBLISHING]) throw new Error('session append cannot reenter while another append is being published')
 
-    // The snapshots are frozen already (README, "Freezing"): only the envelope is left to freeze.
+    // The snapshots are frozen already (README, "Restore mode and freezing"): only the envelope is left to freeze.
     const event = Object.freeze({
       type,
       seq: this.log.length,
@@ -283,55 +295,76 @@ interface SeedPlan {
   readonly surface: SurfaceState
 }
 
+const SEED_NOT_ARRAY = 'session seed must be an array of events'
+
 /**
- * Reads and checks every seed slot once (docs/session-events.md#seeds), in order: JSON snapshot (snapshot mode), legacy
- * type, envelope, `request/header` and message shape, legacy reason, contiguity and the surface transition.
+ * Reads and checks every snapshot-mode seed slot once (docs/session-events.md#seeds), in order: JSON snapshot, then
+ * the checks of {@link checkSeedEvent} and the surface transition. The seed is checked whole before the header, so
+ * the plans are kept for the session built afterwards.
  */
-function readSeed(seed: readonly unknown[], mode: HeaderMode): SeedPlan {
-  if (!Array.isArray(seed)) throw new TypeError('session seed must be an array of events')
+function readSeed(seed: readonly unknown[]): SeedPlan {
+  if (!Array.isArray(seed)) throw new TypeError(SEED_NOT_ARRAY)
   const out: AnySessionEvent[] = []
   const plans: SurfacePlan[] = []
   const surface = new SurfaceManager()
   const length = seed.length
   for (let index = 0; index < length; index++) {
-    let value: unknown = seed[index]
-    if (mode === 'snapshot') {
-      // No limits on the envelope: the data's limit is checked just below, as `append` checks it.
-      const snap = snapshotForLog(value)
-      if (!snap.ok) {
-        const { violation } = snap as { violation: JsonViolation }
-        throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, {
-          cause: jsonViolationError(violation),
-        })
-      }
-      value = snap.value
-      // The limit `append` enforces holds for seeded events too (a fork's seed, a caller's own events): a seed that
-      // could never be written would otherwise be accepted here and fail in every writer.
-      const data = isRecord(value) ? value.data : undefined
-      const limit = jsonLimitViolation(data, JSON_LIMITS)
-      if (limit !== undefined) {
-        const path = limit.path.replace(/^\$/, '$.data')
-        throw new JsonLimitError(`seed event at index ${index} carries data that`, { ...limit, path })
-      }
+    // No limits on the envelope: the data's limit is checked just below, as `append` checks it.
+    const snap = snapshotForLog(seed[index])
+    if (!snap.ok) {
+      const { violation } = snap as { violation: JsonViolation }
+      throw new Error(`seed event at index ${index} is not losslessly JSON-serializable`, {
+        cause: jsonViolationError(violation),
+      })
     }
-    const legacy = isRecord(value) ? legacyShapeOf(value.type, value.data) : undefined
-    if (legacy === 'request/header-delta') throw new Error(legacySeedViolation(index, legacy))
-    if (!hasValidEventEnvelope(value)) throw new Error(`seed event at index ${index} has an invalid event envelope`)
-    if (value.type === 'request/header') assertSeedRequestHeader(value.data, index)
-    assertMessageEventShape(value, `seed ${value.type} at index ${index}`)
-    if (legacy === 'fallback-reason') throw new Error(legacySeedViolation(index, legacy))
-    if (value.seq !== index) {
-      throw new Error(
-        `seed event at index ${index} has seq ${value.seq} (expected ${index}); seed must be contiguous from 0`,
-      )
+    const value = snap.value
+    // The limit `append` enforces holds for seeded events too (a fork's seed, a caller's own events): a seed that
+    // could never be written would otherwise be accepted here and fail in every writer.
+    const data = isRecord(value) ? value.data : undefined
+    const limit = jsonLimitViolation(data, JSON_LIMITS)
+    if (limit !== undefined) {
+      const path = limit.path.replace(/^\$/, '$.data')
+      throw new JsonLimitError(`seed event at index ${index} carries data that`, { ...limit, path })
     }
-    try {
-      plans.push(surface.push(value))
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : 'invalid surface metadata'
-      throw new Error(`invalid seed event at index ${index}: ${detail}`, { cause: error })
-    }
-    out.push(value)
+    const event = checkSeedEvent(value, index)
+    plans.push(planSeedEvent(surface, event, index))
+    out.push(event)
   }
   return { events: out, plans, surface: releaseSurfaceState(surface) }
+}
+
+/**
+ * The checks of one seed slot (docs/session-events.md#seeds), in order: legacy type, envelope, `request/header` and
+ * message shape, legacy reason, contiguity. Allocates nothing for a valid event.
+ */
+function checkSeedEvent(value: unknown, index: number): AnySessionEvent {
+  if (isRecord(value) && value.type === 'request/header-delta') {
+    throw new Error(`seed event at index ${index} uses unsupported legacy request/header-delta format`)
+  }
+  if (!hasValidEventEnvelope(value)) throw new Error(`seed event at index ${index} has an invalid event envelope`)
+  const type = value.type
+  if (type === 'request/header') assertSeedRequestHeader(value.data, index)
+  else {
+    const problem = messageShapeProblem(value)
+    if (problem !== undefined) throw new Error(`seed ${type} at index ${index} ${problem}`)
+  }
+  if (type === 'request/header' && isRecord(value.data) && value.data.reason === 'fallback') {
+    throw new Error(`seed event at index ${index} uses unsupported legacy request/header reason "fallback"`)
+  }
+  if (value.seq !== index) {
+    throw new Error(
+      `seed event at index ${index} has seq ${value.seq} (expected ${index}); seed must be contiguous from 0`,
+    )
+  }
+  return value
+}
+
+/** The surface transition of a checked seed event: a `SurfaceManager` push, or a plan against a session's view. */
+function planSeedEvent(surface: SurfaceManager | SurfaceView, event: AnySessionEvent, index: number): SurfacePlan {
+  try {
+    return surface instanceof SurfaceManager ? surface.push(event) : planSurface(surface, event)
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : 'invalid surface metadata'
+    throw new Error(`invalid seed event at index ${index}: ${detail}`, { cause: error })
+  }
 }

@@ -5,25 +5,35 @@
 import { deepFreeze, isRecord } from '@bridle/llm'
 import type { AnySessionEvent } from './events.js'
 
-const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  'type',
-  'seq',
-  'time',
-  'data',
-  'surfaceOp',
-  'sourceEventSeqs',
-  'ignorable',
-])
+/** Whether `key` is one of the seven envelope fields (a `switch`: a reload asks this for every key of every event). */
+function isEnvelopeKey(key: string): boolean {
+  switch (key) {
+    case 'type':
+    case 'seq':
+    case 'time':
+    case 'data':
+    case 'surfaceOp':
+    case 'sourceEventSeqs':
+    case 'ignorable':
+      return true
+    default:
+      return false
+  }
+}
 
 const isNonEmptyString = (value: unknown): value is string => typeof value === 'string' && value !== ''
 
+const hasOwn = Object.prototype.hasOwnProperty
+
 /**
- * True when `value` has a valid seed/load envelope: own keys within the seven fields, a string `type`, a
+ * True when `value` has a valid seed/load envelope: own enumerable keys within the seven fields, a string `type`, a
  * non-negative safe-integer `seq`, a safe-integer `time`, `data` present and `ignorable` absent or `true`.
  */
 export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent {
   if (!isRecord(value)) return false
-  for (const key of Reflect.ownKeys(value)) if (typeof key !== 'string' || !ENVELOPE_KEYS.has(key)) return false
+  // Own enumerable string keys: all a JSON value can have, and all a snapshot copy or a parsed log has (README,
+  // "Restore mode and freezing"). `for…in` reads the engine's enum cache instead of building a key array per event.
+  for (const key in value) if (hasOwn.call(value, key) && !isEnvelopeKey(key)) return false
   if (typeof value.type !== 'string') return false
   const seq = value.seq
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0 || Object.is(seq, -0)) return false
@@ -86,31 +96,40 @@ export function assertMessageEventShape(
   event: { readonly type: string; readonly data: unknown },
   subject: string,
 ): void {
+  const problem = messageShapeProblem(event)
+  if (problem !== undefined) throw new Error(`${subject} ${problem}`)
+}
+
+/**
+ * What is wrong with the message of a surface-eligible event (the text after the subject), or `undefined`. Builds no
+ * string for a valid event: a reload checks every stored event with it.
+ */
+export function messageShapeProblem(event: { readonly type: string; readonly data: unknown }): string | undefined {
   const { type } = event
-  if (type !== 'user/message' && type !== 'assistant/message' && type !== 'tool/result') return
+  if (type !== 'user/message' && type !== 'assistant/message' && type !== 'tool/result') return undefined
   const data = event.data
   const message = type === 'user/message' ? data : isRecord(data) ? data.message : undefined
-  if (!isRecord(message) || !isNonEmptyString(message.id)) throw new Error(`${subject} lacks an identified message`)
+  if (!isRecord(message) || !isNonEmptyString(message.id)) return 'lacks an identified message'
   const role = type === 'assistant/message' ? 'assistant' : 'user'
-  if (message.role !== role) throw new Error(`${subject} message must have role "${role}"`)
+  if (message.role !== role) return `message must have role "${role}"`
   const source = message.source
-  if (!isRecord(source) || !isNonEmptyString(source.kind)) throw new Error(`${subject} message has invalid source`)
-  if (!Array.isArray(message.content)) throw new Error(`${subject} message has invalid content`)
+  if (!isRecord(source) || !isNonEmptyString(source.kind)) return 'message has invalid source'
+  if (!Array.isArray(message.content)) return 'message has invalid content'
   if (type === 'assistant/message') {
     if (source.kind !== 'model' || !isNonEmptyString(source.provider) || !isNonEmptyString(source.model)) {
-      throw new Error(`${subject} message must have model source`)
+      return 'message must have model source'
     }
   } else if (type === 'tool/result') {
-    if (source.kind !== 'tool' || !isNonEmptyString(source.callId))
-      throw new Error(`${subject} message must have tool source`)
+    if (source.kind !== 'tool' || !isNonEmptyString(source.callId)) return 'message must have tool source'
     const blocks = message.content as unknown[]
     const results = blocks.filter((block) => isRecord(block) && block.type === 'tool-result')
     const only = results[0]
     if (blocks.length !== 1 || results.length !== 1 || !isRecord(only) || !Array.isArray(only.content)) {
-      throw new Error(`${subject} message must contain one tool-result block`)
+      return 'message must contain one tool-result block'
     }
-    if (only.toolCallId !== source.callId) throw new Error(`${subject} message has mismatched tool call ids`)
+    if (only.toolCallId !== source.callId) return 'message has mismatched tool call ids'
   }
+  return undefined
 }
 
 /** The three extra checks of a seeded `request/header`; `index` names the seed slot. */

@@ -89,6 +89,9 @@ function jsonEqualExcept(a: unknown, b: unknown, skip: readonly (string | number
   return true
 }
 
+/** The plan of every event that leaves the surface alone (most of a log): one shared object. */
+const NO_SURFACE_CHANGE: SurfacePlan = Object.freeze({ kind: 'none' })
+
 const TOOL_RESULT_CONTENT_PATH = ['message', 'content', 0, 'content'] as const
 
 /**
@@ -106,7 +109,7 @@ export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfaceP
       throw new Error(`session event "${type}" is not surface-eligible and cannot carry surfaceOp`)
     if (sources !== undefined)
       throw new Error(`session event "${type}" is not surface-eligible and cannot carry sourceEventSeqs`)
-    return { kind: 'none' }
+    return NO_SURFACE_CHANGE
   }
   if (surfaceOp === undefined)
     throw new Error(`session event "${type}" is surface-eligible and requires a surfaceOp marker`)

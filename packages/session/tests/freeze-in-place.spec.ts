@@ -42,6 +42,38 @@ describe('freezeInPlace (restore-mode freezer, session.md §7)', () => {
     expect(Object.isFrozen(mutable.deep)).toBe(true)
   })
 
+  it('descends own keys only: an enumerable property added to Object.prototype is neither walked nor frozen', () => {
+    const inherited = { mutable: true }
+    const root = { own: { n: 1 }, list: [{ m: 2 }] }
+    Object.defineProperty(Object.prototype, 'polluted', {
+      value: inherited,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+    try {
+      freezeInPlace(root)
+    } finally {
+      delete (Object.prototype as { polluted?: unknown }).polluted
+    }
+    expect(isFrozenDeep(root)).toBe(true)
+    expect(Object.isFrozen(inherited)).toBe(false)
+  })
+
+  it('finishes a tree whose fresh walk stopped half-way (a frozen node or another class deep inside)', () => {
+    const tail = { after: { x: 1 } }
+    const mixed = {
+      first: { a: [1, { b: 2 }] },
+      middle: new Map([[1, { c: 3 }]]),
+      frozen: Object.freeze({ d: {} }),
+      tail,
+    }
+    freezeInPlace(mixed)
+    expect(Object.isFrozen(mixed.first.a[1])).toBe(true)
+    expect(Object.isFrozen(mixed.frozen.d)).toBe(true)
+    expect(Object.isFrozen(tail.after)).toBe(true)
+  })
+
   it('handles cycles, null-prototype objects and 50 000-deep nesting', () => {
     const a: Record<string, unknown> = Object.create(null)
     a.self = a

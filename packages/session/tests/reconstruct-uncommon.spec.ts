@@ -107,3 +107,30 @@ describe('reconstructRequest on untidy logs', () => {
     expect(r.messages).toEqual(s.deriveMessages())
   })
 })
+
+describe('a step without output, followed by an answered step of the same turn', () => {
+  it('is rebuilt as that step sent it, not with the next step’s history and header', () => {
+    const s = Session.create('s')
+    s.append('turn/start', { turn: 1 })
+    s.append('step/start', { turn: 1, step: 1 })
+    s.append('user/message', user('one'), { surfaceOp: 'append' })
+    s.append('request/header', { header: h1, reason: 'initial' })
+    const firstEnd = s.append('step/end', { turn: 1, step: 1 }) // failed (or compacted) before any output
+    s.append('step/start', { turn: 1, step: 2 })
+    s.append('user/message', user('steer'), { surfaceOp: 'append' })
+    s.append('request/header', { header: h2, reason: 'change' })
+    answer(s, 1, 2, 'answer')
+    s.append('step/end', { turn: 1, step: 2 })
+    s.append('turn/end', { turn: 1, reason: { kind: 'completed' } })
+
+    const first = reconstructRequest(s.events, { turn: 1, step: 1 })
+    expect(first.cutSeq).toBe(firstEnd.seq)
+    expect(first.outputSeq).toBeUndefined()
+    expect(texts(first.request.messages)).toEqual(['one'])
+    expect(first.request.model).toBe('m')
+    expect(first.request.system).toBe('first system')
+    const second = reconstructRequest(s.events, { turn: 1, step: 2 })
+    expect(texts(second.request.messages)).toEqual(['one', 'steer'])
+    expect(second.request.system).toBe('second system')
+  })
+})

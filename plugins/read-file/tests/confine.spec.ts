@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, sep } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { confineToWorkspace, isInside, ReadFileError, workspaceRootOf } from '../src/index.js'
@@ -110,6 +110,12 @@ describe('isInside / workspaceRootOf', () => {
     expect(workspaceRootOf(undefined, agent)).toBe('/agent/cwd')
     expect(workspaceRootOf(undefined, { session: { header: {} } })).toBe(process.cwd())
     expect(workspaceRootOf(undefined, undefined)).toBe(process.cwd())
+    // an agent may have no session yet, and a session no header: both fall back instead of throwing
+    expect(workspaceRootOf(undefined, {})).toBe(process.cwd())
+    expect(workspaceRootOf(undefined, { session: {} })).toBe(process.cwd())
+    // a relative cwd names no place on its own
+    expect(workspaceRootOf(undefined, { session: { header: { cwd: 'relative/dir' } } })).toBe(process.cwd())
+    expect(workspaceRootOf('relative/root', agent)).toBe(resolve('relative/root'))
   })
 })
 
