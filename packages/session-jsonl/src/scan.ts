@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer'
+import { isRecord } from '@bridle/llm'
 import { crc32, runningAt, sealFollows, sealHolds, storedSeal, type Seal } from './checksum.js'
 import { HEADER_CHECKSUM_MISMATCH } from './header.js'
 import type { StoredEvent } from './line-format.js'
@@ -83,7 +84,7 @@ export function scanEvents(bytes: Uint8Array, headerEnd: number, seal?: Seal): S
           'unparsable line',
         )
       } else {
-        const seq = isObject(value) ? value.seq : undefined
+        const seq = isRecord(value) ? value.seq : undefined
         if (seq !== events.length) {
           const gap = `expected ${events.length}, got ${String(seq)}`
           defect = new CommittedDamage(
@@ -166,10 +167,6 @@ function legacyLineCheck(bytes: Uint8Array): LineCheck {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function isTurnEnd(value: unknown): boolean {
-  return isObject(value) && value.type === 'turn/end'
+  return isRecord(value) && value.type === 'turn/end'
 }

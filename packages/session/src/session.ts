@@ -2,7 +2,7 @@
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
  * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
-import { JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
+import { isRecord, JSON_LIMITS, JsonLimitError, jsonLimitViolation, type Message, type SessionId } from '@bridle/llm'
 import type {
   AnySessionEvent,
   AppendOptions,
@@ -18,7 +18,13 @@ import { freezeInPlace } from './freeze-in-place.js'
 import { MessageProjection } from './derive.js'
 import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
 import { RequestFacts } from './request-header.js'
-import { assertSeedRequestHeader, hasValidEventEnvelope, legacyViolation, messageShapeProblem } from './shape.js'
+import {
+  assertSeedRequestHeader,
+  hasValidEventEnvelope,
+  legacySeedViolation,
+  legacyViolation,
+  messageShapeProblem,
+} from './shape.js'
 import {
   planSurface,
   releaseSurfaceState,
@@ -38,9 +44,6 @@ export interface SessionSurface {
   /** How many replaces the surface has seen. */
   readonly replaceGeneration: number
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export class Session {
   readonly id: SessionId
@@ -339,7 +342,7 @@ function readSeed(seed: readonly unknown[]): SeedPlan {
  */
 function checkSeedEvent(value: unknown, index: number): AnySessionEvent {
   if (isRecord(value) && value.type === 'request/header-delta') {
-    throw new Error(`seed event at index ${index} uses unsupported legacy request/header-delta format`)
+    throw new Error(legacySeedViolation(index, 'request/header-delta'))
   }
   if (!hasValidEventEnvelope(value)) throw new Error(`seed event at index ${index} has an invalid event envelope`)
   const type = value.type
@@ -349,7 +352,7 @@ function checkSeedEvent(value: unknown, index: number): AnySessionEvent {
     if (problem !== undefined) throw new Error(`seed ${type} at index ${index} ${problem}`)
   }
   if (type === 'request/header' && isRecord(value.data) && value.data.reason === 'fallback') {
-    throw new Error(`seed event at index ${index} uses unsupported legacy request/header reason "fallback"`)
+    throw new Error(legacySeedViolation(index, 'fallback-reason'))
   }
   if (value.seq !== index) {
     throw new Error(
