@@ -1,11 +1,6 @@
 import { isRecord } from '@bridle/llm'
-import {
-  Session,
-  SessionPersistenceCorruptionError,
-  type SessionEvent,
-  type SessionHeader,
-  type SessionRecoveryReport,
-} from '@bridle/session'
+import { Session, SessionPersistenceCorruptionError } from '@bridle/session'
+import type { SessionEvent, SessionHeader, SessionRecoveryReport } from '@bridle/session'
 import { formatUnsupported, type StoredMeta, validateStoredEvents } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import type { LeaseHolder } from './errors.js'
