@@ -46,7 +46,7 @@ export class AgentLoop extends Service {
   constructor(ctx: Context, config?: AgentLoopConfigInput | null) {
     const resolved = Config(config)
     super(ctx, 'agentLoop', true)
-    ;(this as { config: ResolvedAgentLoopConfig }).config = resolved
+    this.config = resolved
     this.own = ctx
     this.observers = new SessionObservers(ctx)
     registerLoopVariables(ctx)

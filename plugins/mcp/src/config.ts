@@ -1,4 +1,4 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 
 /** The name `ConfigError`s and warnings use for this plugin. */
@@ -125,9 +125,7 @@ export const ConfigSchema = z.strictObject({
 export type McpConfig = z.output<typeof ConfigSchema>
 
 /** Parses the plugin config; throws `ConfigError` naming `@bridle/plugin-mcp` and each failing field. Idempotent. */
-export function Config(raw: unknown): McpConfig {
-  return parseConfig(PLUGIN_NAME, ConfigSchema, raw)
-}
+export const Config = configParser((raw: unknown): McpConfig => parseConfig(PLUGIN_NAME, ConfigSchema, raw))
 
 export type NamedServerConfig = ServerConfig & { name: string }
 
@@ -149,9 +147,9 @@ export const NamedServerSchema = z.unknown().transform((raw, ctx): NamedServerCo
 })
 
 /** Parses one named server row (`{ name, command… }` or `{ name, url… }`); throws `ConfigError`. Idempotent. */
-export function parseServerConfig(raw: unknown): NamedServerConfig {
-  return parseConfig(PLUGIN_NAME, NamedServerSchema, raw)
-}
+export const parseServerConfig = configParser(
+  (raw: unknown): NamedServerConfig => parseConfig(PLUGIN_NAME, NamedServerSchema, raw),
+)
 
 /** True for a Streamable HTTP row. */
 export const isHttp = (server: ServerConfig): server is HttpServerConfig => 'url' in server
