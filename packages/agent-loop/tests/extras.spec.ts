@@ -48,6 +48,35 @@ describe('configured agents (§2.5)', () => {
   })
 })
 
+describe('agent-loop/config-start-failed is a contained emit', () => {
+  it('a throwing or rejecting listener is logged and the listeners after it still run', async () => {
+    const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'ghost' }] } })
+    h.ctx.set('sessionPersistence', {
+      prepare: async (id: string) => {
+        throw new Error(`session "${id}" not found`)
+      },
+      list: async () => [],
+    })
+    const heard: string[] = []
+    h.ctx.on('agent-loop/config-start-failed', () => {
+      heard.push('first')
+      throw new Error('listener broke')
+    })
+    h.ctx.on('agent-loop/config-start-failed', async () => {
+      heard.push('second')
+      throw new Error('listener rejected too')
+    })
+    h.ctx.on('agent-loop/config-start-failed', ({ sessionId }) => void heard.push(`third ${sessionId}`))
+    await settle()
+    expect(heard).toEqual(['first', 'second', 'third ghost'])
+    expect(takeLogLines()).toEqual([
+      'warn agent-loop: agent "r": config-driven resume of "ghost" failed: session "ghost" not found',
+      'warn agent-loop: event "agent-loop/config-start-failed" listener threw: listener broke',
+      'warn agent-loop: event "agent-loop/config-start-failed" listener rejected: listener rejected too',
+    ])
+  })
+})
+
 describe('configured agents waiting for persistence', () => {
   it('a resumeSessionId entry that waited for persistence does not keep its waiting plugin mounted', async () => {
     const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'later' }] } })
