@@ -6,7 +6,7 @@ import { takeLogLines } from '../../../tests/support/logs.js'
 
 const settle = () => new Promise((r) => setTimeout(r, 5))
 
-describe('configured agents (§2.5)', () => {
+describe('configured agents', () => {
   it('starts owned agents: a label gets <id>-session-<uuid>, an exact id is created without persistence', async () => {
     const h = boot({
       loop: {

@@ -3,7 +3,7 @@ import { historyBaseOf } from '@bridle/llm'
 import { Session, deriveEventMessage, type AnySessionEvent } from '../src/index.js'
 import { appendSimpleTurn, assistant, toolResult, user } from './helpers.js'
 
-describe('deriveEventMessage (§10)', () => {
+describe('deriveEventMessage', () => {
   it('projects each node type; ignores surfaceOp; null for log-only and empty assistant messages', () => {
     const s = Session.create('s')
     const u = s.append('user/message', user('u'), { surfaceOp: 'append' })
@@ -30,7 +30,7 @@ describe('deriveEventMessage (§10)', () => {
   })
 })
 
-describe('session.deriveMessages() (§10)', () => {
+describe('session.deriveMessages()', () => {
   it('example 1: nodes [1, 5], [user, assistant], the same array on a second call', () => {
     const s = Session.create('s')
     s.append('turn/start', { turn: 1 })

@@ -22,7 +22,7 @@ const tool = (name: string, extra = ''): ToolSchema => ({
   parameters: { type: 'object' },
 })
 
-describe('canonicalJson and sha256Hex (provability §1)', () => {
+describe('canonicalJson and sha256Hex', () => {
   it('sorts keys by UTF-16 code unit at every level, without whitespace', () => {
     expect(canonicalJson({ b: 1, a: [{ d: true, c: null }], A: 'x' })).toBe('{"A":"x","a":[{"c":null,"d":true}],"b":1}')
     // U+FF5E (one code unit) sorts before U+1F600 (surrogate pair starting 0xD83D)? No: 0xD83D < 0xFF5E.
@@ -181,7 +181,7 @@ function recorded() {
   return s
 }
 
-describe('verifyDigests (provability §3)', () => {
+describe('verifyDigests', () => {
   it('a recorded session verifies clean, step by step', () => {
     const s = recorded()
     const results = verifyDigests(s.events)
@@ -263,7 +263,7 @@ describe('verifyDigests (provability §3)', () => {
   })
 })
 
-describe('cachePrefixReport (provability §4)', () => {
+describe('cachePrefixReport', () => {
   it('names the hot-reloaded system line, the compaction and the added tool as the only breaks', () => {
     const s = recorded()
     const rows = cachePrefixReport(s.events)
