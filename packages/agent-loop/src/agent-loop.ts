@@ -2,7 +2,7 @@ import type { Session, SessionPreparation } from '@bridle/session'
 import { Service, type Context } from 'cordis'
 import { Agent, abortSetup } from './agent.js'
 import { emitAgentEvent } from './agent-events.js'
-import { BAD_CAP_MESSAGE, Config, type AgentLoopConfigInput, type ResolvedAgentLoopConfig } from './config.js'
+import { Config, type AgentLoopConfigInput, type ResolvedAgentLoopConfig } from './config.js'
 import { startConfiguredAgents } from './configured-agents.js'
 import { registerLoopVariables } from './variables.js'
 import { SessionObservers } from './session-observers.js'
@@ -222,5 +222,3 @@ export class AgentLoop extends Service {
     )
   }
 }
-
-export { BAD_CAP_MESSAGE }

@@ -5,7 +5,7 @@ import { z } from 'zod'
 export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
 
 /** Message every bad cap carries, from config parsing and from direct construction alike. */
-export const BAD_CAP_MESSAGE = 'maxParallelToolCalls must be a positive integer'
+const BAD_CAP_MESSAGE = 'maxParallelToolCalls must be a positive integer'
 
 const positiveInt = z
   .number({ error: BAD_CAP_MESSAGE })

@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import {
   createSessionPreparation,
   Session,
-  type SessionEvent,
   type SessionHeader,
   type SessionInspection,
   type SessionLocation,

@@ -50,14 +50,14 @@ export function eventLine(event: StoredEvent): string {
 }
 
 /** The text of a batch of events: one line each, concatenated for a single write. */
-export function eventsText(events: readonly StoredEvent[]): string {
+function eventsText(events: readonly StoredEvent[]): string {
   let text = ''
   for (const event of events) text += eventLine(event)
   return text
 }
 
 /** The UTF-8 bytes of a batch of events, as plain lines (the format of logs written before checksums). */
-export function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
+function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
   return encoder.encode(eventsText(events))
 }
 
@@ -81,9 +81,4 @@ export function encodeAppend(events: readonly StoredEvent[], running: number | u
   if (running === undefined) return { bytes: encodeEvents(events), running }
   const sealed = sealLines(eventsText(events), running)
   return { bytes: encoder.encode(sealed.text), running: sealed.running }
-}
-
-/** UTF-8 encodes a string. */
-export function utf8(text: string): Uint8Array {
-  return encoder.encode(text)
 }

@@ -110,6 +110,3 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
     await this.backend.dispose()
   }
 }
-
-/** Cordis service augmentation lives in `@bridle/session` (`ctx.sessionPersistence?: SessionPersistence`). */
-export default SessionJsonl

@@ -53,18 +53,12 @@ export function messageDigest(message: Message): string {
 }
 
 /** `chain_i = digest(chain_{i-1} + messageDigest_i)`. */
-export function extendChain(chain: string, messageDigestValue: string): string {
+function extendChain(chain: string, messageDigestValue: string): string {
   return sha256Hex(chain + messageDigestValue)
 }
 
 /** digest(config + system + tools + chain + ':' + count). */
-export function combineRequestDigest(
-  config: string,
-  system: string,
-  tools: string,
-  chain: string,
-  count: number,
-): string {
+function combineRequestDigest(config: string, system: string, tools: string, chain: string, count: number): string {
   return sha256Hex(config + system + tools + chain + ':' + String(count))
 }
 

@@ -119,5 +119,3 @@ export class SystemPrompt extends Service<SystemPromptConfig> {
     return assemble({ layers: this.layers, toolOrder: this.config.toolOrder, ctx: this.ctx, base: this }, context ?? {})
   }
 }
-
-export default SystemPrompt

@@ -10,7 +10,7 @@ export const PLUGIN_NAME = '@bridle/plugin-mcp'
  * name cut to 64 characters always keeps it.
  */
 export const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/
-export const SERVER_NAME_MAX = 32
+const SERVER_NAME_MAX = 32
 
 const ms = (min: number, max: number, fallback: number) =>
   nullAsAbsent(z.number().int().min(min).max(max).default(fallback))
