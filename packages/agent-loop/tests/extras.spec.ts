@@ -6,6 +6,14 @@ import { takeLogLines } from '../../../tests/support/logs.js'
 
 const settle = () => new Promise((r) => setTimeout(r, 5))
 
+/** A persistence that stores nothing: every resume fails with `session "<id>" not found`. */
+const storingNothing = {
+  prepare: async (id: string) => {
+    throw new Error(`session "${id}" not found`)
+  },
+  list: async () => [],
+}
+
 describe('configured agents', () => {
   it('starts owned agents: a label gets <id>-session-<uuid>, an exact id is created without persistence', async () => {
     const h = boot({
@@ -27,12 +35,7 @@ describe('configured agents', () => {
 
   it('a failed config-driven resume warns and emits agent-loop/config-start-failed', async () => {
     const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'ghost' }] } })
-    h.ctx.set('sessionPersistence', {
-      prepare: async (id: string) => {
-        throw new Error(`session "${id}" not found`)
-      },
-      list: async () => [],
-    })
+    h.ctx.set('sessionPersistence', storingNothing)
     const failures: { sessionId: string; error: unknown }[] = []
     h.ctx.on('agent-loop/config-start-failed', (p) => {
       failures.push(p)
@@ -51,12 +54,7 @@ describe('configured agents', () => {
 describe('agent-loop/config-start-failed is a contained emit', () => {
   it('a throwing or rejecting listener is logged and the listeners after it still run', async () => {
     const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'ghost' }] } })
-    h.ctx.set('sessionPersistence', {
-      prepare: async (id: string) => {
-        throw new Error(`session "${id}" not found`)
-      },
-      list: async () => [],
-    })
+    h.ctx.set('sessionPersistence', storingNothing)
     const heard: string[] = []
     h.ctx.on('agent-loop/config-start-failed', () => {
       heard.push('first')
@@ -84,12 +82,7 @@ describe('configured agents waiting for persistence', () => {
     const waiting = [...h.ctx.registry.keys()].length
     const failures: unknown[] = []
     h.ctx.on('agent-loop/config-start-failed', (p) => void failures.push(p))
-    h.ctx.set('sessionPersistence', {
-      prepare: async (id: string) => {
-        throw new Error(`session "${id}" not found`)
-      },
-      list: async () => [],
-    })
+    h.ctx.set('sessionPersistence', storingNothing)
     await settle()
     expect(failures).toHaveLength(1)
     expect([...h.ctx.registry.keys()].length).toBe(waiting - 1)
