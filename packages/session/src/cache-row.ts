@@ -25,7 +25,9 @@ export interface RowFacts {
   /** `messageChain(curr.rebuilt.messages)[k]`: the chain value after the first `k` messages of `curr`. */
   chainAt(curr: Digested, k: number): string | undefined
   messageDigest(message: Message): string
-  /** `canonicalJson(value)` of a message or tool list. */
+  /** The length of the canonical JSON of the first `k` messages of `curr`, together. */
+  messageChars(curr: Digested, k: number): number
+  /** `canonicalJson(value)` of a tool list or a tool. */
   canonicalJson(value: unknown): string
   /** The last event before `cutSeq` whose `data` or `data.message` is `message`. */
   eventOfMessage(message: Message, cutSeq: number): AnySessionEvent | undefined
@@ -186,9 +188,10 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
   if (!systemKept) prefixKept = { messages: 0, chars: commonPrefixLength(pSystem, cSystem) }
   else if (!toolsKept) prefixKept = { messages: 0, chars: cSystem.length + commonPrefixLength(pTools, cTools) }
   else {
-    let chars = cSystem.length + cTools.length
-    for (let i = 0; i < sameMessages; i++) chars += facts.canonicalJson(c.messages[i]).length
-    prefixKept = { messages: sameMessages, chars }
+    prefixKept = {
+      messages: sameMessages,
+      chars: cSystem.length + cTools.length + facts.messageChars(curr, sameMessages),
+    }
   }
 
   const pSections = prev.rebuilt.sections

@@ -32,6 +32,8 @@ export class ReplayHashes {
   /** The messages the chain was last extended over, and `chain[i]` after the first `i` of them. */
   private chained: readonly Message[] = []
   private readonly chain: string[] = [EMPTY_CHAIN]
+  /** `chars[i]`: the canonical JSON length of the first `i` of them, together. */
+  private readonly chars: number[] = [0]
 
   private entry(value: unknown): Serialized {
     let entry = this.serialized.get(value)
@@ -60,10 +62,15 @@ export class ReplayHashes {
     let same = 0
     while (same < shared && messages[same] === previous[same]) same++
     this.chain.length = same + 1
+    this.chars.length = same + 1
     let last = this.chain[same]!
+    let chars = this.chars[same]!
     for (let i = same; i < messages.length; i++) {
-      last = extendChain(last, this.messageDigest(messages[i]!))
+      const message = messages[i]!
+      last = extendChain(last, this.messageDigest(message))
+      chars += this.canonicalJson(message).length
       this.chain.push(last)
+      this.chars.push(chars)
     }
     this.chained = messages
     return last
@@ -72,6 +79,11 @@ export class ReplayHashes {
   /** `messageChain(messages)[k]` for the messages the chain was last extended over. */
   chainAt(k: number): string | undefined {
     return this.chain[k]
+  }
+
+  /** The canonical JSON length of the first `k` messages the chain was last extended over. */
+  charsAt(k: number): number {
+    return this.chars[k]!
   }
 
   /** The digest parts of a rebuilt request (`requestDigestParts`), after `extendChain(rebuilt.messages)`. */

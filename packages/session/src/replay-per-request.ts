@@ -53,6 +53,11 @@ const scratchFacts = (events: readonly AnySessionEvent[]): RowFacts => ({
   events,
   chainAt: (curr, k) => messageChain(curr.rebuilt!.messages)[k],
   messageDigest,
+  messageChars(curr, k) {
+    let chars = 0
+    for (let i = 0; i < k; i++) chars += canonicalJson(curr.rebuilt!.messages[i]).length
+    return chars
+  },
   canonicalJson,
   eventOfMessage(message, cutSeq) {
     for (let i = cutSeq - 1; i >= 0; i--) {

@@ -126,6 +126,7 @@ function incrementalFacts(
     events,
     chainAt: (_curr, k) => hashes.chainAt(k),
     messageDigest: (message) => hashes.messageDigest(message),
+    messageChars: (_curr, k) => hashes.charsAt(k),
     canonicalJson: (value) => hashes.canonicalJson(value),
     eventOfMessage(message, cutSeq) {
       const list = carriers.get(message)

@@ -46,7 +46,7 @@ export const turnsArb = fc.array(fc.array(stepPlanArb, { minLength: 1, maxLength
 const TOOLS: ToolSchema[] = [
   { name: 'read', description: 'reads', parameters: { type: 'object' } },
   { name: 'write', description: 'writes', parameters: { type: 'object' } },
-  { name: 'list', parameters: { type: 'object', properties: { dir: { type: 'string' } } } },
+  { name: 'list', description: 'lists', parameters: { type: 'object', properties: { dir: { type: 'string' } } } },
 ]
 const toolSet = (variant: number): ToolSchema[] =>
   variant === 0 ? TOOLS.slice(0, 2) : variant === 1 ? [TOOLS[1]!, TOOLS[0]!] : TOOLS
@@ -97,7 +97,7 @@ export function produceLog(turns: readonly (readonly StepPlan[])[]): Session {
       if (plan.replaceToolResult) {
         const target = [...s.surface.nodes].reverse().find((seq) => s.events[seq]!.type === 'tool/result')
         if (target !== undefined) {
-          const data = s.events[target]!.data as { message: { content: { content: unknown }[] } }
+          const data = s.events[target]!.data as unknown as { message: { content: { content: unknown }[] } }
           const message = {
             ...data.message,
             content: [{ ...data.message.content[0], content: [{ type: 'text', text: `[elided ${n++}]` }] }],
