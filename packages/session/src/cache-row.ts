@@ -172,12 +172,15 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
 
   const pCount = prev.record.messages.count
   const messagesKept = facts.chainAt(curr, pCount) === prev.record.messages.chain
+  // read once: a long history makes this loop the row's main cost
+  const pMessages = p.messages
+  const cMessages = c.messages
+  const shared = Math.min(pMessages.length, cMessages.length)
   let sameMessages = 0
   while (
-    sameMessages < p.messages.length &&
-    sameMessages < c.messages.length &&
-    (p.messages[sameMessages] === c.messages[sameMessages] ||
-      facts.messageDigest(p.messages[sameMessages]!) === facts.messageDigest(c.messages[sameMessages]!))
+    sameMessages < shared &&
+    (pMessages[sameMessages] === cMessages[sameMessages] ||
+      facts.messageDigest(pMessages[sameMessages]!) === facts.messageDigest(cMessages[sameMessages]!))
   ) {
     sameMessages++
   }

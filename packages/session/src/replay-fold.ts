@@ -26,6 +26,12 @@ export class LogFold {
   /** The surface nodes' projections (`null` for a node with no message) and their seqs, in node order. */
   private readonly projections: (Message | null)[] = []
   private readonly nodeSeqs: number[] = []
+  /**
+   * The last {@link surfaceMessages} result at the fold's position, and what was appended since: consecutive requests
+   * share their history, so the next list is the last one extended (one block copy) unless a replace intervened.
+   */
+  private built: SurfaceMessages | undefined
+  private readonly appended: SurfaceMessages = { messages: [], seqs: [] }
   private lastHeader = -1
   private lastContext = -1
   /** Index of the last `step/start`. */
@@ -43,12 +49,18 @@ export class LogFold {
       try {
         const plan = this.surface.push(event)
         if (plan.kind === 'append') {
-          this.projections.push(deriveEventMessage(event))
+          const message = deriveEventMessage(event)
+          this.projections.push(message)
           this.nodeSeqs.push(event.seq)
+          if (message !== null) {
+            this.appended.messages.push(message)
+            this.appended.seqs.push(event.seq)
+          }
         } else if (plan.kind === 'replace') {
           const count = plan.endIndex - plan.startIndex + 1
           this.projections.splice(plan.startIndex, count, deriveEventMessage(event))
           this.nodeSeqs.splice(plan.startIndex, count, event.seq)
+          this.built = undefined
         }
       } catch (error) {
         this.failure = { at: index, error }
@@ -85,15 +97,29 @@ export class LogFold {
   surfaceMessages(cut: number): SurfaceMessages {
     if (this.failure !== undefined && this.failure.at < cut) throw this.failure.error
     if (cut !== this.position) return foldedFromScratch(this.events, cut)
-    const messages: Message[] = []
-    const seqs: number[] = []
-    for (let i = 0; i < this.projections.length; i++) {
-      const message = this.projections[i]!
-      if (message === null) continue
-      messages.push(message)
-      seqs.push(this.nodeSeqs[i]!)
+    const { appended } = this
+    if (this.built !== undefined) {
+      if (appended.messages.length > 0) {
+        this.built = {
+          messages: this.built.messages.concat(appended.messages),
+          seqs: this.built.seqs.concat(appended.seqs),
+        }
+      }
+    } else {
+      const messages: Message[] = []
+      const seqs: number[] = []
+      for (let i = 0; i < this.projections.length; i++) {
+        const message = this.projections[i]!
+        if (message === null) continue
+        messages.push(message)
+        seqs.push(this.nodeSeqs[i]!)
+      }
+      this.built = { messages, seqs }
     }
-    return { messages, seqs }
+    appended.messages.length = 0
+    appended.seqs.length = 0
+    // callers freeze what they are given and build new lists for anything they change
+    return this.built
   }
 
   /** Index of the last `request/header` before `cut`, or -1. */
