@@ -53,12 +53,12 @@ export function messageDigest(message: Message): string {
 }
 
 /** `chain_i = digest(chain_{i-1} + messageDigest_i)`. */
-function extendChain(chain: string, messageDigestValue: string): string {
+export function extendChain(chain: string, messageDigestValue: string): string {
   return sha256Hex(chain + messageDigestValue)
 }
 
 /** digest(config + system + tools + chain + ':' + count). */
-function combineRequestDigest(config: string, system: string, tools: string, chain: string, count: number): string {
+export function combineRequestDigest(config: string, system: string, tools: string, chain: string, count: number): string {
   return sha256Hex(config + system + tools + chain + ':' + String(count))
 }
 
