@@ -58,7 +58,13 @@ export function extendChain(chain: string, messageDigestValue: string): string {
 }
 
 /** digest(config + system + tools + chain + ':' + count). */
-export function combineRequestDigest(config: string, system: string, tools: string, chain: string, count: number): string {
+export function combineRequestDigest(
+  config: string,
+  system: string,
+  tools: string,
+  chain: string,
+  count: number,
+): string {
   return sha256Hex(config + system + tools + chain + ':' + String(count))
 }
 
