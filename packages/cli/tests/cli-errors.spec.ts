@@ -36,6 +36,13 @@ describe('bridle failure paths', () => {
     const out = await bridle(['inspect', id, '--step', '7'], app)
     expect(out.code).toBe(2)
     expect(out.stderr).toContain('bridle: the session has no step 7')
+    const agreeing = await bridle(['inspect', id, '--step', '1.1', '--turn', '1'], app)
+    expect(agreeing.stderr).toBe('')
+    expect(agreeing.code).toBe(0)
+    const conflicting = await bridle(['inspect', id, '--step', '1.1', '--turn', '2'], app)
+    expect(conflicting.code).toBe(2)
+    expect(conflicting.stderr).toContain('bridle: --step 1.1 names turn 1, but --turn says 2')
+    expect(conflicting.stdout).toBe('')
   })
 })
 

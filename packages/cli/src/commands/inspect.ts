@@ -40,8 +40,13 @@ const positive = (text: string, flag: string) => {
  */
 export function pickStep(events: readonly SessionEvent[], stepText: string, turnText: string | undefined) {
   const [a, b] = stepText.split('.')
-  const turn =
-    b !== undefined ? positive(a!, '--step') : turnText !== undefined ? positive(turnText, '--turn') : undefined
+  const turnOfStep = b !== undefined ? positive(a!, '--step') : undefined
+  const turnOfFlag = turnText !== undefined ? positive(turnText, '--turn') : undefined
+  // `--step T.S --turn U` with U ≠ T asks for two different steps: refuse rather than pick one silently
+  if (turnOfStep !== undefined && turnOfFlag !== undefined && turnOfStep !== turnOfFlag) {
+    throw new UsageError(`--step ${stepText} names turn ${turnOfStep}, but --turn says ${turnOfFlag}`)
+  }
+  const turn = turnOfStep ?? turnOfFlag
   const step = positive(b ?? a!, '--step')
   const candidates = requestSteps(events as SessionEvent[]).filter(
     (s) => s.step === step && (turn === undefined || s.turn === turn),
