@@ -11,6 +11,7 @@ import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { closeBrowser, launchBrowser, pageErrors, textOnce } from './browser.js'
 import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
+import { writeLongSession } from './long-session.js'
 import { startView } from './view-server.js'
 
 const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/bridle.yaml', import.meta.url))
@@ -92,6 +93,37 @@ describe('the viewer on more sessions', () => {
     // drawn to scale: every bar's height is its tokens times one pixels-per-token factor (to a pixel of rounding)
     const scale = bars[1]!.height / bars[1]!.tokens
     for (const bar of bars) expect(Math.abs(bar.height - bar.tokens * scale)).toBeLessThan(1.5)
+  })
+
+  it('shows a long session whole: its first turns at once, then every turn in order', async () => {
+    const app = makeApp(DEMO_YAML)
+    await writeLongSession(app, 'long', 150)
+    const view = await startView(['long'], app)
+    // how many turns the page's first timeline held, recorded as it appears
+    const watch = await page.evaluateOnNewDocument(() => {
+      new MutationObserver((_, observer) => {
+        const turns = document.querySelectorAll('[data-turn]').length
+        if (turns === 0) return
+        ;(window as unknown as { firstTurns: number }).firstTurns = turns
+        observer.disconnect()
+      }).observe(document, { subtree: true, childList: true })
+    })
+    try {
+      await page.goto(view.url)
+      await page.waitForSelector('[data-turn="150"]', { timeout: 60_000 })
+      const first = await page.evaluate(() => (window as unknown as { firstTurns: number }).firstTurns)
+      expect(first).toBeGreaterThan(0)
+      expect(first).toBeLessThan(150)
+      const turns = await page.$$eval('[data-turn]', (all) => all.map((t) => Number(t.getAttribute('data-turn'))))
+      expect(turns).toEqual(Array.from({ length: 150 }, (_, i) => i + 1))
+      const text = await textOnce(page, '[data-turn="150"]')
+      expect(text).toContain('Counted to 150.')
+      expect(await textOnce(page, 'main')).toContain('✓ all verify')
+    } finally {
+      await page.removeScriptToEvaluateOnNewDocument(watch.identifier)
+      await page.goto('about:blank')
+      expect((await view.stop()).code).toBe(0)
+    }
   })
 
   it("renders the demo's session: its tool call, the answer, every request verified", async () => {

@@ -5,6 +5,7 @@ import { SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isLoopback } from '../src/commands/view.js'
+import { packRequests, unpackRequest } from '../src/view/embedded.js'
 import { systemLineDiff } from '../src/view/model/diff.js'
 import { sectionAt, systemSpans } from '../src/view/model/sections.js'
 import { scriptSafeJson } from '../src/view/page.js'
@@ -127,6 +128,25 @@ describe('view model: a real session through ViewSource', () => {
     const grown = (await source.request(fixture.id, second.seq))!.diff!
     expect(grown.prefix.break).toBeUndefined()
     expect(grown.messages.appended.length).toBeGreaterThan(0)
+  })
+
+  it('a file stores each message once, and its request views read back as the server shows them', async () => {
+    const views = await source.allRequests(fixture.id)
+    const packed = packRequests(views)
+    const data = { session: await source.session(fixture.id), ...packed, generatedAt: 0 }
+    const sent = Object.values(views).reduce((n, v) => n + v.messages.length, 0)
+    expect(packed.messages.length).toBeLessThan(sent)
+    // each message from each event once: a request repeats the history before it, it does not copy it
+    const keys = packed.messages.map((m) => JSON.stringify(m))
+    expect(new Set(keys).size).toBe(keys.length)
+    for (const [seq, stored] of Object.entries(packed.requests)) {
+      const served = await new ViewSource(ctx.sessionPersistence!).request(fixture.id, Number(seq))
+      expect(unpackRequest(data, stored)).toEqual(served)
+      expect(views[seq]).toEqual(served)
+    }
+    expect(() =>
+      unpackRequest(data, { ...packed.requests[Object.keys(packed.requests)[0]!]!, messages: [999] }),
+    ).toThrow(/this file is damaged: request \d+ names message 999/)
   })
 
   it('marks the tampered request ✗ and says which part does not match', async () => {

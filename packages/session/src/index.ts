@@ -83,6 +83,7 @@ export {
   type UndigestedStep,
 } from './verify.js'
 export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'
+export { replayRequests, type ReplayedRequest } from './replay.js'
 export {
   sectionManifest,
   readSectionManifest,

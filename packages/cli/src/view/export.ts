@@ -1,14 +1,15 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { loadAssets } from './assets.js'
+import { packRequests } from './embedded.js'
 import { filePage } from './page.js'
 import type { ViewSource } from './source.js'
 import type { EmbeddedData } from './types.js'
 
-/** The data an `--html` file carries for session `id`: its session view and every request view. */
+/** The data an `--html` file carries for session `id`: its session view and every request view, messages once. */
 export async function embeddedData(source: ViewSource, id: string): Promise<EmbeddedData> {
   const session = await source.session(id)
-  return { session, requests: await source.allRequests(id), generatedAt: Date.now() }
+  return { session, ...packRequests(await source.allRequests(id)), generatedAt: Date.now() }
 }
 
 /**

@@ -1,11 +1,5 @@
-import {
-  cachePrefixReport,
-  type AnySessionEvent,
-  type CachePrefixRow,
-  type SessionHeader,
-  type SessionPersistence,
-} from '@bridle/session'
-import { requestView } from './model/request.js'
+import type { AnySessionEvent, SessionHeader, SessionPersistence } from '@bridle/session'
+import { MessageViews, requestViews } from './model/request.js'
 import { sessionSummary, sessionView } from './model/timeline.js'
 import type { RequestRow, RequestView, SessionSummary, SessionView } from './types.js'
 
@@ -23,7 +17,6 @@ interface Entry {
   events: readonly AnySessionEvent[]
   summary?: SessionSummary
   view?: SessionView
-  cache?: Map<number, CachePrefixRow>
   requests: Map<number, RequestView>
 }
 
@@ -96,20 +89,28 @@ export class ViewSource {
     entry.view ??= sessionView(entry.meta, entry.events)
     const row = findRequest(entry.view, seq)
     if (row === undefined) return undefined
-    entry.cache ??= new Map(cachePrefixReport(entry.events).map((r) => [r.seq, r]))
-    const view = requestView({ sessionId: id, events: entry.events, row, cacheRow: entry.cache.get(seq) })
-    entry.requests.set(seq, view)
-    return view
+    // the log is replayed up to this request, which rebuilds it and the request it is compared with
+    for (const view of requestViews(id, entry.events, (at) => (at === seq ? row : undefined), { until: seq })) {
+      entry.requests.set(seq, view)
+      return view
+    }
+    return undefined
   }
 
-  /** Every request view of a session, for a file that carries the whole session. */
+  /**
+   * Every request view of a session, for a file that carries the whole session, from one replay of its log. Views of
+   * the same message from the same event are one object, so the file can store each once.
+   */
   async allRequests(id: string): Promise<Record<string, RequestView>> {
-    const view = await this.session(id)
+    const entry = await this.entry(id)
+    const view = (entry.view ??= sessionView(entry.meta, entry.events))
+    const rows = new Map<number, RequestRow>()
+    for (const turn of view.turns)
+      for (const step of turn.steps) for (const row of step.requests) rows.set(row.seq, row)
     const out: Record<string, RequestView> = {}
-    for (const turn of view.turns) {
-      for (const step of turn.steps) {
-        for (const row of step.requests) out[row.seq] = (await this.request(id, row.seq))!
-      }
+    const messages = new MessageViews(entry.events)
+    for (const request of requestViews(id, entry.events, (seq) => rows.get(seq), { messages })) {
+      out[request.row.seq] = request
     }
     return out
   }

@@ -214,9 +214,22 @@ export interface RequestView {
   error?: string
 }
 
+/**
+ * A request view as an `--html` file stores it: its messages, and its diff's replaced messages, as indexes into the
+ * file's `messages` (see embedded.ts).
+ */
+export type StoredRequestView = Omit<RequestView, 'messages' | 'diff'> & {
+  messages: number[]
+  diff?: Omit<RequestDiffView, 'messages'> & {
+    messages: Omit<RequestDiffView['messages'], 'replaced'> & { replaced: number[] }
+  }
+}
+
 /** What an `--html` file carries: one session, its request views, and the sessions row. */
 export interface EmbeddedData {
   session: SessionView
-  requests: Record<string, RequestView>
+  /** Every message view its request views show, each stored once. */
+  messages: MessageView[]
+  requests: Record<string, StoredRequestView>
   generatedAt: number
 }

@@ -1,3 +1,4 @@
+import { unpackRequest } from '../embedded.js'
 import type { EmbeddedData, RequestView, SessionSummary, SessionView } from '../types.js'
 
 /** A change the server reports: `ready` (read now and miss nothing), the list, or one session. */
@@ -46,8 +47,13 @@ export function embeddedSource(data: EmbeddedData): DataSource {
     sessions: () => Promise.resolve([data.session.summary]),
     session: (id) => (id === data.session.summary.id ? Promise.resolve(data.session) : missing(`session "${id}"`)),
     request: (id, seq) => {
-      const view = id === data.session.summary.id ? data.requests[seq] : undefined
-      return view ? Promise.resolve(view) : missing(`request ${seq} of session "${id}"`)
+      const stored = id === data.session.summary.id ? data.requests[seq] : undefined
+      if (!stored) return missing(`request ${seq} of session "${id}"`)
+      try {
+        return Promise.resolve(unpackRequest(data, stored))
+      } catch (error) {
+        return Promise.reject(error)
+      }
     },
     subscribe: () => () => {},
   }

@@ -28,13 +28,20 @@ function json(value: unknown): string {
   return text
 }
 
+/** Prompt texts by rebuilt request: a request is compared once as the current and once as the previous one. */
+const promptMemo = new WeakMap<ReconstructedRequest, PromptText>()
+
 export function promptText(rebuilt: ReconstructedRequest): PromptText {
+  let text = promptMemo.get(rebuilt)
+  if (text !== undefined) return text
   const system = rebuilt.header.system ?? ''
   const tools = json(rebuilt.header.tools ?? [])
   const messages = rebuilt.messages.map(json)
   let chars = system.length + tools.length
   for (const m of messages) chars += m.length
-  return { system, tools, messages, chars }
+  text = { system, tools, messages, chars }
+  promptMemo.set(rebuilt, text)
+  return text
 }
 
 /**

@@ -1,34 +1,44 @@
 import type { Message } from '@bridle/llm'
 import {
-  deriveEventMessage,
-  foldSurface,
   isReplacementSurfaceEvent,
+  replayRequests,
   type AnySessionEvent,
-  type CachePrefixRow,
   type ReconstructedRequest,
+  type ReplayedRequest,
 } from '@bridle/session'
 import type { MessageView, RequestRow, RequestView } from '../types.js'
 import { messageView, plainText } from './describe.js'
 import { requestDiff } from './diff.js'
-import { rebuildDigested } from './prompt-text.js'
 import { systemSpans } from './sections.js'
 
-/** The messages of a rebuilt request, each with the surface event that put it there. */
-function messagesWithOrigins(events: readonly AnySessionEvent[], rebuilt: ReconstructedRequest): MessageView[] {
-  const prefix = events.slice(0, rebuilt.cutSeq)
-  const origins: AnySessionEvent[] = []
-  for (const seq of foldSurface(prefix).nodes) {
-    if (deriveEventMessage(prefix[seq]!) !== null) origins.push(prefix[seq]!)
+/**
+ * The view of a message with the surface event that put it there. A file that carries every request stores each
+ * message once, so the same message from the same event must give the same view object: `MessageViews` keeps them.
+ */
+export class MessageViews {
+  private readonly views = new Map<Message, Map<number | undefined, MessageView>>()
+
+  constructor(private readonly events: readonly AnySessionEvent[]) {}
+
+  of(message: Message, seq: number | undefined): MessageView {
+    let bySeq = this.views.get(message)
+    if (bySeq === undefined) this.views.set(message, (bySeq = new Map()))
+    let view = bySeq.get(seq)
+    if (view === undefined) {
+      const origin = seq === undefined ? undefined : this.events[seq]
+      view = messageView(
+        message,
+        origin && { seq: origin.seq, type: origin.type, replacement: isReplacementSurfaceEvent(origin) },
+      )
+      bySeq.set(seq, view)
+    }
+    return view
   }
-  return rebuilt.messages.map((message, i) => {
-    const origin = origins[i]
-    // the fold and the rebuild walk the same nodes; a mismatch would mean a different log, so show no origin
-    const same = origin !== undefined && deriveEventMessage(origin) === message
-    return messageView(
-      message,
-      same ? { seq: origin.seq, type: origin.type, replacement: isReplacementSurfaceEvent(origin) } : undefined,
-    )
-  })
+
+  /** The messages of a rebuilt request, each with the surface event that put it there. */
+  ofRequest({ rebuilt, messageSeqs }: ReplayedRequest): MessageView[] {
+    return rebuilt === undefined ? [] : rebuilt.messages.map((message, i) => this.of(message, messageSeqs[i]))
+  }
 }
 
 function spansOf(rebuilt: ReconstructedRequest) {
@@ -55,8 +65,11 @@ export interface RequestViewInput {
   events: readonly AnySessionEvent[]
   /** The request's row on the session page (verification, usage, latency). */
   row: RequestRow
-  /** Its `cachePrefixReport` row, which names why the prefix broke. */
-  cacheRow: CachePrefixRow | undefined
+  /** The request as the replay of the log rebuilt it, with its `cachePrefixReport` row. */
+  current: ReplayedRequest
+  /** The request its cache row compares it with (`cache.previousSeq`), when there is one. */
+  previous: ReplayedRequest | undefined
+  messages: MessageViews
 }
 
 /**
@@ -64,11 +77,9 @@ export interface RequestViewInput {
  * string cut into (named) sections, tools in order, messages with their sources and origin events, the runtime
  * context snapshot — and its diff against the previous request.
  */
-export function requestView({ sessionId, events, row, cacheRow }: RequestViewInput): RequestView {
-  let rebuilt: ReconstructedRequest
-  try {
-    rebuilt = rebuildDigested(events, row.seq)
-  } catch (error) {
+export function requestView({ sessionId, events, row, current, previous, messages }: RequestViewInput): RequestView {
+  const rebuilt = current.rebuilt
+  if (rebuilt === undefined) {
     return {
       row,
       sessionId,
@@ -76,12 +87,12 @@ export function requestView({ sessionId, events, row, cacheRow }: RequestViewInp
       system: { text: '', spans: [], named: false },
       tools: [],
       messages: [],
-      error: error instanceof Error ? error.message : String(error),
+      error: current.verification.error ?? 'the request cannot be rebuilt from the log',
     }
   }
-  const messages = messagesWithOrigins(events, rebuilt)
+  const views = messages.ofRequest(current)
   const { spans, named } = spansOf(rebuilt)
-  const snapshot = snapshotOf(rebuilt, messages)
+  const snapshot = snapshotOf(rebuilt, views)
   const view: RequestView = {
     row,
     sessionId,
@@ -97,33 +108,43 @@ export function requestView({ sessionId, events, row, cacheRow }: RequestViewInp
       ...(t.description !== undefined ? { description: t.description } : {}),
       parameters: t.parameters,
     })),
-    messages,
+    messages: views,
     ...(snapshot ? { snapshot } : {}),
   }
-
-  // the report picks the request to compare with; a log it cannot read falls back to the digest before
-  const previousSeq = cacheRow ? cacheRow.previousSeq : previousDigest(events, row.seq)
-  if (previousSeq !== undefined) {
-    try {
-      const previous = rebuildDigested(events, previousSeq)
-      const previousViews = messagesWithOrigins(events, previous)
-      view.diff = requestDiff({
-        events,
-        row: cacheRow,
-        previous: { seq: previousSeq, rebuilt: previous },
-        current: rebuilt,
-        spans: { previous: spansOf(previous).spans, current: spans },
-        previousMessages: (i) => previousViews[i]!,
-      })
-    } catch {
-      // the previous request cannot be rebuilt; its own view says why, and this one shows no diff
-    }
+  // the previous request cannot be rebuilt: its own view says why, and this one shows no diff
+  if (previous?.rebuilt !== undefined) {
+    const previousViews = messages.ofRequest(previous)
+    view.diff = requestDiff({
+      events,
+      row: current.cache,
+      previous: { seq: previous.seq, rebuilt: previous.rebuilt },
+      current: rebuilt,
+      spans: { previous: spansOf(previous.rebuilt).spans, current: spans },
+      previousMessages: (i) => previousViews[i]!,
+    })
   }
   return view
 }
 
-/** Seq of the `request/digest` before `seq`, the request a diff compares with (as `cachePrefixReport` does). */
-export function previousDigest(events: readonly AnySessionEvent[], seq: number): number | undefined {
-  for (let i = seq - 1; i >= 0; i--) if (events[i]!.type === 'request/digest') return i
-  return undefined
+/**
+ * The request view of every row `rowOf` names, in log order, from one replay of the log: each request is rebuilt once
+ * and compared with the request its cache row names (the previous conversation request, which the replay still
+ * holds). Stops after the row `until`, when given.
+ */
+export function* requestViews(
+  sessionId: string,
+  events: readonly AnySessionEvent[],
+  rowOf: (seq: number) => RequestRow | undefined,
+  options: { messages?: MessageViews; until?: number } = {},
+): Generator<RequestView> {
+  const messages = options.messages ?? new MessageViews(events)
+  let conversation: ReplayedRequest | undefined
+  for (const current of replayRequests(events)) {
+    const previousSeq: number | undefined = current.cache.previousSeq
+    const previous = previousSeq !== undefined && conversation?.seq === previousSeq ? conversation : undefined
+    if (current.record.purpose !== 'compaction') conversation = current
+    const row = rowOf(current.seq)
+    if (row !== undefined) yield requestView({ sessionId, events, row, current, previous, messages })
+    if (current.seq === options.until) return
+  }
 }

@@ -1,12 +1,10 @@
 import type { AssistantMessage, Message, StreamChunk, TokenUsage } from '@bridle/llm'
 import {
-  cachePrefixReport,
   isReplacementSurfaceEvent,
   undigestedSteps,
   verifyDigests,
   type AnySessionEvent,
   type EpochHeader,
-  type ReconstructedRequest,
   type RequestDigestRecord,
   type SessionHeader,
 } from '@bridle/session'
@@ -20,9 +18,7 @@ import type {
   VerifyState,
 } from '../types.js'
 import { describeSource, describeTurnEnd, plainText } from './describe.js'
-import { breakCause } from './cause.js'
-import { comparePrompts } from './prefix.js'
-import { promptText, rebuildDigested } from './prompt-text.js'
+import { requestFacts } from './replayed.js'
 
 type Data = Record<string, unknown>
 
@@ -37,21 +33,6 @@ const usageView = (usage: TokenUsage): TokenUsageView => ({
 /** A chunk that carries model output (the first one times the first token). */
 const isOutput = (chunk: StreamChunk): boolean =>
   chunk.type === 'text-delta' || chunk.type === 'reasoning-delta' ? chunk.text !== '' : chunk.type === 'tool-call-delta'
-
-/** Share (0..1) of `current`'s prompt that repeats the start of `previous`'s, character for character. */
-export function prefixShare(previous: ReconstructedRequest, current: ReconstructedRequest): number {
-  const text = promptText(current)
-  return text.chars === 0 ? 1 : comparePrompts(promptText(previous), text).keptChars / text.chars
-}
-
-/** The request a digest describes, or `undefined` when the log cannot rebuild it (verification says why). */
-function tryRebuild(events: readonly AnySessionEvent[], seq: number): ReconstructedRequest | undefined {
-  try {
-    return rebuildDigested(events, seq)
-  } catch {
-    return undefined
-  }
-}
 
 /** Verification of a whole log: `none` when nothing was digested. */
 export function verifyState(results: readonly { ok: boolean }[]): VerifyState {
@@ -76,19 +57,17 @@ export function sessionSummary(
 }
 
 /**
- * Everything the session page shows, from one pass over the log plus `verifyDigests` (✓/✗ per request) and
- * `cachePrefixReport` (what of the previous prompt each request kept, and why not).
+ * Everything the session page shows, from one pass over the log plus one replay of its requests (`requestFacts`:
+ * ✓/✗ per request from `verifyDigests`, and from `cachePrefixReport` what of the previous prompt each request kept,
+ * and why not).
  */
 export function sessionView(meta: SessionHeader, events: readonly AnySessionEvent[]): SessionView {
-  const results = verifyDigests(events)
-  const verified = new Map(results.map((v) => [v.seq, v]))
-  const cache = new Map(cachePrefixReport(events).map((row) => [row.seq, row]))
+  const { verifications: results, facts } = requestFacts(events)
   const turns: TurnRow[] = []
   const replacements: SessionView['replacements'] = []
   const calls = new Map<string, StepRow['toolCalls'][number]>()
   let header: EpochHeader | undefined
   let request: { row: RequestRow; time: number } | undefined
-  let previous: ReconstructedRequest | undefined
 
   for (const event of events) {
     const data = (typeof event.data === 'object' && event.data !== null ? event.data : {}) as Data
@@ -146,8 +125,9 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
       case 'request/digest': {
         if (!step) break
         const record = data as unknown as RequestDigestRecord
-        const v = verified.get(event.seq)
-        const row = cache.get(event.seq)
+        const known = facts.get(event.seq)
+        const v = known?.verification
+        const row = known?.cache
         const config = (header?.config ?? {}) as unknown as Data
         const requestRow: RequestRow = {
           seq: event.seq,
@@ -160,15 +140,12 @@ export function sessionView(meta: SessionHeader, events: readonly AnySessionEven
             ? { ok: v.ok, mismatched: [...v.mismatched], ...(v.error ? { error: v.error } : {}) }
             : { ok: false, mismatched: [], error: 'not verified' },
         }
-        const rebuilt = tryRebuild(events, event.seq)
-        if (rebuilt && previous) requestRow.prefixShare = prefixShare(previous, rebuilt)
+        if (known?.prefixShare !== undefined) requestRow.prefixShare = known.prefixShare
         if (row) {
-          const cause = breakCause(events, row, rebuilt, previous)
-          if (cause !== undefined) requestRow.breakCause = cause
+          if (known?.breakCause !== undefined) requestRow.breakCause = known.breakCause
           // marked on the page as `inspect --cache` and `--verify` mark it
           if (row.purpose === 'compaction') requestRow.purpose = 'summary request'
         }
-        previous = rebuilt
         step.requests.push(requestRow)
         request = { row: requestRow, time: event.time }
         break

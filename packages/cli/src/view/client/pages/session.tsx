@@ -4,6 +4,7 @@ import { Failure, Loading, Section, SessionVerified, Text, Verified } from '../c
 import type { DataSource } from '../data.js'
 import { count, duration, percent, plural, requestLabel, stamp } from '../format.js'
 import { useLive } from '../live.js'
+import { useRevealed } from '../reveal.js'
 import { requestHref } from '../router.js'
 
 function Usage({ row }: { row: RequestRow }) {
@@ -167,6 +168,7 @@ export function SessionPage({ data, id }: { data: DataSource; id: string }) {
     (c) => c.kind === 'session' && c.id === id,
     id,
   )
+  const revealed = useRevealed(loaded.state === 'ready' ? loaded.value.turns.length : 0)
   if (loaded.state === 'loading') return <Loading />
   if (loaded.state === 'error') return <Failure title={`Cannot show session ${id}`} error={loaded.error} />
   const view = loaded.value
@@ -205,7 +207,7 @@ export function SessionPage({ data, id }: { data: DataSource; id: string }) {
       ) : null}
       <div class="timeline">
         {view.turns.length === 0 ? <p class="muted">No turns yet.</p> : null}
-        {view.turns.map((turn) => (
+        {view.turns.slice(0, revealed).map((turn) => (
           <Turn key={turn.startSeq} sessionId={s.id} turn={turn} replacements={byTurn.get(turn.turn) ?? []} />
         ))}
       </div>
