@@ -18,7 +18,9 @@ const only = (process.env.BRIDLE_MUTATION_ONLY ?? '')
   .filter(Boolean)
 const mutate = only.length === 0 ? group.mutate : group.mutate.filter((file) => only.some((end) => file.endsWith(end)))
 if (mutate.length < only.length) {
-  throw new Error(`BRIDLE_MUTATION_ONLY names files outside group ${name} (${group.mutate.join(', ')}): ${only.join(', ')}`)
+  throw new Error(
+    `BRIDLE_MUTATION_ONLY names files outside group ${name} (${group.mutate.join(', ')}): ${only.join(', ')}`,
+  )
 }
 // The test-runner child processes read the project list from the environment (vitest.mutation.config.ts).
 process.env.BRIDLE_MUTATION_PROJECTS = group.projects.join(',')
