@@ -1,10 +1,4 @@
-import {
-  canonicalJson,
-  reconstructRequest,
-  type AnySessionEvent,
-  type ReconstructedRequest,
-  type RequestDigestRecord,
-} from '@bridle/session'
+import { canonicalJson, type ReconstructedRequest } from '@bridle/session'
 
 /**
  * A request as the prompt cache sees it: the system string, then the tools as canonical JSON, then each message as
@@ -42,18 +36,6 @@ export function promptText(rebuilt: ReconstructedRequest): PromptText {
   text = { system, tools, messages, chars }
   promptMemo.set(rebuilt, text)
   return text
-}
-
-/**
- * The request a `request/digest` at `seq` describes, rebuilt from the log before it: the step's own request, or
- * for a retry (`attempt > 1`) the request at the end of the prefix — the same rule `verifyDigests` follows.
- */
-export function rebuildDigested(events: readonly AnySessionEvent[], seq: number): ReconstructedRequest {
-  const record = events[seq]!.data as RequestDigestRecord
-  const prefix = events.slice(0, seq)
-  return record.attempt > 1
-    ? reconstructRequest(prefix)
-    : reconstructRequest(prefix, { turn: record.turn, step: record.step })
 }
 
 /** Length of the common prefix of two strings, in UTF-16 code units. */
