@@ -10,32 +10,88 @@ export interface PromptText {
   messages: string[]
   /** Total length in UTF-16 code units. */
   chars: number
+  /** UTF-8 bytes of each part, kept with the text: a request's byte counts are read for every request after it. */
+  bytes: { system: number; tools: number; messages: number[] }
+}
+
+interface Serialized {
+  readonly text: string
+  readonly bytes: number
 }
 
 /** Canonical JSON of log objects, kept per object: a message is the same frozen object in every request. */
-const jsonMemo = new WeakMap<object, string>()
+const jsonMemo = new WeakMap<object, Serialized>()
 
-function json(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return canonicalJson(value)
-  let text = jsonMemo.get(value)
-  if (text === undefined) jsonMemo.set(value, (text = canonicalJson(value)))
-  return text
+function serialized(value: unknown): Serialized {
+  if (typeof value !== 'object' || value === null) {
+    const text = canonicalJson(value)
+    return { text, bytes: utf8Bytes(text) }
+  }
+  let done = jsonMemo.get(value)
+  if (done === undefined) {
+    const text = canonicalJson(value)
+    done = { text, bytes: utf8Bytes(text) }
+    jsonMemo.set(value, done)
+  }
+  return done
 }
 
 /** Prompt texts by rebuilt request: a request is compared once as the current and once as the previous one. */
 const promptMemo = new WeakMap<ReconstructedRequest, PromptText>()
 
 export function promptText(rebuilt: ReconstructedRequest): PromptText {
-  let text = promptMemo.get(rebuilt)
-  if (text !== undefined) return text
+  let prompt = promptMemo.get(rebuilt)
+  if (prompt !== undefined) return prompt
   const system = rebuilt.header.system ?? ''
-  const tools = json(rebuilt.header.tools ?? [])
-  const messages = rebuilt.messages.map(json)
-  let chars = system.length + tools.length
-  for (const m of messages) chars += m.length
-  text = { system, tools, messages, chars }
-  promptMemo.set(rebuilt, text)
-  return text
+  const tools = serialized(rebuilt.header.tools ?? [])
+  const messages: string[] = []
+  const messageBytes: number[] = []
+  let chars = system.length + tools.text.length
+  for (const message of rebuilt.messages) {
+    const { text, bytes } = serialized(message)
+    messages.push(text)
+    messageBytes.push(bytes)
+    chars += text.length
+  }
+  prompt = {
+    system,
+    tools: tools.text,
+    messages,
+    chars,
+    bytes: { system: utf8Bytes(system), tools: tools.bytes, messages: messageBytes },
+  }
+  promptMemo.set(rebuilt, prompt)
+  return prompt
+}
+
+/**
+ * UTF-8 bytes of the first `chars` code units of the prompt serialized in order (system, tools, each message): whole
+ * parts by their kept counts, the part the prefix ends in by its own bytes. Parts never split a surrogate pair
+ * between them (JSON parts start with `[` or `{`), so this is the byte length of the joined text's prefix.
+ */
+export function prefixBytes(prompt: PromptText, chars: number): number {
+  let seen = 0
+  let bytes = 0
+  const part = (text: string, size: number): boolean => {
+    if (seen + text.length >= chars) {
+      bytes += seen + text.length === chars ? size : utf8Bytes(text.slice(0, chars - seen))
+      return true
+    }
+    seen += text.length
+    bytes += size
+    return false
+  }
+  if (part(prompt.system, prompt.bytes.system) || part(prompt.tools, prompt.bytes.tools)) return bytes
+  for (let i = 0; i < prompt.messages.length; i++)
+    if (part(prompt.messages[i]!, prompt.bytes.messages[i]!)) return bytes
+  return bytes
+}
+
+/** UTF-8 bytes of the whole serialized prompt. */
+export function promptBytes(prompt: PromptText): number {
+  let bytes = prompt.bytes.system + prompt.bytes.tools
+  for (const size of prompt.bytes.messages) bytes += size
+  return bytes
 }
 
 /** Length of the common prefix of two strings, in UTF-16 code units. */
