@@ -71,7 +71,7 @@ describe('view model: page data and addresses', () => {
         const prompt = {
           ...parts,
           chars: joined.length,
-          bytes: { system: utf8Bytes(system), tools: utf8Bytes(parts.tools), messages: parts.messages.map(utf8Bytes) },
+          parts: { tools: { text: parts.tools }, messages: parts.messages.map((text) => ({ text })) },
         }
         const chars = at % (joined.length + 1)
         expect(prefixBytes(prompt, chars)).toBe(utf8Bytes(joined.slice(0, chars)))

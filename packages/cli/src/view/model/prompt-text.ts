@@ -10,27 +10,28 @@ export interface PromptText {
   messages: string[]
   /** Total length in UTF-16 code units. */
   chars: number
-  /** UTF-8 bytes of each part, kept with the text: a request's byte counts are read for every request after it. */
-  bytes: { system: number; tools: number; messages: number[] }
+  /**
+   * The serialized tools and messages, shared by every request that sends them: their UTF-8 byte counts are measured
+   * once, when a diff first asks (the session page's shares need only `chars`).
+   */
+  parts: { tools: Serialized; messages: Serialized[] }
 }
 
-interface Serialized {
+export interface Serialized {
   readonly text: string
-  readonly bytes: number
+  bytes?: number
 }
+
+const bytesOf = (part: Serialized): number => (part.bytes ??= utf8Bytes(part.text))
 
 /** Canonical JSON of log objects, kept per object: a message is the same frozen object in every request. */
 const jsonMemo = new WeakMap<object, Serialized>()
 
 function serialized(value: unknown): Serialized {
-  if (typeof value !== 'object' || value === null) {
-    const text = canonicalJson(value)
-    return { text, bytes: utf8Bytes(text) }
-  }
+  if (typeof value !== 'object' || value === null) return { text: canonicalJson(value) }
   let done = jsonMemo.get(value)
   if (done === undefined) {
-    const text = canonicalJson(value)
-    done = { text, bytes: utf8Bytes(text) }
+    done = { text: canonicalJson(value) }
     jsonMemo.set(value, done)
   }
   return done
@@ -44,22 +45,11 @@ export function promptText(rebuilt: ReconstructedRequest): PromptText {
   if (prompt !== undefined) return prompt
   const system = rebuilt.header.system ?? ''
   const tools = serialized(rebuilt.header.tools ?? [])
-  const messages: string[] = []
-  const messageBytes: number[] = []
+  const parts = rebuilt.messages.map(serialized)
+  const messages = parts.map((part) => part.text)
   let chars = system.length + tools.text.length
-  for (const message of rebuilt.messages) {
-    const { text, bytes } = serialized(message)
-    messages.push(text)
-    messageBytes.push(bytes)
-    chars += text.length
-  }
-  prompt = {
-    system,
-    tools: tools.text,
-    messages,
-    chars,
-    bytes: { system: utf8Bytes(system), tools: tools.bytes, messages: messageBytes },
-  }
+  for (const text of messages) chars += text.length
+  prompt = { system, tools: tools.text, messages, chars, parts: { tools, messages: parts } }
   promptMemo.set(rebuilt, prompt)
   return prompt
 }
@@ -72,25 +62,25 @@ export function promptText(rebuilt: ReconstructedRequest): PromptText {
 export function prefixBytes(prompt: PromptText, chars: number): number {
   let seen = 0
   let bytes = 0
-  const part = (text: string, size: number): boolean => {
+  const part = (text: string, size: () => number): boolean => {
     if (seen + text.length >= chars) {
-      bytes += seen + text.length === chars ? size : utf8Bytes(text.slice(0, chars - seen))
+      bytes += seen + text.length === chars ? size() : utf8Bytes(text.slice(0, chars - seen))
       return true
     }
     seen += text.length
-    bytes += size
+    bytes += size()
     return false
   }
-  if (part(prompt.system, prompt.bytes.system) || part(prompt.tools, prompt.bytes.tools)) return bytes
-  for (let i = 0; i < prompt.messages.length; i++)
-    if (part(prompt.messages[i]!, prompt.bytes.messages[i]!)) return bytes
+  const { tools, messages } = prompt.parts
+  if (part(prompt.system, () => utf8Bytes(prompt.system)) || part(tools.text, () => bytesOf(tools))) return bytes
+  for (const message of messages) if (part(message.text, () => bytesOf(message))) return bytes
   return bytes
 }
 
 /** UTF-8 bytes of the whole serialized prompt. */
 export function promptBytes(prompt: PromptText): number {
-  let bytes = prompt.bytes.system + prompt.bytes.tools
-  for (const size of prompt.bytes.messages) bytes += size
+  let bytes = utf8Bytes(prompt.system) + bytesOf(prompt.parts.tools)
+  for (const message of prompt.parts.messages) bytes += bytesOf(message)
   return bytes
 }
 
