@@ -6,6 +6,7 @@
  *
  *   BRIDLE_MUTATION_FORCE=1        ignore the incremental files and test every mutant again
  *   BRIDLE_MUTATION_CONCURRENCY=2  test-runner processes per group (default 1: the machine is shared)
+ *   BRIDLE_MUTATION_ONLY=a.ts,b.ts only the group's files whose paths end so (a big group's first run in parts)
  */
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'

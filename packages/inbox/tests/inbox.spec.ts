@@ -168,6 +168,25 @@ describe('Inbox mutations', () => {
     expect(() => inbox.append('next-turn', { ...msg('a'), role: 'assistant' } as never)).toThrow(TypeError)
     expect(() => inbox.append('later' as never, msg('a'))).toThrow(TypeError)
   })
+
+  it('a splice into an unknown queue or with inserted not an array says what is wrong and records nothing', () => {
+    const { session, inbox, notes } = setup()
+    expect(() => inbox.splice('later' as never, 0, 0, [msg('a')])).toThrow(
+      new TypeError('invalid inbox target "later" (expected "next-turn" or "next-step")'),
+    )
+    expect(() => inbox.splice('next-turn', 0, 0, 'a' as never)).toThrow(
+      new TypeError('inbox splice inserted must be an array of messages'),
+    )
+    expect(session.events).toHaveLength(0)
+    expect(notes).toEqual([])
+  })
+
+  it('hasPending is true while only next-step holds a message', () => {
+    const { inbox } = setup()
+    inbox.append('next-step', msg('steer'))
+    expect(inbox.nextTurn).toEqual([])
+    expect(inbox.hasPending).toBe(true)
+  })
 })
 
 describe('Inbox.claim', () => {

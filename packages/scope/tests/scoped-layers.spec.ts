@@ -85,6 +85,43 @@ describe('ScopedLayers.effect failures', () => {
     expect(changes).toEqual([])
   })
 
+  it('a failing registration never takes away a layer an earlier registration holds, even one with no entries', () => {
+    const { root } = makeRoot()
+    const { layers, add } = fixture()
+    const key = {}
+    const scope = createScope(root, key)
+    // a registration may hold the layer without adding an entry (an action whose undo has nothing to remove)
+    layers.effect(scope.ctx, () => () => {})
+    const held = layers.peek(key)
+    expect(held).toBeDefined()
+    expect(() =>
+      layers.effect(scope.ctx, () => {
+        throw new DuplicateTool('clashed')
+      }),
+    ).toThrow('clashed')
+    expect(layers.peek(key)).toBe(held)
+    add(scope.ctx, 'read', 1)
+    expect(layers.peek(key)).toBe(held)
+    expect(layers.merge(key, (layer) => layer.tools).get('read')).toBe(1)
+  })
+
+  it('disposing a registration whose layer was already reclaimed keeps the layer that replaced it', () => {
+    const { root } = makeRoot()
+    const { layers, add } = fixture()
+    const key = {}
+    const scope = createScope(root, key)
+    const first = layers.effect(scope.ctx, () => () => {})
+    const second = layers.effect(scope.ctx, () => () => {})
+    // the first disposal finds the shared layer empty and reclaims it; a new registration builds a new layer
+    first()
+    expect(layers.peek(key)).toBeUndefined()
+    add(scope.ctx, 'read', 1)
+    const replacement = layers.peek(key)
+    second()
+    expect(layers.peek(key)).toBe(replacement)
+    expect(layers.merge(key, (layer) => layer.tools).get('read')).toBe(1)
+  })
+
   it('a duplicate in the global layer throws and leaves the global entry alone', () => {
     const { root } = makeRoot()
     const { layers, add } = fixture()

@@ -514,10 +514,26 @@ describe('§5 assembly algorithm', () => {
     expect(Object.hasOwn(a.variables, 'none')).toBe(true)
     expect(a.variables.none).toBeUndefined()
   })
+  it('an assemble listener may rewrite or delete variables; its changes reach the result', async () => {
+    const { root, sp } = load()
+    sp.variable('cwd', () => '/work')
+    sp.variable('secret', () => 'hunter2')
+    root.on('system-prompt/assemble', async (assembly, _c, next) => {
+      assembly.variables.cwd = '/elsewhere'
+      delete assembly.variables.secret
+      return next()
+    })
+    const a = await sp.assemble()
+    expect(a.variables).toEqual({ cwd: '/elsewhere' })
+  })
   it('tool provider results are checked with the spec messages', async () => {
     for (const [result, message] of [
       [undefined, 'prompt tool provider must return { schemas: ToolSchema[] }'],
       [{ schemas: 'x' }, 'prompt tool provider must return { schemas: ToolSchema[] }'],
+      // a function is not a result object, even one carrying a schemas array
+      [Object.assign(() => {}, { schemas: [] }), 'prompt tool provider must return { schemas: ToolSchema[] }'],
+      [{ schemas: [], knownNames: 'read' }, 'prompt tool provider knownNames must be an array of strings'],
+      [{ schemas: [], knownNames: ['read', 7] }, 'prompt tool provider knownNames must be an array of strings'],
       [{ schemas: [{ name: '', description: '', parameters: {} }] }, 'assembled tool names must be non-empty'],
       [{ schemas: [{ description: '', parameters: {} }] }, 'assembled tool names must be non-empty'],
     ] as const) {
