@@ -22,32 +22,21 @@ export async function cacheStability() {
     },
   })
   let clock = 0
+  const tool = (name) => (c) =>
+    c.tools.register({
+      name,
+      description: name[0],
+      parameters: { type: 'object', properties: {} },
+      execute: () => name[0],
+    })
   const plugins = [
     (c) => c.systemPrompt.section({ name: 'plugin:guidance-a', order: 110, text: 'Prefer reading before writing.' }),
     (c) => c.systemPrompt.section({ name: 'plugin:guidance-b', order: 120, text: 'Quote file names exactly.' }),
     (c) =>
       c.systemPrompt.context({ name: 'plugin:clock', order: 10, text: () => `logical time: ${Math.floor(clock / 4)}` }),
-    (c) =>
-      c.tools.register({
-        name: 'zulu',
-        description: 'z',
-        parameters: { type: 'object', properties: {} },
-        execute: () => 'z',
-      }),
-    (c) =>
-      c.tools.register({
-        name: 'alpha',
-        description: 'a',
-        parameters: { type: 'object', properties: {} },
-        execute: () => 'a',
-      }),
-    (c) =>
-      c.tools.register({
-        name: 'mike',
-        description: 'm',
-        parameters: { type: 'object', properties: {} },
-        execute: () => 'm',
-      }),
+    tool('zulu'),
+    tool('alpha'),
+    tool('mike'),
   ]
   for (const apply of shuffle(plugins, random))
     ctx.plugin({ name: 'bench-plugin', inject: ['systemPrompt', 'tools'], apply })

@@ -1,24 +1,48 @@
 /**
  * The first request of a resumed or seeded agent continues the digest chain its log records instead of hashing the
- * stored history again. Pinned by the digester's own counter of computed message digests (no timing), and by
- * `verifyDigests`, which recomputes every digest from scratch.
+ * stored history again. Pinned by counting the messages the loop's digester hashes (it is handed counting proxies;
+ * no timing), and by `verifyDigests`, which recomputes every digest from scratch.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { SessionJsonl } from '@bridle/session-jsonl'
-import { verifyDigests, type RequestDigester, type SessionEvent } from '@bridle/session'
+import type { Message } from '@bridle/llm'
+import { verifyDigests, type DigestableRequest, type SessionEvent } from '@bridle/session'
 import { boot, say, user } from '../packages/agent-loop/tests/harness.js'
 
-/** Every digester the agent loop constructs, so a test can read its counter. */
-const digesters = vi.hoisted(() => [] as RequestDigester[])
+/**
+ * Every digester the agent loop constructs, with how many messages it hashed: each request's messages reach it as
+ * proxies (one per message, the same every time) that count the reads of their keys, which hashing a message does
+ * once.
+ */
+const digesters = vi.hoisted(() => [] as { hashed: number }[])
 vi.mock('@bridle/session', async (importOriginal) => {
   const actual = await importOriginal<typeof import('@bridle/session')>()
   class CountedDigester extends actual.RequestDigester {
+    hashed = 0
+    private readonly proxies = new WeakMap<object, Message>()
     constructor() {
       super()
       digesters.push(this)
+    }
+    override digest(request: DigestableRequest, prefix?: { readonly count: number; readonly chain: string }) {
+      const messages = request.messages.map((message) => {
+        let proxy = this.proxies.get(message)
+        if (proxy === undefined) {
+          const count = () => void this.hashed++
+          proxy = new Proxy(message, {
+            ownKeys(target) {
+              count()
+              return Reflect.ownKeys(target)
+            },
+          })
+          this.proxies.set(message, proxy)
+        }
+        return proxy
+      })
+      return super.digest({ ...request, messages }, prefix)
     }
   }
   return { ...actual, RequestDigester: CountedDigester }
@@ -60,7 +84,7 @@ describe('the first request after seed or resume digests only the new messages',
     expect(h.requests[0]!.messages).toHaveLength(41)
     expect(digesters).toHaveLength(1)
     // The log's last digest covers the last request (39 messages); its answer and the new prompt are new.
-    expect(digesters[0]!.messageDigestsComputed).toBe(2)
+    expect(digesters[0]!.hashed).toBe(2)
     expect(verifyDigests(agent.session.events).every((r) => r.ok)).toBe(true)
   })
 
@@ -77,7 +101,7 @@ describe('the first request after seed or resume digests only the new messages',
     agent.followup(user('one more'))
     await agent.whenIdle()
     expect(h.requests[0]!.messages).toHaveLength(41)
-    expect(digesters[0]!.messageDigestsComputed).toBe(2)
+    expect(digesters[0]!.hashed).toBe(2)
     expect(verifyDigests(agent.session.events).every((r) => r.ok)).toBe(true)
     await agent.dispose()
   })
@@ -96,7 +120,7 @@ describe('the first request after seed or resume digests only the new messages',
     h.script.push(say('again'))
     agent.followup(user('one more'))
     await agent.whenIdle()
-    expect(digesters[0]!.messageDigestsComputed).toBe(11)
+    expect(digesters[0]!.hashed).toBe(11)
   })
 
   it('the recorded chain is taken as written: a tampered one carries into the new digest, and verifyDigests flags both', async () => {

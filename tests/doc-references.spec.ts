@@ -1,7 +1,8 @@
 /**
  * Source comments point only at documents in this repository: every `.md` pointer in the `src/` of a package or
  * plugin names a page under `docs/` or a README (and, with `#anchor`, one of its headings), and no comment cites a
- * `§` section. The links between the `docs/` pages and from the root README resolve too.
+ * `§` section. Tests cite no `§` section either. The links between the `docs/` pages and from the root README resolve
+ * too.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -46,6 +47,27 @@ describe('comments in packages/*/src and plugins/*/src', () => {
     expect(files).toBeGreaterThan(150)
     expect(pointers).toBeGreaterThan(40)
     expect(broken, describeBroken(broken)).toEqual([])
+  })
+})
+
+describe('tests', () => {
+  it('cite no § section of a document outside the repository, in comments or test names', () => {
+    const checker = fileURLToPath(import.meta.url)
+    const testDirs = [join(repoRoot, 'tests'), ...packageDirs(repoRoot).map((dir) => join(dir, 'tests'))]
+    const citing: string[] = []
+    let files = 0
+    for (const file of testDirs.flatMap((dir) => sourceFiles(dir))) {
+      // this file and its support module spell § out to test the checker itself
+      if (file === checker || file.endsWith(join('support', 'doc-references.ts'))) continue
+      files++
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (line.includes('§')) citing.push(`${file.slice(repoRoot.length)}:${index + 1}: ${line.trim()}`)
+        })
+    }
+    expect(files).toBeGreaterThan(200)
+    expect(citing, citing.join('\n')).toEqual([])
   })
 })
 

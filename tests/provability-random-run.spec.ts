@@ -1,5 +1,5 @@
 /**
- * provability.md §5, second and third tests: a randomized run (plugins loaded in random order, a runtime context
+ * Provability (docs/provability.md), the randomized runs: a randomized run (plugins loaded in random order, a runtime context
  * that changes, a compaction, a resume, a hot reload and a cancelled turn, in a seeded random order) verifies clean
  * for every step — live, and from the stored file in a fresh context — and its cache report names the compaction
  * and the hot-reloaded section as the only breaks.

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the provability tests (provability.md §5): an app booted from the real packages with a
+ * Shared pieces of the provability tests: an app booted from the real packages with a
  * scripted adapter on provider `mock`, chunk builders, a seeded PRNG, and tools to edit a stored JSONL log.
  */
 import { readFile, writeFile } from 'node:fs/promises'

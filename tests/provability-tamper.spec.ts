@@ -1,5 +1,5 @@
 /**
- * provability.md §5, first test: the chapter's walk-through, persisted with session-jsonl, reloaded in a fresh
+ * Provability (docs/provability.md), tampering: the chapter's walk-through, persisted with session-jsonl, reloaded in a fresh
  * context, verifies clean; editing one message, the system string or a tool schema in the stored file makes
  * exactly the steps that sent it fail, with the right part named. The edits recompute the line checksums, as a
  * deliberate tamperer would; an edit that does not is refused at load as corruption.

@@ -2,7 +2,7 @@ import type { Session, SessionPreparation } from '@bridle/session'
 import { Service, type Context } from 'cordis'
 import { Agent, abortSetup } from './agent.js'
 import { emitAgentEvent } from './agent-events.js'
-import { BAD_CAP_MESSAGE, Config, type AgentLoopConfigInput, type ResolvedAgentLoopConfig } from './config.js'
+import { Config, type AgentLoopConfigInput, type ResolvedAgentLoopConfig } from './config.js'
 import { startConfiguredAgents } from './configured-agents.js'
 import { registerLoopVariables } from './variables.js'
 import { SessionObservers } from './session-observers.js'
@@ -46,7 +46,7 @@ export class AgentLoop extends Service {
   constructor(ctx: Context, config?: AgentLoopConfigInput | null) {
     const resolved = Config(config)
     super(ctx, 'agentLoop', true)
-    ;(this as { config: ResolvedAgentLoopConfig }).config = resolved
+    this.config = resolved
     this.own = ctx
     this.observers = new SessionObservers(ctx)
     registerLoopVariables(ctx)
@@ -222,5 +222,3 @@ export class AgentLoop extends Service {
     )
   }
 }
-
-export { BAD_CAP_MESSAGE }

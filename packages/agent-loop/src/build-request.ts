@@ -50,7 +50,7 @@ function omitUndefined<T extends object>(value: T): T {
  * was not adapter-supplied); later ones start from the folded header minus adapter-supplied fields, so a route switch
  * materializes its own defaults. Returns a deep-frozen clone.
  */
-export function seedConfig(rt: AgentRuntime): LlmCallConfig {
+function seedConfig(rt: AgentRuntime): LlmCallConfig {
   const folded = rt.session.requestHeader()
   const options = rt.agent.options
   let seed: LlmCallConfig

@@ -1,11 +1,11 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 
 /** Default cap on tool bodies in flight at once (`maxParallelToolCalls`). */
 export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
 
 /** Message every bad cap carries, from config parsing and from direct construction alike. */
-export const BAD_CAP_MESSAGE = 'maxParallelToolCalls must be a positive integer'
+const BAD_CAP_MESSAGE = 'maxParallelToolCalls must be a positive integer'
 
 const positiveInt = z
   .number({ error: BAD_CAP_MESSAGE })
@@ -61,7 +61,7 @@ export type ResolvedAgentLoopConfig = Readonly<Required<AgentLoopConfig>>
  * Throws `ConfigError` (plugin `agent-loop`) naming each failing field, and plain `Error`s for the
  * cross-entry rules of configured agents. Returns the resolved, frozen config.
  */
-export function Config(raw?: AgentLoopConfigInput | null): ResolvedAgentLoopConfig {
+export const Config = configParser((raw?: AgentLoopConfigInput | null): ResolvedAgentLoopConfig => {
   const parsed = parseConfig('agent-loop', ConfigSchema, raw ?? {})
   const agents = (parsed.agents ?? []).map((a) => Object.freeze({ ...a }))
   validateConfiguredAgents(agents)
@@ -70,7 +70,7 @@ export function Config(raw?: AgentLoopConfigInput | null): ResolvedAgentLoopConf
     verifyRequests: parsed.verifyRequests ?? defaultVerify(),
     agents: Object.freeze(agents) as ConfiguredAgent[],
   })
-}
+})
 
 function validateConfiguredAgents(agents: readonly ConfiguredAgent[]): void {
   const exact = new Map<string, string>()

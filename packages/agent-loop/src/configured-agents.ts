@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { errorChain } from '@bridle/llm'
+import { emitContained } from '@bridle/scope'
 import type { Context } from 'cordis'
 import { warn } from './agent-events.js'
 import type { AgentLoop } from './agent-loop.js'
@@ -31,7 +32,8 @@ async function whenPersistence(ctx: Context): Promise<void> {
  * Starts the agents listed in the loop's config, owned by the loop (docs/step-pipeline.md#agents). Without a session id
  * an agent gets `<id>-session-<uuid>`; an exact `sessionId` is resumed when persistence lists it, otherwise created;
  * `resumeSessionId` always resumes (waiting for persistence). A failure warns and emits
- * `agent-loop/config-start-failed`; nothing is reported once the loop unloads.
+ * `agent-loop/config-start-failed` (an emit: each listener's throw or rejection is logged and the next listener still
+ * runs); nothing is reported once the loop unloads.
  */
 export function startConfiguredAgents(loop: AgentLoop, ctx: Context, agents: readonly ConfiguredAgent[]): void {
   for (const entry of agents) {
@@ -76,10 +78,8 @@ async function startOne(loop: AgentLoop, ctx: Context, a: ConfiguredAgent): Prom
   } catch (error) {
     if (!loop.active) return
     warn(ctx, `agent "${a.id}": config-driven ${mode} of "${sessionId}" failed: ${errorChain(error)}`)
-    try {
-      ctx.emit('agent-loop/config-start-failed', { sessionId, error })
-    } catch {
-      // contained
-    }
+    emitContained(ctx, null, 'agent-loop/config-start-failed', [{ sessionId, error }], (how, failure) =>
+      warn(ctx, `event "agent-loop/config-start-failed" listener ${how}: ${errorChain(failure)}`),
+    )
   }
 }

@@ -8,7 +8,7 @@ import type { RuntimeContextProjection } from './runtime-context.js'
 import type { CompactionOutcome } from './types.js'
 
 /** Driver phase `idle`: nothing runs; `lastTurn` is the number of the last opened turn. */
-export interface IdlePhase {
+interface IdlePhase {
   kind: 'idle'
   lastTurn: number
 }
@@ -23,18 +23,18 @@ export interface RunningPhase {
 }
 
 /** Per-instance request facts: whether this instance logged a header yet, and the digest chain. */
-export interface RequestState {
+interface RequestState {
   headerLogged: boolean
   digester: RequestDigester
 }
 
 /** A pending `agent.compact()`: served by the next compaction turn. */
-export interface ManualCompaction {
+interface ManualCompaction {
   resolve(outcome: CompactionOutcome): void
 }
 
 /** Compaction state between steps: manual requests waiting for a compaction turn, and the last step's outcome. */
-export interface CompactionState {
+interface CompactionState {
   waiting: ManualCompaction[]
   /** The outcome of the compaction step that just ended; read (and cleared) by the next step's compaction point. */
   previous: CompactionOutcome | undefined

@@ -33,7 +33,7 @@ function turnEnds(agent: { session: { events: readonly { type: string; data: any
   return agent.session.events.filter((e) => e.type === 'turn/end').map((e) => e.data)
 }
 
-describe('cancellation at each await point (§10 F)', () => {
+describe('cancellation at each await point', () => {
   it('in an agent/status(running) listener: no turn events; a later waking send is latched and replayed', async () => {
     const { h, agent } = started()
     let once = true

@@ -6,7 +6,15 @@ import { takeLogLines } from '../../../tests/support/logs.js'
 
 const settle = () => new Promise((r) => setTimeout(r, 5))
 
-describe('configured agents (§2.5)', () => {
+/** A persistence that stores nothing: every resume fails with `session "<id>" not found`. */
+const storingNothing = {
+  prepare: async (id: string) => {
+    throw new Error(`session "${id}" not found`)
+  },
+  list: async () => [],
+}
+
+describe('configured agents', () => {
   it('starts owned agents: a label gets <id>-session-<uuid>, an exact id is created without persistence', async () => {
     const h = boot({
       loop: {
@@ -27,12 +35,7 @@ describe('configured agents (§2.5)', () => {
 
   it('a failed config-driven resume warns and emits agent-loop/config-start-failed', async () => {
     const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'ghost' }] } })
-    h.ctx.set('sessionPersistence', {
-      prepare: async (id: string) => {
-        throw new Error(`session "${id}" not found`)
-      },
-      list: async () => [],
-    })
+    h.ctx.set('sessionPersistence', storingNothing)
     const failures: { sessionId: string; error: unknown }[] = []
     h.ctx.on('agent-loop/config-start-failed', (p) => {
       failures.push(p)
@@ -48,6 +51,30 @@ describe('configured agents (§2.5)', () => {
   })
 })
 
+describe('agent-loop/config-start-failed is a contained emit', () => {
+  it('a throwing or rejecting listener is logged and the listeners after it still run', async () => {
+    const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'ghost' }] } })
+    h.ctx.set('sessionPersistence', storingNothing)
+    const heard: string[] = []
+    h.ctx.on('agent-loop/config-start-failed', () => {
+      heard.push('first')
+      throw new Error('listener broke')
+    })
+    h.ctx.on('agent-loop/config-start-failed', async () => {
+      heard.push('second')
+      throw new Error('listener rejected too')
+    })
+    h.ctx.on('agent-loop/config-start-failed', ({ sessionId }) => void heard.push(`third ${sessionId}`))
+    await settle()
+    expect(heard).toEqual(['first', 'second', 'third ghost'])
+    expect(takeLogLines()).toEqual([
+      'warn agent-loop: agent "r": config-driven resume of "ghost" failed: session "ghost" not found',
+      'warn agent-loop: event "agent-loop/config-start-failed" listener threw: listener broke',
+      'warn agent-loop: event "agent-loop/config-start-failed" listener rejected: listener rejected too',
+    ])
+  })
+})
+
 describe('configured agents waiting for persistence', () => {
   it('a resumeSessionId entry that waited for persistence does not keep its waiting plugin mounted', async () => {
     const h = boot({ loop: { agents: [{ id: 'r', resumeSessionId: 'later' }] } })
@@ -55,12 +82,7 @@ describe('configured agents waiting for persistence', () => {
     const waiting = [...h.ctx.registry.keys()].length
     const failures: unknown[] = []
     h.ctx.on('agent-loop/config-start-failed', (p) => void failures.push(p))
-    h.ctx.set('sessionPersistence', {
-      prepare: async (id: string) => {
-        throw new Error(`session "${id}" not found`)
-      },
-      list: async () => [],
-    })
+    h.ctx.set('sessionPersistence', storingNothing)
     await settle()
     expect(failures).toHaveLength(1)
     expect([...h.ctx.registry.keys()].length).toBe(waiting - 1)

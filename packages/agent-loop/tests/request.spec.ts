@@ -7,7 +7,7 @@ import { boot, callTools, say, user } from './harness.js'
 const snapshotsOf = (trace: string[]) =>
   trace.filter((t) => t.startsWith('S:user/message [') || t.startsWith('S:request/header'))
 
-describe('request building (§8) and snapshots (§7)', () => {
+describe('request building and snapshots', () => {
   it('the request is deep-frozen, loop-marked, carries session id and signal, and matches its digest', async () => {
     const h = boot()
     const agent = h.agent()

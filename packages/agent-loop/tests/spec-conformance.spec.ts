@@ -14,9 +14,9 @@ import { boot, callTools, deferred, fail, say, tick, user, type Responder } from
 import { takeLogLines } from '../../../tests/support/logs.js'
 
 /*
- * Black-box checks of normative rules in agent-loop.md, inbox.md §7–§9 and tools.md §7 that the other
- * spec files do not pin: exports, publication and rollback, the full canonical order of §10 A with its
- * waterfalls, the remaining stop-boundary rows, routing edge cases and scheduler reclassification.
+ * Black-box checks of the loop's documented rules (README.md, docs/step-pipeline.md, docs/tool-calls.md) that the
+ * other test files do not pin: exports, publication and rollback, the full canonical event order of a turn with its
+ * waterfalls, the remaining stop-boundary rows, inbox routing edge cases and scheduler reclassification.
  */
 
 const USER = { kind: 'user' } as const
@@ -58,7 +58,7 @@ function captureWarnings() {
   return { warned, restore: () => Logger.targets.splice(Logger.targets.indexOf(target), 1) }
 }
 
-describe('exports and the plugin (§1, §2.1)', () => {
+describe('exports and the plugin', () => {
   it('AgentLoop is the named plugin export with the documented inject list; Agent and the cap default are exported', () => {
     expect(typeof AgentLoop).toBe('function')
     expect(AgentLoop.inject).toEqual(['sessions', 'llm', 'tools', 'systemPrompt'])
@@ -88,7 +88,7 @@ describe('exports and the plugin (§1, §2.1)', () => {
   })
 })
 
-describe('create, publication and rollback (§2.3)', () => {
+describe('create, publication and rollback', () => {
   it('a throwing setup rolls back: nothing announced, agent-local registrations unwound, the id is free', () => {
     const h = boot()
     const sessionEvents: string[] = []
@@ -162,7 +162,7 @@ describe('create, publication and rollback (§2.3)', () => {
   })
 })
 
-describe('resume (§2.4) and configured agents (§2.5)', () => {
+describe('resume and configured agents', () => {
   it('a live id is refused up front, before persistence is touched', async () => {
     const h = boot()
     let prepared = 0
@@ -222,7 +222,7 @@ describe('resume (§2.4) and configured agents (§2.5)', () => {
   })
 })
 
-describe('system-prompt variables (§2.6)', () => {
+describe('system-prompt variables', () => {
   it('follow AgentOptions, not a model an agent/request listener switched to', async () => {
     const h = boot({ systemPrompt: { persona: 'Model: {{model}}.' } })
     h.ctx.on('agent/request', async (_p, next) => ({ ...(await next()), model: 'm2' }))
@@ -235,7 +235,7 @@ describe('system-prompt variables (§2.6)', () => {
   })
 })
 
-describe('dispose (§3)', () => {
+describe('dispose', () => {
   it('is memoized; scope first, then agent/disposed, then session/disposed', async () => {
     const h = boot()
     const order: string[] = []
@@ -259,7 +259,7 @@ describe('dispose (§3)', () => {
   })
 })
 
-describe('§10 A: the full canonical order, with waterfalls and payloads', () => {
+describe('the full canonical order, with waterfalls and payloads', () => {
   it('normal turn with one tool call (and its context), then a follow-up step', async () => {
     const h = boot()
     const signals = new Set<AbortSignal>()
@@ -381,7 +381,7 @@ describe('§10 A: the full canonical order, with waterfalls and payloads', () =>
   })
 })
 
-describe('§4 waking and §5 turn edges', () => {
+describe('waking and turn edges', () => {
   it('a prompt removed before the claim still calls the model when a changed runtime snapshot is projected', async () => {
     const h = boot()
     h.ctx.systemPrompt.context({ name: 'env', order: 0, text: 'cwd: /w' })
@@ -490,7 +490,7 @@ describe('§4 waking and §5 turn edges', () => {
   })
 })
 
-describe('§9 where pending input goes', () => {
+describe('where pending input goes', () => {
   it('a turn error parks pending prompts until the next waking send, which claims the oldest first', async () => {
     const h = boot()
     const agent = h.agent()
@@ -561,7 +561,7 @@ describe('§9 where pending input goes', () => {
   })
 })
 
-describe('§10 G: middleware failures are thrown errors and skip request-error', () => {
+describe('middleware failures are thrown errors and skip request-error', () => {
   it('a throwing llm/stream listener', async () => {
     const h = boot()
     const agent = h.agent()
@@ -609,7 +609,7 @@ describe('§10 G: middleware failures are thrown errors and skip request-error',
   })
 })
 
-describe('§8 request building edges', () => {
+describe('request building edges', () => {
   it('listeners see "" for a missing route in the seed', async () => {
     const h = boot()
     const agent = h.ctx.agentLoop.create()
@@ -660,7 +660,7 @@ describe('§8 request building edges', () => {
   })
 })
 
-describe('§11 dispatch through scope carriers', () => {
+describe('dispatch through scope carriers', () => {
   it('waterfalls and serial dispatches reach agent.ctx listeners of that agent only; global listeners hear all', async () => {
     const h = boot()
     const heard: string[] = []
@@ -721,7 +721,7 @@ describe('§11 dispatch through scope carriers', () => {
   })
 })
 
-describe('tools.md §7 scheduler', () => {
+describe('tool-call scheduler', () => {
   it('a later call is classified right before it starts (after waiting for the pool)', async () => {
     const h = boot({ loop: { maxParallelToolCalls: 2 } })
     const gates: Record<string, ReturnType<typeof deferred<void>>> = { a: deferred<void>(), b: deferred<void>() }
@@ -806,7 +806,7 @@ describe('tools.md §7 scheduler', () => {
   })
 })
 
-describe('more create and event rules (§2.3, §11)', () => {
+describe('more create and event rules', () => {
   it('a session-level error (relative cwd) publishes nothing', () => {
     const h = boot()
     expect(() => h.agent({ sessionId: 'rel', cwd: 'relative/dir' })).toThrow(
@@ -847,7 +847,7 @@ describe('more create and event rules (§2.3, §11)', () => {
   })
 })
 
-describe('§6 S6/S7: what the pre-step decision enters', () => {
+describe('S6/S7: what the pre-step decision enters', () => {
   it('a rewritten decision enters its own messages, in order; the claimed prompt is consumed', async () => {
     const h = boot()
     const agent = h.agent()
@@ -865,7 +865,7 @@ describe('§6 S6/S7: what the pre-step decision enters', () => {
   })
 })
 
-describe('§7 runtime-context projection edges', () => {
+describe('runtime-context projection edges', () => {
   it('a malformed owned message (several blocks) is always superseded; with no context the cleared marker follows', async () => {
     const h = boot()
     const agent = h.agent()
@@ -914,7 +914,7 @@ describe('§7 runtime-context projection edges', () => {
   })
 })
 
-describe('§8.1 seed of a new instance', () => {
+describe('seed of a new instance', () => {
   it('temperature, stop and a persisted maxTokens are not restored', async () => {
     const h = boot()
     const first = h.agent({ maxTokens: 50 })
@@ -944,7 +944,7 @@ describe('§8.1 seed of a new instance', () => {
   })
 })
 
-describe('§9 verifyRequest checks, in order', () => {
+describe('verifyRequest checks, in order', () => {
   it('names each failed check with a HarnessError INVARIANT', async () => {
     const h = boot()
     const agent = h.agent()
@@ -1003,7 +1003,7 @@ describe('§9 verifyRequest checks, in order', () => {
   })
 })
 
-describe("tools.md §7.4: an abort during a call's own pre-execute", () => {
+describe("an abort during a call's own pre-execute", () => {
   it("that call gets the registry's ABORTED_BEFORE_DISPATCH result through post-execute; later calls are synthetic, hook-free", async () => {
     const h = boot()
     let ran = 0
@@ -1043,7 +1043,7 @@ describe("tools.md §7.4: an abort during a call's own pre-execute", () => {
   })
 })
 
-describe('more routing and driver rules (inbox.md §8, agent-loop.md §4, §11)', () => {
+describe('more routing and driver rules', () => {
   it('agent.inbox is the @bridle/inbox Inbox', () => {
     const h = boot()
     expect(h.agent().inbox).toBeInstanceOf(Inbox)
@@ -1128,7 +1128,7 @@ describe('more routing and driver rules (inbox.md §8, agent-loop.md §4, §11)'
   })
 })
 
-describe('durable payload shapes (provability.md §2, tools.md §7.3)', () => {
+describe('durable payload shapes', () => {
   it('request/digest carries exactly {turn, step, attempt, algorithm, request, config, system, tools, messages:{count, chain}}', async () => {
     const h = boot()
     const agent = h.agent()
@@ -1205,7 +1205,7 @@ describe('durable payload shapes (provability.md §2, tools.md §7.3)', () => {
   })
 })
 
-describe('listener and claim failures are turn errors (§5, §11, inbox.md §6)', () => {
+describe('listener and claim failures are turn errors', () => {
   it('a failing prompt claim record: the next-step claim stays committed, no claimed notification, the turn errors', async () => {
     const h = boot()
     const agent = h.agent()
@@ -1275,7 +1275,7 @@ describe('listener and claim failures are turn errors (§5, §11, inbox.md §6)'
   })
 })
 
-describe('construction over a corrupt log (§2.3 step 3, inbox.md §4)', () => {
+describe('construction over a corrupt log', () => {
   it('an invalid persisted splice refuses the agent, announces nothing and frees the id', () => {
     const h = boot()
     const m = user('m')

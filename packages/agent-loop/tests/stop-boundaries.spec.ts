@@ -22,7 +22,7 @@ function lastTurnEnd(agent: { session: { events: readonly { type: string; data: 
   return agent.session.events.filter((e) => e.type === 'turn/end').at(-1)!.data as { reason: any }
 }
 
-describe('stop boundaries (§10)', () => {
+describe('stop boundaries', () => {
   it('B: a pre-step reject ends the turn blocked, consumes the prompt and parks other input', async () => {
     const { h, agent } = started()
     h.ctx.on('agent/pre-step', () => {

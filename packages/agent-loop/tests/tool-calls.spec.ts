@@ -28,7 +28,7 @@ async function until(cond: () => boolean) {
 
 const toolLines = (trace: string[]) => trace.filter((t) => /^S:tool\/|^S:spliced next-step @\d+ \+/.test(t))
 
-describe('tool-call scheduler (tools.md §7)', () => {
+describe('tool-call scheduler', () => {
   it('T2: pool of 2, out-of-order settlement, results in model order, exclusive barrier last', async () => {
     const h = boot({ loop: { maxParallelToolCalls: 2 } })
     const gates = new Map<string, Gate>()

@@ -16,7 +16,7 @@ function registerEcho(h: ReturnType<typeof boot>, name = 'read_file') {
   })
 }
 
-describe('turn and step (§10 A)', () => {
+describe('turn and step', () => {
   it('a normal turn with one tool call, then a follow-up step, in the exact event order', async () => {
     const h = boot()
     registerEcho(h)

@@ -16,7 +16,7 @@ import { appSecrets } from './redaction.js'
 const PERSISTENCE_ROWS = new Set(['@bridle/session-jsonl', '@bridle/session-postgres'])
 
 /** True for a row that provides `ctx.sessionPersistence` (the only rows a read-only boot starts). */
-export const isPersistenceRow = (row: PluginRow): boolean => PERSISTENCE_ROWS.has(rowName(row))
+const isPersistenceRow = (row: PluginRow): boolean => PERSISTENCE_ROWS.has(rowName(row))
 
 export interface BootOptions extends ModelFlags {
   env?: NodeJS.ProcessEnv

@@ -79,6 +79,3 @@ export function routeCordisLog(io: Io, verbose: boolean): CordisLog {
 export function holdCordisLog(): HeldLog {
   return active?.hold() ?? { release: () => {}, drop: () => {} }
 }
-
-/** Whether the current invocation asked for `--verbose`. */
-export const verboseLogging = (): boolean => active?.verbose ?? false

@@ -7,7 +7,7 @@ function setRawMode(input: NodeJS.ReadableStream, raw: boolean): void {
 }
 
 /** The prompt `bridle dev` shows on a terminal. */
-export const DEV_PROMPT = 'bridle› '
+const DEV_PROMPT = 'bridle› '
 
 /** Where `bridle dev` reads prompts from: a terminal with a readline prompt, or a pipe (one prompt per line). */
 export interface DevInput {

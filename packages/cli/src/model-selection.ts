@@ -5,8 +5,8 @@ import { UsageError } from './errors.js'
 
 export { UsageError } from './errors.js'
 
-export const LLM_OPENAI = '@bridle/llm-openai'
-export const SCRIPTED_MODEL = '@bridle/plugin-scripted-model'
+const LLM_OPENAI = '@bridle/llm-openai'
+const SCRIPTED_MODEL = '@bridle/plugin-scripted-model'
 
 export interface ModelChoice {
   /** The model plugin row to add, or `undefined` when the app's own rows already provide the model. */

@@ -9,7 +9,7 @@ import { rowName, type AppConfig } from './app-config.js'
 import type { Io } from './terminal.js'
 
 /** Environment variables the CLI itself reads for keys. */
-export const KEY_VARIABLES: readonly string[] = ['DEEPSEEK_API_KEY', 'BRIDLE_API_KEY']
+const KEY_VARIABLES: readonly string[] = ['DEEPSEEK_API_KEY', 'BRIDLE_API_KEY']
 
 const LLM_OPENAI = '@bridle/llm-openai'
 

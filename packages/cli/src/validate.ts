@@ -21,7 +21,7 @@ function directoryProblem(path: string): string | undefined {
  * a context renders, so a missing one would otherwise surface inside a tool result. A relative value is left to the
  * plugin's own `Config`, which refuses it with its own message.
  */
-export const PLUGIN_DIRECTORY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+const PLUGIN_DIRECTORY_FIELDS: Readonly<Record<string, readonly string[]>> = {
   '@bridle/plugin-read-file': ['root'],
   '@bridle/plugin-workspace': ['defaultCwd'],
 }

@@ -5,7 +5,7 @@ import { createUserMessage, type UserMessage } from '@bridle/llm'
 import { Session, SessionStore, type SessionEvent } from '@bridle/session'
 
 /*
- * Black-box checks of inbox.md rules the other spec files do not pin: the live arrays, the frozen copy,
+ * Black-box checks of the inbox's documented rules (README.md) that the other test files do not pin: the live arrays, the frozen copy,
  * record key order, observers seeing the pre-splice state, append failures (veto, reentrancy), replay
  * details, claim edge cases and the consumed-work fold.
  */
@@ -39,7 +39,7 @@ describe('exports', () => {
   })
 })
 
-describe('state and records (§3, §5)', () => {
+describe('state and records', () => {
   it('nextTurn/nextStep are the live arrays; hasPending follows them', () => {
     const inbox = new Inbox(Session.create('live'), quiet)
     const turn = inbox.nextTurn
@@ -136,7 +136,7 @@ describe('state and records (§3, §5)', () => {
   })
 })
 
-describe('append failures leave everything unchanged (§5.3)', () => {
+describe('append failures leave everything unchanged', () => {
   it('synchronous session/event observers still see the pre-splice lists', () => {
     const { ctx, session } = attached('obs')
     const inbox = new Inbox(session, quiet)
@@ -187,7 +187,7 @@ describe('append failures leave everything unchanged (§5.3)', () => {
   })
 })
 
-describe('claim edge cases (§6)', () => {
+describe('claim edge cases', () => {
   it('nothing pending: no records, no notifications, []', () => {
     const session = Session.create('empty')
     const { notes, notify } = recorded()
@@ -228,7 +228,7 @@ describe('claim edge cases (§6)', () => {
   })
 })
 
-describe('replay details (§4)', () => {
+describe('replay details', () => {
   const spliced = (seq: number, data: unknown) => ({ type: 'agent/inbox/spliced', seq, time: 0, data })
 
   it('outcome does not matter for replay; restored entries are the logged objects; no notifications', () => {
@@ -272,7 +272,7 @@ describe('replay details (§4)', () => {
   })
 })
 
-describe('foldConsumedWork (§10)', () => {
+describe('foldConsumedWork', () => {
   let seq = 0
   const ev = (type: string, data: unknown) => ({ type, seq: seq++, time: 0, data }) as SessionEvent
   const claimStep = () => ev('agent/inbox/spliced', { target: 'next-step', start: 0, removedCount: 2, inserted: [] })

@@ -8,7 +8,7 @@ import OpenAI from 'openai'
 import type { OpenAICompatConfig } from './config.js'
 
 /** Placeholder key for keyless servers; its `authorization` header is removed. */
-export const NO_KEY_PLACEHOLDER = 'bridle-no-key'
+const NO_KEY_PLACEHOLDER = 'bridle-no-key'
 
 /** Cap on how much of a failed answer's body is kept for classification. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -43,7 +43,7 @@ export function createClient(config: OpenAICompatConfig, apiKey: string | null, 
  * A fetch that resolves `globalThis.fetch` at call time (so test guards apply) and, for a non-2xx
  * answer, reads up to 64 KiB of the body into `record` and hands the SDK an equivalent response.
  */
-export function capturingFetch(record: CallRecord): typeof fetch {
+function capturingFetch(record: CallRecord): typeof fetch {
   return async (input, init) => {
     const response = await globalThis.fetch(input, init)
     if (response.ok) return response

@@ -16,7 +16,7 @@ export interface ErrorDetails {
 }
 
 /** Reads message, code and type from an error body: JSON in any of the known shapes, else text. */
-export function errorDetails(text: string): ErrorDetails {
+function errorDetails(text: string): ErrorDetails {
   const json = parseJson(text)
   if (json === undefined) {
     const trimmed = text.trim()
@@ -41,12 +41,12 @@ export function detailsOfObject(json: unknown): ErrorDetails {
 }
 
 /** True when code, type or message uses quota/balance wording. */
-export function isQuotaError(details: ErrorDetails): boolean {
+function isQuotaError(details: ErrorDetails): boolean {
   return [details.code, details.type, details.message].some((t) => t !== undefined && isQuotaExceededError(t))
 }
 
 /** True when code, type or message says the prompt did not fit the context window. */
-export function isContextError(details: ErrorDetails): boolean {
+function isContextError(details: ErrorDetails): boolean {
   return (
     details.code === 'context_length_exceeded' ||
     details.type === 'exceed_context_size_error' ||

@@ -3,7 +3,7 @@
  * `ctx.llm`; disposing the plugin (or an HMR reload) removes it.
  */
 import type { Context } from 'cordis'
-import type {} from '@bridle/llm'
+import { configParser } from '@bridle/llm'
 import { OpenAICompatAdapter } from './adapter.js'
 import { resolveConfig, type OpenAICompatConfig, type OpenAICompatConfigInput } from './config.js'
 
@@ -18,9 +18,7 @@ export const inject = ['llm']
 export const reusable = true
 
 /** Cordis config hook: parses and resolves (`resolveConfig`), throwing `ConfigError` on bad input. */
-export function Config(raw?: OpenAICompatConfigInput | null): OpenAICompatConfig {
-  return resolveConfig(raw)
-}
+export const Config = configParser((raw?: OpenAICompatConfigInput | null): OpenAICompatConfig => resolveConfig(raw))
 
 /**
  * Registers the adapter under `config.provider`. Disposing the plugin removes the route and ends its

@@ -54,7 +54,7 @@ export async function withRetries<T>(
  * retry: the failure reports the requested wait instead), else exponential backoff from 0.5 s
  * doubling to 8 s with up to 25 % jitter, capped at `maxRetryDelayMs`.
  */
-export function retryDelayMs(
+function retryDelayMs(
   error: unknown,
   retry: number,
   limits: RetryLimits,
@@ -69,7 +69,7 @@ export function retryDelayMs(
 }
 
 /** The SDK's conditions: connection errors and timeouts, 408, 409, 429, 5xx; `x-should-retry` wins. */
-export function isRetryable(error: unknown): boolean {
+function isRetryable(error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false
   if (error instanceof APIConnectionError) return true
   if (!(error instanceof APIError) || typeof error.status !== 'number') return false

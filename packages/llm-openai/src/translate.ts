@@ -155,7 +155,7 @@ function failed(message: string, code: string): FinishReason {
 }
 
 /** `content_filter` → `CONTENT_FILTER`: upper-cased, non-alphanumerics → `_`. */
-export function reasonCode(reason: string): string {
+function reasonCode(reason: string): string {
   const code = reason.toUpperCase().replace(/[^A-Z0-9]/g, '_')
   return /^[A-Z]/.test(code) ? code : `STOPPED_${code}`
 }

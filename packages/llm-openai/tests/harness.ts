@@ -1,5 +1,5 @@
 /**
- * Shared harness (spec §10): a cordis `Context` with `LlmRuntime` and one `llm-openai` route named
+ * Shared harness: a cordis `Context` with `LlmRuntime` and one `llm-openai` route named
  * `mock` pointed at a loopback mock server, plus `run()`, which drives `ctx.llm.stream` through a
  * `BlockAssembler`.
  */

@@ -1,5 +1,5 @@
 /**
- * No-network guard (spec §9): every spec imports this first. `globalThis.fetch` rejects any URL
+ * No-network guard: every spec imports this first. `globalThis.fetch` rejects any URL
  * whose host is not loopback; the adapter resolves `globalThis.fetch` per call, so this applies.
  */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])

@@ -1,6 +1,7 @@
 /**
- * Black-box conformance with spec/llm-openai.md: plugin exports, config defaults and errors, exact error
- * wording, the §6.1 table, the §6.7 worked examples and the §9 mock server. Imports only the public entries.
+ * Black-box conformance with the package's documented contract (README.md): plugin exports, config defaults and
+ * errors, exact error wording, the HTTP status table, the worked translation examples and the mock server. Imports
+ * only the public entries.
  */
 import './setup.js'
 import { createServer } from 'node:net'
@@ -100,7 +101,7 @@ function configError(raw: unknown): ConfigError {
   throw new Error('expected a ConfigError')
 }
 
-describe('§2 plugin surface and configuration', () => {
+describe('plugin surface and configuration', () => {
   it('exports the functional plugin: name, inject, ConfigSchema, Config, apply', () => {
     expect(llmOpenai.name).toBe('llm-openai')
     expect(llmOpenai.inject).toEqual(['llm'])
@@ -217,7 +218,7 @@ describe('§2 plugin surface and configuration', () => {
   })
 })
 
-describe('§3 metadata methods', () => {
+describe('metadata methods', () => {
   it('providerInfo, listModels, resolveModel (listed and unlisted) and retryPolicy', () => {
     const adapter = new OpenAICompatAdapter(
       resolveConfig({
@@ -287,7 +288,7 @@ describe('§3 metadata methods', () => {
   })
 })
 
-describe('§4 pre-I/O failures carry the exact wording', () => {
+describe('pre-I/O failures carry the exact wording', () => {
   it('missing key → MISSING_CREDENTIAL "no API key: environment variable <NAME> is not set", no request', async () => {
     const { ctx, server } = await boot([], { apiKeyEnv: 'BRIDLE_CONFORMANCE_UNSET_KEY' })
     const { chunks } = await run(ctx)
@@ -332,7 +333,7 @@ describe('§4 pre-I/O failures carry the exact wording', () => {
   })
 })
 
-describe('§5 request', () => {
+describe('request', () => {
   it('headers and body basics', async () => {
     const { ctx, server } = await boot([{ kind: 'sse', events: textEvents(['ok']) }])
     await run(ctx, { system: 'sys', temperature: 0.2, stop: ['END'] })
@@ -386,7 +387,7 @@ describe('§5 request', () => {
   })
 })
 
-describe('§6.7 worked examples', () => {
+describe('worked examples', () => {
   it('text', async () => {
     const { ctx } = await boot([
       {
@@ -477,7 +478,7 @@ describe('§6.7 worked examples', () => {
   })
 })
 
-describe('§6.5 finish reasons', () => {
+describe('finish reasons', () => {
   it('stop with no blocks → EMPTY_RESPONSE with the exact message', async () => {
     const { ctx } = await boot([
       { kind: 'sse', events: [chunk({ role: 'assistant', content: '' }), chunk({ content: '' }, 'stop'), DONE] },
@@ -513,7 +514,7 @@ describe('§6.5 finish reasons', () => {
   })
 })
 
-describe('§6.6 usage', () => {
+describe('usage', () => {
   it('the DeepSeek example; OpenAI cached_tokens; reasoning tokens; a trailing usage-only chunk wins', async () => {
     const { ctx } = await boot([
       {
@@ -554,7 +555,7 @@ describe('§6.6 usage', () => {
   })
 })
 
-describe('§6.1 HTTP errors', () => {
+describe('HTTP errors', () => {
   const cases: { behaviour: MockBehaviour; code: string; message?: string; status: number }[] = [
     {
       behaviour: { kind: 'http-error', status: 401, body: { error: { message: 'bad key' } } },
@@ -683,7 +684,7 @@ describe('§6.1 HTTP errors', () => {
   })
 })
 
-describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
+describe('stream failures carry the exact wording', () => {
   // the spec's sentence, followed by what came back (issue 18: a non-event-stream answer says what it was)
   it('application/json 2xx → MALFORMED_RESPONSE "expected an event stream from <baseURL>, got application/json: <snippet>"', async () => {
     const { ctx, server } = await boot([{ kind: 'sse', events: [], headers: { 'content-type': 'application/json' } }])
@@ -792,7 +793,7 @@ describe('§6.2–6.3 and §7 stream failures carry the exact wording', () => {
   })
 })
 
-describe('§9 mock server', () => {
+describe('mock server', () => {
   it('an exhausted script answers 500 "mock script exhausted" and counts unexpected', async () => {
     server = await startMockServer()
     const response = await fetch(`${server.url}/anything`, { method: 'POST', body: '{"a":1}' })
@@ -825,7 +826,7 @@ describe('§9 mock server', () => {
   })
 })
 
-describe('§5 request details', () => {
+describe('request details', () => {
   it('keyless route sends no authorization; ambient OPENAI_* variables are ignored; extraBody model entry wins', async () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-ambient-openai')
     vi.stubEnv('OPENAI_BASE_URL', 'http://127.0.0.1:9/v1')
@@ -911,7 +912,7 @@ describe('§5 request details', () => {
   })
 })
 
-describe('§6.4 delta translation details', () => {
+describe('delta translation details', () => {
   it('the `reasoning` field is read when reasoning_content is absent, never both counted', async () => {
     const { ctx } = await boot([
       {

@@ -23,7 +23,7 @@ function finishOf(chunks: StreamChunk[]) {
 }
 
 describe('delta translation', () => {
-  it('text: the worked example of spec §6.7', () => {
+  it('text: the worked translation example', () => {
     const chunks = translate(textEvents(['Hel', 'lo'], { usage: { prompt_tokens: 5, completion_tokens: 2 } }))
     expect(chunks).toEqual([
       { type: 'block-start', index: 0, blockType: 'text' },

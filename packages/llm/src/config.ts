@@ -1,6 +1,7 @@
 /**
- * How every Bridle plugin parses its config: `parseConfig` is the body of each plugin's `Config(raw)`, and
- * `ConfigError` is what it throws, naming the plugin and each failing field.
+ * How every Bridle plugin takes its config: `parseConfig` is the body of each plugin's parse function,
+ * `configParser` turns that function into the plugin's `Config`, and `ConfigError` is what a bad config throws,
+ * naming the plugin and each failing field.
  */
 import { HarnessError } from './errors.js'
 
@@ -46,4 +47,20 @@ export function parseConfig<T>(pluginName: string, schema: ConfigSchemaLike<T>, 
   const result = schema.safeParse(raw ?? {})
   if (!result.success) throw new ConfigError(pluginName, result.error)
   return result.data
+}
+
+/**
+ * Makes a plugin's `Config(raw)` from its parse function. Every config it returns is remembered, and a remembered
+ * config handed back is returned as it is. Cordis calls a plugin's `static Config` before it constructs the plugin;
+ * the constructor calls `Config` again (`this.config = Config(config)`) so that a plugin built directly with
+ * `new Plugin(ctx, raw)` validates `raw` too. Through cordis, that second call neither parses again nor fails.
+ */
+export function configParser<Raw, T extends object>(parse: (raw: Raw) => T): (raw: Raw) => T {
+  const parsed = new WeakSet<object>()
+  return (raw) => {
+    if (typeof raw === 'object' && raw !== null && parsed.has(raw)) return raw as unknown as T
+    const config = parse(raw)
+    parsed.add(config)
+    return config
+  }
 }

@@ -27,7 +27,7 @@ export function noAdapterError(provider: string): LlmError {
  * Builds the one terminal chunk for a thrown value. The kind is `aborted` (and the code `ABORTED`) when
  * the caller's signal fired or the code is `ABORTED`; otherwise `error` with the normalized failure.
  */
-export function failureFinish(error: unknown, signal: AbortSignal | undefined): FinishChunk {
+function failureFinish(error: unknown, signal: AbortSignal | undefined): FinishChunk {
   const failure = toLlmFailure(error)
   if (failure.code === 'ABORTED') return { type: 'finish', reason: { kind: 'aborted', failure } }
   if (signal?.aborted) {
@@ -52,7 +52,7 @@ const MISSING_FINISH: FinishChunk = deepFreeze({
  * currently owned by `adapter`. Untouched messages are reused; stripped copies keep their ids. When nothing
  * needs stripping the same object is returned.
  */
-export function stripForeignReplayState(
+function stripForeignReplayState(
   request: GenerateOptions,
   adapter: LlmAdapter,
   registry: AdapterRegistry,

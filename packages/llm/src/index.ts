@@ -102,7 +102,14 @@ export {
   isContextWindowExceededError,
   isQuotaExceededError,
 } from './errors.js'
-export { type ConfigIssue, type ConfigSchemaLike, ConfigError, formatIssuePath, parseConfig } from './config.js'
+export {
+  type ConfigIssue,
+  type ConfigSchemaLike,
+  ConfigError,
+  configParser,
+  formatIssuePath,
+  parseConfig,
+} from './config.js'
 export { nullAsAbsent, type NullAsAbsent } from './config-field.js'
 export { isRecord } from './record.js'
 export { type NormalizedApiKey, normalizeApiKey, assertUsableApiKey } from './credentials.js'

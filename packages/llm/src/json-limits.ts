@@ -129,7 +129,7 @@ export function jsonStringBytes(text: string): number {
 }
 
 /** The JSON size of a scalar (string, finite number, boolean, null). */
-export function jsonScalarBytes(value: unknown): number {
+function jsonScalarBytes(value: unknown): number {
   if (typeof value === 'string') return jsonStringBytes(value)
   if (typeof value === 'number') return String(value).length
   if (typeof value === 'boolean') return value ? 4 : 5

@@ -49,7 +49,7 @@ export function raceAbort<T>(value: T | Promise<T>, signal: AbortSignal | undefi
  * Throws `LlmError` `INVALID_MODEL_INFO` (identity/name), `INVALID_MODEL_CONTEXT`, `INVALID_MODEL_MAX_TOKENS`
  * or `INVALID_MODEL_REASONING`, each naming the route and model.
  */
-export function validateModelInfo(info: unknown, provider: string, model: string): LlmModelInfo {
+function validateModelInfo(info: unknown, provider: string, model: string): LlmModelInfo {
   const where = `model "${model}" on provider "${provider}"`
   if (!isRecord(info)) throw new LlmError(`${where}: model info must be an object`, 'INVALID_MODEL_INFO')
   if (info.provider !== provider || info.id !== model)

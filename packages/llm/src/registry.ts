@@ -6,7 +6,7 @@ import { mergeRetryPolicy, type LlmAdapter, type LlmProviderInfo, type LlmRetryP
 import { errorChain, LlmError } from './errors.js'
 
 /** Longest allowed provider (route) name. */
-export const MAX_PROVIDER_NAME_LENGTH = 64
+const MAX_PROVIDER_NAME_LENGTH = 64
 
 /** One live route: the owning registration plus the info and policy read at (re)registration. */
 export interface AdapterRoute {
@@ -24,7 +24,7 @@ export interface RegistrationRecord {
 }
 
 /** True when `name` is a valid provider name: non-empty, no whitespace, at most 64 characters. */
-export function isValidProviderName(name: unknown): name is string {
+function isValidProviderName(name: unknown): name is string {
   return typeof name === 'string' && name !== '' && name.length <= MAX_PROVIDER_NAME_LENGTH && !/\s/.test(name)
 }
 

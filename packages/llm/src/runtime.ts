@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { waterfall } from '@bridle/scope'
 import type { LlmAdapter, LlmModelInfo, LlmProviderInfo, LlmRetryPolicy } from './adapter.js'
 import { terminalStream, noAdapterError, type CapturedAdapter } from './dispatch.js'
-import { parseConfig } from './config.js'
+import { configParser, parseConfig } from './config.js'
 import { errorChain, LlmError } from './errors.js'
 import { resolveCallConfig, resolveModelInfo, validateCatalog } from './model.js'
 import { AdapterRegistry, type RegistrationRecord } from './registry.js'
@@ -48,9 +48,9 @@ export type LlmRuntimeConfig = z.infer<typeof ConfigSchema>
 export type LlmRuntimeConfigInput = Record<string, never>
 
 /** Parses the (empty) `LlmRuntime` config, throwing `ConfigError` (plugin `llm`) for any key. */
-export function Config(raw?: LlmRuntimeConfigInput | null): LlmRuntimeConfig {
-  return parseConfig('llm', ConfigSchema, raw)
-}
+export const Config = configParser(
+  (raw?: LlmRuntimeConfigInput | null): LlmRuntimeConfig => parseConfig('llm', ConfigSchema, raw),
+)
 
 /** The handle `registerAdapter` returns: call it to dispose (idempotent). */
 export interface AdapterRegistration {
@@ -99,14 +99,17 @@ function dispatchStream(
 }
 
 /** The provider-neutral model seam, provided as `ctx.llm`. */
-export class LlmRuntime extends Service {
+export class LlmRuntime extends Service<LlmRuntimeConfig> {
   static Config = Config
 
+  declare readonly config: LlmRuntimeConfig
   private readonly registry = new AdapterRegistry()
   private readonly home: Context
 
-  constructor(ctx: Context, _config?: LlmRuntimeConfig) {
+  constructor(ctx: Context, config?: LlmRuntimeConfigInput | null) {
+    const parsed = Config(config)
     super(ctx, 'llm', true)
+    this.config = parsed
     this.home = ctx
   }
 

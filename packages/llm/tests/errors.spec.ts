@@ -4,6 +4,7 @@ import {
   assertUsableApiKey,
   attributionHeaders,
   ConfigError,
+  configParser,
   errorChain,
   HarnessError,
   isContextWindowExceededError,
@@ -105,6 +106,30 @@ describe('HarnessError and ConfigError', () => {
     expect(parseConfig('demo', schema, { n: 2 })).toEqual({ n: 2 })
     expect(() => parseConfig('demo', schema, { n: 'x' })).toThrow(ConfigError)
     expect(() => parseConfig('demo', schema, { n: 'x' })).toThrow(/^demo: invalid config: n: /)
+  })
+
+  it('configParser parses raw input every time and hands a config it produced back unchanged', () => {
+    const schema = z.object({ n: z.number().default(1) }).strict()
+    const parsed: unknown[] = []
+    const Config = configParser((raw?: { n?: number } | null) => {
+      parsed.push(raw)
+      return parseConfig('demo', schema, raw)
+    })
+    const raw = { n: 2 }
+    const config = Config(raw)
+    expect(config).toEqual({ n: 2 })
+    expect(config).not.toBe(raw)
+    // what cordis does: `static Config` first, then the constructor's `Config(config)` on the result
+    expect(Config(config)).toBe(config)
+    expect(parsed).toEqual([raw])
+    // an equal object that did not come from this parser is parsed (and validated) again
+    expect(Config({ n: 2 })).not.toBe(config)
+    expect(parsed).toHaveLength(2)
+    expect(() => Config({ n: 'x' } as never)).toThrow(/^demo: invalid config: n: /)
+    // a config another parser produced is not trusted
+    const Other = configParser((raw?: { n?: number } | null) => parseConfig('other', schema, raw))
+    expect(() => Other(Config(undefined) as never)).not.toThrow()
+    expect(Other(config)).not.toBe(config)
   })
 })
 

@@ -14,7 +14,7 @@ function countingProxy<T extends object>(target: T): { proxy: T; visits: () => n
   return { proxy, visits: () => count }
 }
 
-describe('deepFreeze: the already-frozen fast path (§10.2)', () => {
+describe('deepFreeze: the already-frozen fast path', () => {
   it('(a) does not revisit a subtree an earlier call froze', () => {
     const { proxy, visits } = countingProxy({ role: 'user', content: [{ type: 'text', text: 'hi' }] })
     deepFreeze(proxy)
@@ -184,7 +184,7 @@ describe('deepFreeze: the already-frozen fast path (§10.2)', () => {
   })
 })
 
-describe('loop-request marker (§10.3)', () => {
+describe('loop-request marker', () => {
   it('marks the exact object; clones stay unmarked; marking does not freeze', () => {
     const request = { provider: 'p', model: 'm', messages: [] }
     expect(isLoopRequest(request)).toBe(false)

@@ -1,6 +1,6 @@
 /**
- * Black-box conformance with spec/llm.md: export names, exact error wording, codes, event names, payload
- * shapes and the spec's worked examples. Imports only the public entry.
+ * Black-box conformance with the package's documented contract (README.md, docs/model-calls.md): export names, exact
+ * error wording, codes, event names, payload shapes and worked examples. Imports only the public entry.
  */
 import { readFileSync } from 'node:fs'
 import { Context } from 'cordis'
@@ -96,7 +96,7 @@ function codeOf(fn: () => unknown): string | undefined {
   return undefined
 }
 
-describe('§1 ids and plugin export', () => {
+describe('ids and plugin export', () => {
   it('brand functions are identities and LlmRuntime is a named export providing ctx.llm', () => {
     expect(messageId('a')).toBe('a')
     expect(callId('b')).toBe('b')
@@ -106,7 +106,7 @@ describe('§1 ids and plugin export', () => {
   })
 })
 
-describe('§2 content helpers', () => {
+describe('content helpers', () => {
   it('textOf joins only text blocks, with a default newline separator', () => {
     const blocks = [
       { type: 'text', text: 'a' },
@@ -126,7 +126,7 @@ describe('§2 content helpers', () => {
   })
 })
 
-describe('§3 messages', () => {
+describe('messages', () => {
   it('constructors mint UUID ids, deep-freeze, and throw TypeError (not LlmError) on bad input', () => {
     const m = createUserMessage('hi')
     expect(m.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
@@ -174,7 +174,7 @@ describe('§3 messages', () => {
   })
 })
 
-describe('§4 sources and context forms', () => {
+describe('sources and context forms', () => {
   it('CONTEXT_SUMMARY_MAX_CHARS is 120 and boundContextSummary cuts to 119 + …', () => {
     expect(CONTEXT_SUMMARY_MAX_CHARS).toBe(120)
     expect(boundContextSummary('a'.repeat(119))).toBe('a'.repeat(119))
@@ -196,7 +196,7 @@ describe('§4 sources and context forms', () => {
   })
 })
 
-describe('§6 call config helpers', () => {
+describe('call config helpers', () => {
   it('callConfigOf picks the six fields and drops undefined ones', () => {
     const picked = callConfigOf({ ...req(), system: 's', maxTokens: 5, temperature: undefined })
     expect(picked).toEqual({ provider: 'p', model: 'm', maxTokens: 5 })
@@ -213,7 +213,7 @@ describe('§6 call config helpers', () => {
   })
 })
 
-describe('§7 stream grammar', () => {
+describe('stream grammar', () => {
   it('valid text stream has no violations; each rule is reported', () => {
     expect(
       streamGrammarViolations([...text('a'), { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } }, STOP]),
@@ -235,7 +235,7 @@ describe('§7 stream grammar', () => {
   })
 })
 
-describe('§9 errors', () => {
+describe('errors', () => {
   it('HarnessError carries code, cause and a settable name', () => {
     const cause = new Error('root')
     const e = new HarnessError('boom', 'SOME_CODE', { cause })
@@ -265,7 +265,8 @@ describe('§9 errors', () => {
   })
 
   it('LlmRuntime.Config parses undefined as {} and rejects any key with ConfigError for plugin llm', () => {
-    // DESIGN.md convention: the schema is exported as ConfigSchema, the parser as Config (also the static).
+    // The repository's convention (CONTRIBUTING.md, "Plugin config"): the schema is exported as ConfigSchema, the
+    // parser as Config (also the static).
     expect(ConfigSchema.safeParse({}).success).toBe(true)
     expect(ConfigSchema.safeParse({ extra: 1 }).success).toBe(false)
     expect(LlmRuntime.Config).toBe(Config)
@@ -374,7 +375,7 @@ describe('§9 errors', () => {
   })
 })
 
-describe('§9.5 attribution', () => {
+describe('attribution', () => {
   it('attributionHeaders() is exactly {user-agent: bridle/<package version>}', () => {
     const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       version: string
@@ -383,7 +384,7 @@ describe('§9.5 attribution', () => {
   })
 })
 
-describe('§10 deepFreeze registry and loop marker', () => {
+describe('deepFreeze registry and loop marker', () => {
   it('registries live on globalThis under the shared symbols', () => {
     const frozen = deepFreeze({ a: { b: 1 } })
     const registry = (globalThis as Record<symbol, unknown>)[Symbol.for('bridle.llm.deepFrozen')]
@@ -425,7 +426,7 @@ describe('§10 deepFreeze registry and loop marker', () => {
   })
 })
 
-describe('§11.1 registration', () => {
+describe('registration', () => {
   it('registration misuse codes; nothing is registered on failure; DUPLICATE_ADAPTER names the provider', () => {
     const ctx = app()
     const llm = ctx.llm
@@ -515,7 +516,7 @@ describe('§11.1 registration', () => {
   })
 })
 
-describe('§11.2–11.3 model resolution', () => {
+describe('model resolution', () => {
   it('default resolveModel, invalid metadata codes, INVALID_CATALOG and ABORTED', async () => {
     const llm = app().llm
     llm.registerAdapter(['plain'], adapter())
@@ -589,7 +590,7 @@ describe('§11.2–11.3 model resolution', () => {
   })
 })
 
-describe('§11.4 prepared calls', () => {
+describe('prepared calls', () => {
   it('second dispatch and config drift throw the exact messages synchronously', async () => {
     const llm = app().llm
     llm.registerAdapter(['p'], adapter())
@@ -623,7 +624,7 @@ describe('§11.4 prepared calls', () => {
   })
 })
 
-describe('§11.5 dispatch', () => {
+describe('dispatch', () => {
   it('example: unregistered route with no listener → exactly one chunk, finish error NO_ADAPTER', async () => {
     const chunks = await collect(app().llm.stream(req('missing')))
     expect(chunks).toHaveLength(1)
@@ -754,7 +755,7 @@ describe('§11.5 dispatch', () => {
   })
 })
 
-describe('§11.6 retry policy data', () => {
+describe('retry policy data', () => {
   it('DEFAULT_RETRY_POLICY matches the spec exactly; partial adapter policies merge over it', () => {
     expect(DEFAULT_RETRY_POLICY).toEqual({
       mode: 'normal',
@@ -782,7 +783,7 @@ describe('§11.6 retry policy data', () => {
   })
 })
 
-describe('§12 BlockAssembler', () => {
+describe('BlockAssembler', () => {
   it('delta-only text, first start/end wins, tool id synthesis, frozen message with replayState', () => {
     const asm = new BlockAssembler()
     asm.push({ type: 'text-delta', index: 0, text: 'He' })

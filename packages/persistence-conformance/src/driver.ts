@@ -1,4 +1,4 @@
-import { SessionStore, type SessionPersistence } from '@bridle/session'
+import { type SessionHeader, SessionStore, type SessionPersistence } from '@bridle/session'
 import { Context, Logger } from 'cordis'
 import { afterEach } from 'vitest'
 
@@ -9,14 +9,10 @@ export interface SharedConfig {
   readonly extraEventTypes?: readonly string[]
 }
 
-/** The header fields a stored session carries. */
-export interface StoredHeader {
-  readonly version: 0
+/** The header fields a stored session carries: the `SessionHeader` minus unknown keys, with plain-string ids. */
+export type StoredHeader = Pick<SessionHeader, 'version' | 'createdAt' | 'cwd' | 'seedLength'> & {
   readonly id: string
-  readonly createdAt: number
-  readonly cwd?: string
   readonly parentSession?: string
-  readonly seedLength?: number
 }
 
 /** A loaded backend plugin. */

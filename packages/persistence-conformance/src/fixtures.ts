@@ -1,7 +1,7 @@
 import type { AnySessionEvent, Session } from '@bridle/session'
 import { buildLog, scriptedAppends, type ScriptedAppend } from './script.js'
 
-export { buildLog, scriptedAppends, type ScriptedAppend }
+export { scriptedAppends, type ScriptedAppend }
 
 /** An identified user message. */
 export function userMessage(id: string, text: string) {

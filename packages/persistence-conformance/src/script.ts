@@ -19,6 +19,22 @@ function user(id: string, text: string) {
   return { id, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }
 }
 
+/** A step's `assistant/message`: the model's answer, appended to the surface from the chunks it streamed. */
+function answer(
+  turn: number,
+  step: number,
+  content: readonly object[],
+  sourceEventSeqs: number[],
+  usage?: { inputTokens: number; outputTokens: number },
+): ScriptedAppend {
+  const message = { id: `a-${turn}-${step}`, role: 'assistant', content, source: { kind: 'model', provider, model } }
+  return {
+    type: 'assistant/message',
+    data: usage === undefined ? { turn, step, message } : { turn, step, message, usage },
+    opts: { surfaceOp: 'append', sourceEventSeqs },
+  }
+}
+
 /** Builds the appends of `turns` turns; each turn has a tool round and a final answer. */
 export function scriptedAppends(turns: number): ScriptedAppend[] {
   const out: ScriptedAppend[] = []
@@ -84,25 +100,9 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
       chunkSeqs.push(push({ type: 'assistant/chunk', data: { turn, step, chunk: { type: 'text-delta', text: 'lo' } } }))
       if (step === 1) {
         const callId = `call-${turn}`
-        const msgSeq = push({
-          type: 'assistant/message',
-          data: {
-            turn,
-            step,
-            message: {
-              id: `a-${turn}-${step}`,
-              role: 'assistant',
-              content: [
-                { type: 'text', text: 'Hello' },
-                { type: 'tool-call', id: callId, name: 'read_file', arguments: '{"path":"package.json"}' },
-              ],
-              source: { kind: 'model', provider, model },
-            },
-            usage: { inputTokens: 10, outputTokens: 5 },
-          },
-          opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
-        })
-        surface.push(msgSeq)
+        const toolCall = { type: 'tool-call', id: callId, name: 'read_file', arguments: '{"path":"package.json"}' }
+        const usage = { inputTokens: 10, outputTokens: 5 }
+        surface.push(push(answer(turn, step, [{ type: 'text', text: 'Hello' }, toolCall], chunkSeqs, usage)))
         const callSeq = push({
           type: 'tool/call',
           data: { turn, step, callId, name: 'read_file', arguments: '{"path":"package.json"}' },
@@ -128,22 +128,7 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
         )
         push({ type: 'todo/write', data: { todos: [{ content: 'read package.json', status: 'completed' }] } })
       } else {
-        surface.push(
-          push({
-            type: 'assistant/message',
-            data: {
-              turn,
-              step,
-              message: {
-                id: `a-${turn}-${step}`,
-                role: 'assistant',
-                content: [{ type: 'text', text: 'Hello' }],
-                source: { kind: 'model', provider, model },
-              },
-            },
-            opts: { surfaceOp: 'append', sourceEventSeqs: chunkSeqs },
-          }),
-        )
+        surface.push(push(answer(turn, step, [{ type: 'text', text: 'Hello' }], chunkSeqs)))
       }
       push({ type: 'step/end', data: { turn, step } })
     }

@@ -1,5 +1,6 @@
 /**
- * Black-box conformance with spec/scope.md: exact error wording, ordering rules and the §8 examples.
+ * Black-box conformance with the package's documented contract (README.md, docs/plugins-and-scopes.md): exact error
+ * wording, ordering rules and worked examples.
  * Imports only the public entry.
  */
 import { Context } from 'cordis'
@@ -64,7 +65,7 @@ function layers(onChange: () => void = () => {}) {
   return { store, created }
 }
 
-describe('§4.1 createScope', () => {
+describe('createScope', () => {
   it('rejects non-object keys with the exact TypeError; functions are valid keys', () => {
     const { ctx } = root()
     for (const bad of [null, undefined, 'agent', 1, Symbol('s'), true]) {
@@ -161,7 +162,7 @@ describe('§4.1 createScope', () => {
   })
 })
 
-describe('§4.2 scopeOf', () => {
+describe('scopeOf', () => {
   it('is inherited through extend() and child plugins; a nearer tag hides an outer one', () => {
     const { ctx } = root()
     const outer = {}
@@ -175,7 +176,7 @@ describe('§4.2 scopeOf', () => {
   })
 })
 
-describe('§4.3 parent chain', () => {
+describe('parent chain', () => {
   it('validates both arguments, refuses re-binding and cycles with the exact messages', () => {
     const a = {}
     for (const [k, p] of [
@@ -207,7 +208,7 @@ describe('§4.3 parent chain', () => {
   })
 })
 
-describe('§5.1 NamedEntries', () => {
+describe('NamedEntries', () => {
   it('throws exactly the factory object; undo is idempotent and never removes a later insertion', () => {
     const sentinel = new Error('dup')
     const names: string[] = []
@@ -246,7 +247,7 @@ describe('§5.1 NamedEntries', () => {
   })
 })
 
-describe('§5.2 AnonymousEntries', () => {
+describe('AnonymousEntries', () => {
   it('the same value twice is two registrations; each undo removes only its own', () => {
     const table = new AnonymousEntries<object>()
     const value = {}
@@ -261,7 +262,7 @@ describe('§5.2 AnonymousEntries', () => {
   })
 })
 
-describe('§5.3 ScopedLayers reads', () => {
+describe('ScopedLayers reads', () => {
   it('createLayer(undefined) once at construction; reads never create layers', () => {
     const { store, created } = layers()
     expect(created).toEqual([undefined])
@@ -302,7 +303,7 @@ describe('§5.3 ScopedLayers reads', () => {
   })
 })
 
-describe('§5.4 ScopedLayers.effect', () => {
+describe('ScopedLayers.effect', () => {
   it('reads the tag from the ctx passed in; a throwing action leaves no new layer; one notify per registration', () => {
     const { ctx } = root()
     let notified = 0
@@ -438,7 +439,7 @@ describe('§5.4 ScopedLayers.effect', () => {
   })
 })
 
-describe('§6.1 carriers', () => {
+describe('carriers', () => {
   it('example 1: admission along a chain; global listeners hear every dispatch', () => {
     const { ctx } = root()
     const team = {}
@@ -492,7 +493,7 @@ describe('§6.1 carriers', () => {
   })
 })
 
-describe('§6.2 waterfall', () => {
+describe('waterfall', () => {
   it('needs a fallback function as its last argument (exact TypeError)', () => {
     const { ctx } = root()
     const error = thrown(() => (waterfall as (...a: unknown[]) => unknown)(ctx, null, 'conf/wf', { trail: [] }))

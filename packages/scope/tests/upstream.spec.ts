@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { takeLogLines } from '../../../tests/support/logs.js'
 import { makeRoot, pluginCtx } from './helpers.js'
 
-/** Probes for the upstream cordis 3.18.1 behaviour this package (spec §7) relies on. */
+/** Probes for the upstream cordis 3.18.1 behaviour this package relies on. */
 
 const FAILED = 3 // ScopeStatus.FAILED (a const enum upstream)
 

@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import {
   createSessionPreparation,
   Session,
-  type SessionEvent,
   type SessionHeader,
   type SessionInspection,
   type SessionLocation,
@@ -11,18 +10,19 @@ import {
   type SessionSnapshotInfo,
   type SessionStore,
 } from '@bridle/session'
+import { BindingRegistry, type PreparedSession } from './binding-registry.js'
 import { repairFile } from './file-writer.js'
-import { isNotFound, type FsLayer } from './fs-layer.js'
-import { IdChain } from './id-chain.js'
-import { eventLine, type StoredMeta } from './line-format.js'
-import { loadLive, UndeclaredTypeWarning } from './live-sessions.js'
+import type { FsLayer } from './fs-layer.js'
+import { eventLine } from './line-format.js'
+import { listStoredSessions } from './listing.js'
+import { loadLive } from './live-sessions.js'
 import { assertSameCwd } from './stored-validation.js'
 import { LiveBinding } from './live-binding.js'
 import { LogReader, type SessionBuilder } from './reader.js'
 import { recoveryOf, recoveryWarning } from './recovery.js'
 import { commitRepair, type RepairedLog } from './repair.js'
-import { teardownsSettled, trackTeardown } from './teardowns.js'
 import { encodeSegment } from './segment.js'
+import { storedMetaOf } from './stored-meta.js'
 
 /** Everything a `JsonlBackend` is built from. `root` must be absolute. */
 export interface JsonlBackendOptions {
@@ -35,11 +35,7 @@ export interface JsonlBackendOptions {
   readonly warn: (message: string) => void
 }
 
-interface PreparedEntry {
-  readonly session: Session
-  readonly meta: StoredMeta
-  /** How many of the session's events are durable (the repaired stored log). */
-  readonly cursor: number
+interface PreparedEntry extends PreparedSession {
   /** The running CRC at the end of the repaired file; `undefined` for a log without checksums. */
   readonly running: number | undefined
 }
@@ -49,32 +45,27 @@ interface PreparedEntry {
  * implements the read/repair API (docs/persistence.md#binding-live-sessions, docs/persistence.md#the-committed-region).
  * `SessionJsonl` wraps it as `ctx.sessionPersistence`.
  */
-export class JsonlBackend {
+export class JsonlBackend extends BindingRegistry<LiveBinding, PreparedEntry> {
   readonly root: string
   private readonly fs: FsLayer
-  private readonly sessions: SessionStore
-  private readonly warn: (message: string) => void
   private readonly reader: LogReader
-  private readonly chain = new IdChain()
-  private readonly bindings = new Map<string, LiveBinding>()
-  private readonly prepared = new Map<string, PreparedEntry | 'pending'>()
-  private readonly retiring = new Map<string, Promise<void>>()
-  private readonly extraTypes: ReadonlySet<string>
-  private readonly undeclared: UndeclaredTypeWarning
   private readonly delayMs: number
-  private admitting = true
   /** Per binding, the event count when its exit flush failed; an unchanged binding is not retried (see flushBeforeExit). */
   private readonly exitFailures = new WeakMap<LiveBinding, number>()
 
   constructor(options: JsonlBackendOptions) {
+    const extraTypes = new Set(options.extraEventTypes)
+    super({
+      plugin: 'session-jsonl',
+      teardownKey: options.root,
+      extraEventTypes: extraTypes,
+      sessions: options.sessions,
+      warn: options.warn,
+    })
     this.root = options.root
     this.fs = options.fs
-    this.sessions = options.sessions
-    this.warn = options.warn
     this.delayMs = options.writeBatchMaxDelayMs
-    this.extraTypes = new Set(options.extraEventTypes)
-    this.reader = new LogReader(this.fs, this.root, this.extraTypes)
-    this.undeclared = new UndeclaredTypeWarning('session-jsonl', this.extraTypes, this.warn)
+    this.reader = new LogReader(this.fs, this.root, extraTypes)
   }
 
   /** The absolute file path of a session id (the file may not exist). */
@@ -94,57 +85,11 @@ export class JsonlBackend {
 
   // ---- binding live sessions (docs/persistence.md#binding-live-sessions) ----
 
-  /** Binds every session already live in the store; a pre-existing log for an empty session is a sticky error. */
-  bindExisting(): void {
-    for (const session of this.sessions.list()) if (!this.bindings.has(session.id)) this.bindFresh(session, false)
-  }
-
-  /** `session/created`: claims a prepared session or binds a new one. Throws (vetoes) for case 3. */
-  onCreated(session: Session): void {
-    if (!this.admitting) return
-    const prepared = this.prepared.get(session.id)
-    if (prepared !== undefined && prepared !== 'pending' && prepared.session === session) {
-      this.prepared.delete(session.id)
-      const { meta, cursor, running } = prepared
-      const binding = this.bind(session, { path: this.pathOf(session.id), meta, cursor, materialized: true, running })
-      binding.admitAll()
-      this.writeNow(binding)
-      return
-    }
-    this.bindFresh(session, true)
-  }
-
-  /** `session/event`: queues the committed event on its session's write-behind window. */
-  onEvent(session: Session, event: SessionEvent): void {
-    if (!this.admitting) return
-    const binding = this.bindings.get(session.id)
-    if (binding === undefined || binding.session !== session) return
-    this.undeclared.check(session, event)
-    binding.admit(event)
-  }
-
-  /** `session/flush`: the barrier of a bound session (undefined when this backend does not own it). */
-  onFlush(session: Session): Promise<void> | undefined {
-    const binding = this.bindings.get(session.id)
-    if (binding === undefined || binding.session !== session) return undefined
-    return binding.flush()
-  }
-
-  /** `session/disposed`: flushes the session, then releases its state; a failure is logged. */
-  onDisposed(session: Session): void {
-    const binding = this.bindings.get(session.id)
-    if (binding === undefined || binding.session !== session) return
-    const retire = binding
-      .flush()
-      .catch((error: unknown) =>
-        this.warn(`session-jsonl: session "${session.id}" retirement failed: ${String(error)}`),
-      )
-      .finally(() => {
-        binding.queue.cancelTimer()
-        if (this.bindings.get(session.id) === binding) this.bindings.delete(session.id)
-        if (this.retiring.get(session.id) === retire) this.retiring.delete(session.id)
-      })
-    this.retiring.set(session.id, retire)
+  protected override claim(session: Session, entry: PreparedEntry): void {
+    const { meta, cursor, running } = entry
+    const binding = this.bind(session, { path: this.pathOf(session.id), meta, cursor, materialized: true, running })
+    binding.admitAll()
+    this.writeNow(binding)
   }
 
   private bind(session: Session, start: ConstructorParameters<typeof LiveBinding>[1]): LiveBinding {
@@ -159,8 +104,11 @@ export class JsonlBackend {
     return binding
   }
 
-  /** The other binding cases: a new session, a refused create over an existing log, or an adoption. */
-  private bindFresh(session: Session, veto: boolean): void {
+  /**
+   * The other binding cases: a new session, a refused create over an existing log (a sticky error for an empty
+   * session already live when the plugin started), or an adoption.
+   */
+  protected override bindFresh(session: Session, veto: boolean): void {
     const id = session.id
     const path = this.pathOf(id)
     const meta = storedMetaOf(session.header)
@@ -179,7 +127,7 @@ export class JsonlBackend {
       return
     }
     const binding = this.bind(session, { path, meta, cursor: 0, materialized: true })
-    const previous = teardownsSettled(this.root)
+    const previous = this.teardownsInFlight()
     binding.init = this.chain
       .run(id, async () => {
         await previous
@@ -218,7 +166,7 @@ export class JsonlBackend {
   }
 
   /** Starts writing a binding's queued events at once (the first batch of a seeded or claimed session). */
-  private writeNow(binding: LiveBinding): void {
+  protected override writeNow(binding: LiveBinding): void {
     binding
       .flush()
       .catch((error: unknown) =>
@@ -236,32 +184,8 @@ export class JsonlBackend {
   }
 
   /** `{meta, revision}` for every materialized session (same set and order as `list`). */
-  async listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
-    let names: string[]
-    try {
-      names = await this.fs.readdir(this.root)
-    } catch (error) {
-      if (isNotFound(error)) return Object.freeze([])
-      throw error
-    }
-    const out: SessionSnapshotInfo[] = []
-    for (const name of names) {
-      if (!name.endsWith('.jsonl')) continue
-      signal?.throwIfAborted()
-      const path = join(this.root, name)
-      try {
-        const { meta, revision } = await this.reader.readHeader(path, signal)
-        out.push(Object.freeze({ meta: Object.freeze({ ...meta }) as SessionHeader, revision }))
-      } catch (error) {
-        if (signal?.aborted) throw error
-        if (isNotFound(error)) continue
-        this.warn(`session-jsonl: skipping "${path}": ${String(error)}`)
-      }
-    }
-    out.sort(
-      (a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0),
-    )
-    return Object.freeze(out)
+  listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
+    return listStoredSessions(this.fs, this.root, this.reader, this.warn, signal)
   }
 
   /** The exact file text of `id`, read revision-stably; `undefined` when absent; a corrupt header rejects. */
@@ -308,71 +232,25 @@ export class JsonlBackend {
    * preparation before that releases the claim.
    */
   async prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation> {
-    if (this.sessions.get(id) !== undefined) throw new Error(`cannot prepare session "${id}" while it is live`)
-    if (this.prepared.has(id))
-      throw new Error(`cannot prepare session "${id}" while another preparation is outstanding`)
-    this.prepared.set(id, 'pending')
-    let entry: PreparedEntry
-    try {
+    const entry = await this.preparing(id, async () => {
       signal?.throwIfAborted()
       // The store's session is built while the log is validated, so the log is checked once. If a session with this
       // id went live meanwhile, the validation builds a detached one and the store refuses below, as before.
-      const prepareFrom = (events: readonly SessionEvent[], header: SessionHeader): Session => {
-        const meta = storedMetaOf(header)
-        return this.sessions.prepare(id, {
-          seed: events,
-          meta: {
-            createdAt: meta.createdAt,
-            cwd: meta.cwd,
-            parentSession: meta.parentSession,
-            seedLength: meta.seedLength,
-          },
-          seedSource: 'persistence',
-        })
-      }
       let built: Session | undefined
       const build: SessionBuilder = (events, header) => {
         if (this.sessions.get(id) !== undefined) return Session.fromRestore(id, events, { ...header })
-        built = prepareFrom(events, header)
+        built = this.prepareSession(id, events, header)
         return built
       }
       const repaired = await this.loadRepaired(id, build)
       const { view, running } = repaired
       signal?.throwIfAborted()
       const meta = storedMetaOf(view.meta)
-      const session = built !== undefined && repaired.session === built ? built : prepareFrom(view.events, view.meta)
-      entry = { session, meta, cursor: view.events.length, running }
-    } catch (error) {
-      if (this.prepared.get(id) === 'pending') this.prepared.delete(id)
-      throw error
-    }
-    this.prepared.set(id, entry)
-    return createSessionPreparation(entry.session, () => this.release(id, entry))
-  }
-
-  /**
-   * Disposing a preparation: an unclaimed one is dropped. One that was claimed in this same synchronous run but is
-   * no longer live (its announce threw and it was detached) is abandoned, so nothing beyond the repair is written.
-   */
-  private release(id: string, entry: PreparedEntry): void {
-    if (this.prepared.get(id) === entry) {
-      this.prepared.delete(id)
-      return
-    }
-    const binding = this.bindings.get(id)
-    if (binding?.session === entry.session && binding.fresh && this.sessions.get(id) !== entry.session) {
-      binding.abandon()
-      this.bindings.delete(id)
-    }
-  }
-
-  /**
-   * Waits until no writer of this process is still finishing `id`: its retirement here, or the teardown of an
-   * earlier instance of this plugin over the same root.
-   */
-  private async quiet(id: string): Promise<void> {
-    await this.retiring.get(id)
-    await teardownsSettled(this.root)
+      const session =
+        built !== undefined && repaired.session === built ? built : this.prepareSession(id, view.events, view.meta)
+      return { session, meta, cursor: view.events.length, running }
+    })
+    return createSessionPreparation(entry.session, () => this.releasePrepared(id, entry))
   }
 
   // ---- process exit ----
@@ -400,45 +278,4 @@ export class JsonlBackend {
     }
     return flushes.length === 0 ? undefined : Promise.all(flushes).then(() => undefined)
   }
-
-  // ---- teardown (docs/persistence.md#teardown) ----
-
-  /**
-   * Stops admitting events, flushes every live session and waits for every id chain. Rejects with
-   * `AggregateError(errors, 'session-jsonl dispose failed')` when any flush failed.
-   */
-  dispose(): Promise<void> {
-    const teardown = this.teardown()
-    trackTeardown(this.root, teardown)
-    return teardown
-  }
-
-  private async teardown(): Promise<void> {
-    this.admitting = false
-    const errors: unknown[] = []
-    await Promise.all(
-      [...this.bindings.values()].map((binding) =>
-        binding.flush().catch((error: unknown) => {
-          errors.push(error)
-        }),
-      ),
-    )
-    await Promise.all(this.retiring.values())
-    await this.chain.idle()
-    for (const binding of this.bindings.values()) binding.queue.cancelTimer()
-    if (errors.length > 0) throw new AggregateError(errors, 'session-jsonl dispose failed')
-  }
-}
-
-/** The header fields a log stores, taken from an in-memory header (unknown keys are dropped). */
-export function storedMetaOf(header: SessionHeader): StoredMeta {
-  const meta: { -readonly [K in keyof StoredMeta]: StoredMeta[K] } = {
-    version: 0,
-    id: header.id,
-    createdAt: header.createdAt,
-  }
-  if (header.cwd !== undefined) meta.cwd = header.cwd
-  if (header.parentSession !== undefined) meta.parentSession = header.parentSession
-  if (header.seedLength !== undefined) meta.seedLength = header.seedLength
-  return meta
 }

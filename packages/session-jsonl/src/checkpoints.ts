@@ -47,21 +47,15 @@ export function registerCheckpoints(ctx: Context): void {
     { prepend: true },
   )
 
-  listen(
-    'agent/pre-step',
-    async (payload: { agent?: AgentLike }, next: () => unknown) => {
-      await flushLive(payload?.agent?.session)
-      return next()
-    },
-    { prepend: true },
-  )
-
-  listen(
-    'tools/execute',
-    async (exec: { agent?: AgentLike }, next: () => unknown) => {
-      await flushLive(exec?.agent?.session)
-      return next()
-    },
-    { prepend: true },
-  )
+  // A step is decided, and a tool body runs, only once the agent's session is durable.
+  for (const name of ['agent/pre-step', 'tools/execute']) {
+    listen(
+      name,
+      async (payload: { agent?: AgentLike }, next: () => unknown) => {
+        await flushLive(payload?.agent?.session)
+        return next()
+      },
+      { prepend: true },
+    )
+  }
 }

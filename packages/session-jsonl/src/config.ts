@@ -1,4 +1,4 @@
-import { parseConfig } from '@bridle/llm'
+import { configParser, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 
 /** The plugin name used in config errors and warnings. */
@@ -24,6 +24,6 @@ export type SessionJsonlConfigInput = z.input<typeof ConfigSchema>
  * Parses a raw plugin config (`undefined` means `{}`), throwing `ConfigError` that names the plugin and each failing
  * field. Upstream cordis calls this as `SessionJsonl.Config` when the plugin loads.
  */
-export function Config(raw?: SessionJsonlConfigInput | null): SessionJsonlConfig {
-  return parseConfig(PLUGIN_NAME, ConfigSchema, raw)
-}
+export const Config = configParser(
+  (raw?: SessionJsonlConfigInput | null): SessionJsonlConfig => parseConfig(PLUGIN_NAME, ConfigSchema, raw),
+)

@@ -4,16 +4,13 @@
  * to the same bytes. `headerLine` and `eventLine` give a record's plain JSON; a log written now seals each line with a
  * checksum field (checksum.ts), and a log written before checksums keeps receiving plain lines.
  */
+import type { SessionHeader } from '@bridle/session'
 import { stringifyRecord } from './json-text.js'
 
-/** The header fields a session log stores (the in-memory `SessionHeader`, minus unknown keys). */
-export interface StoredMeta {
-  readonly version: 0
+/** The header fields a session log stores (the in-memory `SessionHeader` minus unknown keys, with plain-string ids). */
+export type StoredMeta = Pick<SessionHeader, 'version' | 'createdAt' | 'cwd' | 'seedLength'> & {
   readonly id: string
-  readonly createdAt: number
-  readonly cwd?: string
   readonly parentSession?: string
-  readonly seedLength?: number
 }
 
 /** The envelope of one stored event; structurally the `SessionEvent` of `@bridle/session`. */
@@ -33,16 +30,9 @@ const encoder = new TextEncoder()
 
 /** Serializes the header line (with its `\n`): `type, version, id, createdAt`, then the defined optional fields. */
 export function headerLine(meta: StoredMeta): string {
-  const record: Record<string, unknown> = {
-    type: 'session',
-    version: meta.version,
-    id: meta.id,
-    createdAt: meta.createdAt,
-  }
-  if (meta.cwd !== undefined) record.cwd = meta.cwd
-  if (meta.parentSession !== undefined) record.parentSession = meta.parentSession
-  if (meta.seedLength !== undefined) record.seedLength = meta.seedLength
-  return JSON.stringify(record) + '\n'
+  const { version, id, createdAt, cwd, parentSession, seedLength } = meta
+  // JSON.stringify leaves out fields whose value is undefined: an optional field appears only when it is set.
+  return JSON.stringify({ type: 'session', version, id, createdAt, cwd, parentSession, seedLength }) + '\n'
 }
 
 /** Serializes one event line (with its `\n`), carrying only the seven envelope fields, in envelope order. */
@@ -60,14 +50,14 @@ export function eventLine(event: StoredEvent): string {
 }
 
 /** The text of a batch of events: one line each, concatenated for a single write. */
-export function eventsText(events: readonly StoredEvent[]): string {
+function eventsText(events: readonly StoredEvent[]): string {
   let text = ''
   for (const event of events) text += eventLine(event)
   return text
 }
 
 /** The UTF-8 bytes of a batch of events, as plain lines (the format of logs written before checksums). */
-export function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
+function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
   return encoder.encode(eventsText(events))
 }
 
@@ -91,9 +81,4 @@ export function encodeAppend(events: readonly StoredEvent[], running: number | u
   if (running === undefined) return { bytes: encodeEvents(events), running }
   const sealed = sealLines(eventsText(events), running)
   return { bytes: encoder.encode(sealed.text), running: sealed.running }
-}
-
-/** UTF-8 encodes a string. */
-export function utf8(text: string): Uint8Array {
-  return encoder.encode(text)
 }

@@ -1,11 +1,19 @@
 import type { Session, SessionEvent } from '@bridle/session'
 import type { IdChain } from './id-chain.js'
+import type { StoredMeta } from './line-format.js'
 import { WriteBehindQueue } from './write-behind.js'
 
 /** Where a binding starts: a fresh session, or one whose first `cursor` events are already stored. */
 export interface BindingCoreStart {
+  readonly meta: StoredMeta
   readonly cursor: number
   readonly materialized: boolean
+}
+
+/** What every binding needs from its backend: the id chain its writes run on and the write-behind window. */
+export interface BindingCoreContext {
+  readonly chain: IdChain
+  readonly delayMs: number
 }
 
 /**
@@ -14,7 +22,7 @@ export interface BindingCoreStart {
  * through `admit`, and the sticky initialization and poisoning errors. Every durable write runs on the id chain; a
  * backend says how a batch is written (`write`) and what a background failure tells the user (`backgroundFailed`).
  */
-export abstract class LiveBindingCore {
+export abstract class LiveBindingCore<C extends BindingCoreContext = BindingCoreContext> {
   readonly queue: WriteBehindQueue<SessionEvent>
   /** Pending initialization (adoption); writes and flushes wait for it. */
   init: Promise<void> = Promise.resolve()
@@ -26,6 +34,9 @@ export abstract class LiveBindingCore {
   fresh = true
   /** Whether the stored log (file, row) exists; the first write creates it. */
   protected materialized: boolean
+  /** The header the first write stores. */
+  protected readonly meta: StoredMeta
+  protected readonly ctx: C
   private abandoned = false
   private cursor: number
   /** The next seq to hand to the queue. */
@@ -34,14 +45,15 @@ export abstract class LiveBindingCore {
   constructor(
     readonly session: Session,
     start: BindingCoreStart,
-    private readonly chain: IdChain,
-    delayMs: number,
+    ctx: C,
   ) {
+    this.ctx = ctx
+    this.meta = start.meta
     this.cursor = start.cursor
     this.materialized = start.materialized
     this.queuedThrough = start.cursor
     this.queue = new WriteBehindQueue<SessionEvent>({
-      delayMs,
+      delayMs: ctx.delayMs,
       write: (batch) => this.writeBatch(batch),
       onBackgroundFailure: (error) => this.backgroundFailed(error),
     })
@@ -119,7 +131,7 @@ export abstract class LiveBindingCore {
 
   /** Writes one batch durably on the id chain (docs/persistence.md#atomic-creation-and-rollback). */
   private writeBatch(batch: readonly SessionEvent[]): Promise<void> {
-    return this.chain.run(this.session.id, async () => {
+    return this.ctx.chain.run(this.session.id, async () => {
       await this.init
       if (this.abandoned) return
       if (this.sticky !== undefined) throw this.sticky

@@ -1,42 +1,32 @@
 import type { Session, SessionEvent } from '@bridle/session'
 import { appendFile, isRollbackFailure, publishFile } from './file-writer.js'
 import type { FsLayer } from './fs-layer.js'
-import type { IdChain } from './id-chain.js'
-import { encodeAppend, encodeNewLog, type StoredMeta } from './line-format.js'
-import { type BindingCoreStart, LiveBindingCore } from './live-binding-core.js'
+import { encodeAppend, encodeNewLog } from './line-format.js'
+import { type BindingCoreContext, type BindingCoreStart, LiveBindingCore } from './live-binding-core.js'
 
 /** What a `LiveBinding` needs from the backend that owns it. */
-export interface BindingContext {
+export interface BindingContext extends BindingCoreContext {
   readonly fs: FsLayer
   readonly root: string
-  readonly chain: IdChain
-  readonly delayMs: number
   readonly warn: (message: string) => void
 }
 
 /** Where a binding starts: a fresh session, or one whose first `cursor` events are already durable on disk. */
 export interface BindingStart extends BindingCoreStart {
   readonly path: string
-  readonly meta: StoredMeta
   /** For a materialized sealed log, the running CRC of the whole file; `undefined` for a log without checksums. */
   readonly running?: number
 }
 
 /** One live session bound to its JSONL file: the first write publishes the file, later ones append to it. */
-export class LiveBinding extends LiveBindingCore {
+export class LiveBinding extends LiveBindingCore<BindingContext> {
   private readonly path: string
-  private readonly meta: StoredMeta
   /** The running CRC at the end of the file (sealed logs); appends continue the chain from it. */
   private running: number | undefined
 
-  constructor(
-    session: Session,
-    start: BindingStart,
-    private readonly ctx: BindingContext,
-  ) {
-    super(session, start, ctx.chain, ctx.delayMs)
+  constructor(session: Session, start: BindingStart, ctx: BindingContext) {
+    super(session, start, ctx)
     this.path = start.path
-    this.meta = start.meta
     this.running = start.running
   }
 

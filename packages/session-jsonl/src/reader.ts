@@ -1,11 +1,6 @@
 import { basename } from 'node:path'
-import {
-  Session,
-  SessionPersistenceCorruptionError,
-  type SessionEvent,
-  type SessionHeader,
-  type SessionRecoveryReport,
-} from '@bridle/session'
+import { Session, SessionPersistenceCorruptionError } from '@bridle/session'
+import type { SessionEvent, SessionHeader, SessionRecoveryReport } from '@bridle/session'
 import { isNotFound, type FsLayer } from './fs-layer.js'
 import { HeaderDefect, parseHeader } from './header.js'
 import type { StoredEvent, StoredMeta } from './line-format.js'

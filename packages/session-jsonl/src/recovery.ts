@@ -34,7 +34,7 @@ export function recoveryWarning(id: string, report: SessionRecoveryReport): stri
 }
 
 /** The parenthesized part of {@link recoveryWarning}; the CLI words its own summary from the report fields. */
-export function describeLoss(report: SessionRecoveryReport): string {
+function describeLoss(report: SessionRecoveryReport): string {
   const parts: string[] = []
   if (report.defect !== undefined) {
     const { droppedLines, droppedEvents, defect } = report

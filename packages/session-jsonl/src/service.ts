@@ -1,14 +1,5 @@
 import { resolve } from 'node:path'
-import type {
-  Session,
-  SessionHeader,
-  SessionInspection,
-  SessionLocation,
-  SessionPersistence,
-  SessionPreparation,
-  SessionRawLog,
-  SessionSnapshotInfo,
-} from '@bridle/session'
+import type { Session, SessionHeader, SessionPersistence } from '@bridle/session'
 import { type Context, Service } from 'cordis'
 import { JsonlBackend } from './backend.js'
 import { assertChecksumSupport } from './checksum.js'
@@ -25,7 +16,8 @@ export interface SessionJsonlOptions {
 
 /**
  * The `session-jsonl` plugin: provides `ctx.sessionPersistence`, storing each session as one JSONL file under
- * `config.root` (docs/persistence.md). Load it with `ctx.plugin(SessionJsonl, { root })` after `SessionStore`.
+ * `config.root` (docs/persistence.md). Load it with `ctx.plugin(SessionJsonl, { root })` after `SessionStore`. Its
+ * methods hand on what the backend returns, typed as `SessionPersistence` declares them.
  */
 export class SessionJsonl extends Service<SessionJsonlConfig> implements SessionPersistence {
   static readonly inject = ['sessions']
@@ -64,7 +56,7 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
   }
 
   /** `{kind: 'jsonl', path}` for a session header, even before the file exists. Reads and creates nothing. */
-  locate(meta: SessionHeader): SessionLocation {
+  locate(meta: SessionHeader) {
     return this.backend.locate(meta)
   }
 
@@ -74,32 +66,32 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
   }
 
   /** Headers of every materialized session, sorted by `createdAt` then id. A missing root gives `[]`. */
-  list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
+  list(signal?: AbortSignal) {
     return this.backend.list(signal)
   }
 
   /** `{meta, revision}` for every materialized session; any append or repair changes a revision. */
-  listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
+  listSnapshots(signal?: AbortSignal) {
     return this.backend.listSnapshots(signal)
   }
 
   /** `{header, fileName, content}` with the exact file text; `undefined` when absent. */
-  readRaw(id: string, signal?: AbortSignal): Promise<SessionRawLog | undefined> {
+  readRaw(id: string, signal?: AbortSignal) {
     return this.backend.readRaw(id, signal)
   }
 
   /** A frozen `{meta, events}`: the live session, or the stored prefix plus closers (computed, never written). */
-  inspect(id: string, signal?: AbortSignal): Promise<SessionInspection> {
+  inspect(id: string, signal?: AbortSignal) {
     return this.backend.inspect(id, signal)
   }
 
   /** Commits any repair and returns a balanced frozen `{meta, events}` with no open turn. */
-  load(id: string): Promise<SessionInspection> {
+  load(id: string) {
     return this.backend.load(id)
   }
 
   /** Loads `id` and prepares an unpublished session seeded with it (`ctx.agentLoop.resume` uses this). */
-  prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation> {
+  prepare(id: string, signal?: AbortSignal) {
     return this.backend.prepare(id, signal)
   }
 
@@ -118,6 +110,3 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
     await this.backend.dispose()
   }
 }
-
-/** Cordis service augmentation lives in `@bridle/session` (`ctx.sessionPersistence?: SessionPersistence`). */
-export default SessionJsonl

@@ -1,5 +1,5 @@
 /**
- * Crash safety with real processes (persistence.md §13), bounded for CI; `pnpm test:stress` runs the same probes
+ * Crash safety with real processes, bounded for CI; `pnpm test:stress` runs the same probes
  * at full size (crash.stress.ts).
  *
  * 1. after a complete run, copies of its file truncated at hundreds of byte offsets must each reload to exactly the

@@ -60,7 +60,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   throw new Error('expected a rejection')
 }
 
-describe('§1 plugin exports and config', () => {
+describe('plugin exports and config', () => {
   it('SessionJsonl is the named and default export; Config is SessionJsonl.Config; inject names sessions', () => {
     expect(DefaultExport).toBe(SessionJsonl)
     expect(SessionJsonl.Config).toBe(Config)
@@ -92,7 +92,7 @@ describe('§1 plugin exports and config', () => {
   })
 })
 
-describe('§2 file layout and §3 line format', () => {
+describe('file layout and line format', () => {
   it('stores <root>/<encodeSegment(id)>.jsonl; locate reads and creates nothing', () => {
     const { root, persistence } = makeApp()
     const location = persistence.locate({ version: 0, id: 'a/b~c d', createdAt: 1 } as never)
@@ -150,7 +150,7 @@ describe('§2 file layout and §3 line format', () => {
   })
 })
 
-describe('§9 reading a log: exact diagnostics', () => {
+describe('reading a log: exact diagnostics', () => {
   it('header line failures and foreign versions', async () => {
     const { root, persistence } = makeApp()
     writeRaw(root, 'nl.jsonl', header('nl').slice(0, -1))
@@ -225,7 +225,7 @@ describe('§9 reading a log: exact diagnostics', () => {
   })
 })
 
-describe('§10 recovery and §11 API', () => {
+describe('recovery and API', () => {
   it('inspect computes closers in memory only; load commits them; a second load changes nothing (P8)', async () => {
     const { root, persistence } = makeApp()
     const events = sampleEvents()
@@ -263,7 +263,7 @@ describe('§10 recovery and §11 API', () => {
   })
 })
 
-describe('§13 testable properties', () => {
+describe('testable properties', () => {
   it('P5 + P11: the committed bytes are never rewritten; resume continues after one end-seed marker with contiguous seqs', async () => {
     const { ctx, root, persistence } = makeApp()
     const events = sampleEvents()

@@ -1,19 +1,11 @@
 import {
   createSessionPreparation,
   type Session,
-  type SessionEvent,
   type SessionInspection,
   type SessionPreparation,
   type SessionStore,
 } from '@bridle/session'
-import {
-  IdChain,
-  storedMetaOf,
-  teardownsSettled,
-  trackTeardown,
-  UndeclaredTypeWarning,
-  type StoredMeta,
-} from '@bridle/session-jsonl'
+import { BindingRegistry, type PreparedSession, storedMetaOf } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import { type Leases, LeaseKeeper } from './lease.js'
 import { LiveBinding, type BindingStart } from './live-binding.js'
@@ -43,10 +35,7 @@ export interface PostgresBackendOptions {
   readonly warn: (message: string) => void
 }
 
-interface PreparedEntry {
-  readonly session: Session
-  readonly meta: StoredMeta
-  readonly cursor: number
+interface PreparedEntry extends PreparedSession {
   readonly token: number
 }
 
@@ -55,9 +44,7 @@ interface PreparedEntry {
  * rules, with a lease per written session), answers the store events, commits repairs under a lease, and delivers
  * posted messages to the sessions it holds. `SessionPostgres` wraps it as `ctx.sessionPersistence`.
  */
-export class PostgresBackend {
-  readonly chain = new IdChain()
-  readonly bindings = new Map<string, LiveBinding>()
+export class PostgresBackend extends BindingRegistry<LiveBinding, PreparedEntry> {
   readonly listener: NotificationListener
   readonly delivery: MessageDelivery
   private readonly o: PostgresBackendOptions
@@ -65,14 +52,16 @@ export class PostgresBackend {
   private readonly recovery: RecoveryContext
   private readonly keeper: LeaseKeeper
   private readonly retries: RetryTimers
-  private readonly prepared = new Map<string, PreparedEntry | 'pending'>()
-  private readonly retiring = new Map<string, Promise<void>>()
-  private readonly undeclared: UndeclaredTypeWarning
-  private admitting = true
 
   constructor(options: PostgresBackendOptions) {
+    super({
+      plugin: 'session-postgres',
+      teardownKey: options.teardownKey,
+      extraEventTypes: options.extraEventTypes,
+      sessions: options.sessions,
+      warn: options.warn,
+    })
     this.o = options
-    this.undeclared = new UndeclaredTypeWarning('session-postgres', options.extraEventTypes, options.warn)
     this.write = {
       pool: options.pool,
       tables: options.tables,
@@ -111,63 +100,20 @@ export class PostgresBackend {
 
   // ---- binding live sessions ----
 
-  /** Binds every session already live in the store (a plugin restart). */
-  bindExisting(): void {
-    for (const session of this.o.sessions.list()) if (!this.bindings.has(session.id)) this.bindFresh(session)
+  protected override claim(session: Session, entry: PreparedEntry): void {
+    const { meta, cursor, token } = entry
+    const binding = this.bind(session, { meta, cursor, materialized: true, token })
+    binding.admitAll()
+    this.writeNow(binding)
   }
 
-  /** `session/created`: claims a prepared session or binds a new one. */
-  onCreated(session: Session): void {
-    if (!this.admitting) return
-    const prepared = this.prepared.get(session.id)
-    if (prepared !== undefined && prepared !== 'pending' && prepared.session === session) {
-      this.prepared.delete(session.id)
-      const binding = this.bind(session, {
-        meta: prepared.meta,
-        cursor: prepared.cursor,
-        materialized: true,
-        token: prepared.token,
-      })
-      binding.admitAll()
-      this.writeNow(binding)
-      return
-    }
-    this.bindFresh(session)
+  /** Flushes the session, then gives back its lease. */
+  protected override retire(binding: LiveBinding): Promise<void> {
+    return binding.flush().then(() => this.releaseLease(binding))
   }
 
-  /** `session/event`: queues the committed event on its session's write-behind window. */
-  onEvent(session: Session, event: SessionEvent): void {
-    if (!this.admitting) return
-    const binding = this.bindings.get(session.id)
-    if (binding === undefined || binding.session !== session) return
-    this.undeclared.check(session, event)
-    binding.admit(event)
-  }
-
-  /** `session/flush`: the barrier of a bound session (undefined when this backend does not own it). */
-  onFlush(session: Session): Promise<void> | undefined {
-    const binding = this.bindings.get(session.id)
-    if (binding === undefined || binding.session !== session) return undefined
-    return binding.flush()
-  }
-
-  /** `session/disposed`: flushes the session, releases its lease, then forgets it; a failure is logged. */
-  onDisposed(session: Session): void {
-    const binding = this.bindings.get(session.id)
-    if (binding === undefined || binding.session !== session) return
-    const retire = binding
-      .flush()
-      .then(() => this.releaseLease(binding))
-      .catch((error: unknown) =>
-        this.o.warn(`session-postgres: session "${session.id}" retirement failed: ${String(error)}`),
-      )
-      .finally(() => {
-        binding.queue.cancelTimer()
-        this.retries.cancel(session.id)
-        if (this.bindings.get(session.id) === binding) this.bindings.delete(session.id)
-        if (this.retiring.get(session.id) === retire) this.retiring.delete(session.id)
-      })
-    this.retiring.set(session.id, retire)
+  protected override forget(id: string): void {
+    this.retries.cancel(id)
   }
 
   private bind(session: Session, start: BindingStart): LiveBinding {
@@ -203,11 +149,11 @@ export class PostgresBackend {
    * plugin restart — the lease is taken, the stored cwd must equal the live one and the live events must reproduce
    * the stored prefix.
    */
-  private bindFresh(session: Session): void {
+  protected override bindFresh(session: Session): void {
     const meta = storedMetaOf(session.header)
     const binding = this.bind(session, { meta, cursor: 0, materialized: false })
     if (session.events.length === 0) return
-    const previous = teardownsSettled(this.o.teardownKey)
+    const previous = this.teardownsInFlight()
     binding.init = this.chain
       .run(session.id, async () => {
         await previous
@@ -225,7 +171,7 @@ export class PostgresBackend {
   }
 
   /** Starts writing a binding's queued events at once (the first batch of a seeded or claimed session). */
-  private writeNow(binding: LiveBinding): void {
+  protected override writeNow(binding: LiveBinding): void {
     binding.flush().catch((error: unknown) => {
       if (binding.outage) return // warned once per outage; a retry is scheduled
       this.o.warn(
@@ -267,72 +213,42 @@ export class PostgresBackend {
    * lease.
    */
   async prepare(id: string, signal?: AbortSignal, waitMs = this.o.leaseWaitMs): Promise<SessionPreparation> {
-    if (this.o.sessions.get(id) !== undefined) throw new Error(`cannot prepare session "${id}" while it is live`)
-    if (this.prepared.has(id))
-      throw new Error(`cannot prepare session "${id}" while another preparation is outstanding`)
-    this.prepared.set(id, 'pending')
-    let entry: PreparedEntry
     let token: number | undefined
-    try {
-      signal?.throwIfAborted()
-      await this.quiet(id)
-      token = await this.o.leases.acquire(id, {
-        waitMs,
-        signal,
-        listen: () => this.listener.start(),
-        wake: (sessionId) => this.listener.next(RELEASE + sessionId),
-      })
-      const held = token
-      const view = await this.chain.run(id, () => this.commitRepair(id, held))
-      signal?.throwIfAborted()
-      const meta = storedMetaOf(view.meta)
-      const session = this.o.sessions.prepare(id, {
-        seed: view.events,
-        meta: {
-          createdAt: meta.createdAt,
-          cwd: meta.cwd,
-          parentSession: meta.parentSession,
-          seedLength: meta.seedLength,
-        },
-        seedSource: 'persistence',
-      })
-      entry = { session, meta, cursor: view.events.length, token }
-    } catch (error) {
-      if (this.prepared.get(id) === 'pending') this.prepared.delete(id)
-      if (token !== undefined) await this.o.leases.release(id, token).catch(() => undefined)
-      throw error
-    }
-    this.prepared.set(id, entry)
+    const entry = await this.preparing(
+      id,
+      async () => {
+        signal?.throwIfAborted()
+        await this.quiet(id)
+        token = await this.o.leases.acquire(id, {
+          waitMs,
+          signal,
+          listen: () => this.listener.start(),
+          wake: (sessionId) => this.listener.next(RELEASE + sessionId),
+        })
+        const held = token
+        const view = await this.chain.run(id, () => this.commitRepair(id, held))
+        signal?.throwIfAborted()
+        const session = this.prepareSession(id, view.events, view.meta)
+        return { session, meta: storedMetaOf(view.meta), cursor: view.events.length, token: held }
+      },
+      async () => {
+        if (token !== undefined) await this.o.leases.release(id, token).catch(() => undefined)
+      },
+    )
     this.keeper.hold(id, entry.token)
     return createSessionPreparation(entry.session, () => this.release(id, entry))
   }
 
-  /**
-   * Disposing a preparation: an unclaimed one is dropped and its lease released. One claimed in this same
-   * synchronous run but no longer live (its announce threw) is abandoned, so nothing beyond the repair is written.
-   */
+  /** Disposing a preparation (see `releasePrepared`); what it drops or abandons gives back its lease. */
   private release(id: string, entry: PreparedEntry): void {
-    const giveBack = () => {
-      this.keeper.drop(id, entry.token)
-      void this.o.leases.release(id, entry.token).catch(() => undefined)
-    }
-    if (this.prepared.get(id) === entry) {
-      this.prepared.delete(id)
-      giveBack()
-      return
-    }
-    const binding = this.bindings.get(id)
-    if (binding?.session === entry.session && binding.fresh && this.o.sessions.get(id) !== entry.session) {
-      binding.abandon()
-      this.bindings.delete(id)
-      giveBack()
-    }
+    if (!this.releasePrepared(id, entry)) return
+    this.keeper.drop(id, entry.token)
+    void this.o.leases.release(id, entry.token).catch(() => undefined)
   }
 
-  /** Waits until no writer of this process is still finishing `id` (its retirement, an earlier plugin instance). */
-  async quiet(id: string): Promise<void> {
-    await this.retiring.get(id)
-    await teardownsSettled(this.o.teardownKey)
+  /** Waits until no writer of this process is still finishing `id`, and the schema is ready. */
+  override async quiet(id: string): Promise<void> {
+    await super.quiet(id)
     await this.o.ready
   }
 
@@ -342,35 +258,17 @@ export class PostgresBackend {
    * Stops admitting events, flushes every live session, gives back every lease, and stops listening. Rejects with
    * `AggregateError(errors, 'session-postgres dispose failed')` when any flush failed.
    */
-  dispose(): Promise<void> {
-    const teardown = this.teardown()
-    trackTeardown(this.o.teardownKey, teardown)
-    return teardown
+  override dispose(): Promise<void> {
+    this.retries.cancelAll()
+    return super.dispose()
   }
 
-  private async teardown(): Promise<void> {
-    this.admitting = false
-    this.retries.cancelAll()
-    const errors: unknown[] = []
-    await Promise.all(
-      [...this.bindings.values()].map((binding) =>
-        binding
-          .flush()
-          .then(() => this.releaseLease(binding))
-          .catch((error: unknown) => {
-            errors.push(error)
-          }),
-      ),
-    )
-    await Promise.all(this.retiring.values())
-    await this.chain.idle()
+  protected override async afterFlush(): Promise<void> {
     await this.delivery.idle()
-    for (const binding of this.bindings.values()) binding.queue.cancelTimer()
     for (const entry of this.prepared.values()) {
       if (entry !== 'pending') await this.o.leases.release(entry.session.id, entry.token).catch(() => undefined)
     }
     await this.keeper.close()
     await this.listener.close()
-    if (errors.length > 0) throw new AggregateError(errors, 'session-postgres dispose failed')
   }
 }

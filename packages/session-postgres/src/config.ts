@@ -1,4 +1,4 @@
-import { parseConfig } from '@bridle/llm'
+import { configParser, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 import type { PoolLike } from './database.js'
 
@@ -51,6 +51,4 @@ export type SessionPostgresConfigInput = z.input<typeof ConfigSchema>
  * Parses a raw plugin config (`undefined` means `{}`), throwing `ConfigError` that names the plugin and each failing
  * field. Upstream cordis calls this as `SessionPostgres.Config` when the plugin loads.
  */
-export function Config(raw: unknown): SessionPostgresConfig {
-  return parseConfig(PLUGIN_NAME, ConfigSchema, raw)
-}
+export const Config = configParser((raw: unknown): SessionPostgresConfig => parseConfig(PLUGIN_NAME, ConfigSchema, raw))

@@ -10,13 +10,13 @@ export interface PoolLike {
   readonly options?: { host?: string; port?: number; database?: string; connectionString?: string }
 }
 
-export interface QueryResultLike {
+interface QueryResultLike {
   // biome-ignore lint/suspicious/noExplicitAny: rows are whatever the query selects; each caller narrows them
   readonly rows: any[]
   readonly rowCount: number | null
 }
 
-export interface PoolClientLike {
+interface PoolClientLike {
   query(text: string, values?: unknown[]): Promise<QueryResultLike>
   query(config: { text: string; values?: unknown[]; rowMode: 'array' }): Promise<QueryResultLike>
   release(error?: Error | boolean): void

@@ -1,14 +1,12 @@
 import type { Session, SessionEvent } from '@bridle/session'
-import { type BindingCoreStart, type IdChain, LiveBindingCore, type StoredMeta } from '@bridle/session-jsonl'
+import { type BindingCoreContext, type BindingCoreStart, LiveBindingCore } from '@bridle/session-jsonl'
 import { isUnavailable } from './database.js'
 import { SessionStoreUnavailableError } from './errors.js'
 import { append, FatalWriteError, ownPublication, publish, type WriteContext } from './writer.js'
 
 /** What a binding needs from its backend. */
-export interface BindingContext {
+export interface BindingContext extends BindingCoreContext {
   readonly write: WriteContext
-  readonly chain: IdChain
-  readonly delayMs: number
   readonly warn: (message: string) => void
   /** The binding now holds the lease with `token` (publication or adoption): start renewing it. */
   readonly leased: (binding: LiveBinding, token: number) => void
@@ -18,7 +16,6 @@ export interface BindingContext {
 
 /** Where a binding starts: a new session, or one whose first `cursor` events are stored and whose lease it holds. */
 export interface BindingStart extends BindingCoreStart {
-  readonly meta: StoredMeta
   /** The fencing token of the lease this binding holds (a prepared or adopted session). */
   readonly token?: number
 }
@@ -27,22 +24,16 @@ export interface BindingStart extends BindingCoreStart {
  * One live session bound to its rows: the lease token it writes with, the posted-message ids its log already holds,
  * and whether the database is unreachable. A fatal write (a lost lease, foreign rows) poisons the binding.
  */
-export class LiveBinding extends LiveBindingCore {
+export class LiveBinding extends LiveBindingCore<BindingContext> {
   /** The lease token, once the binding holds a lease. */
   token: number | undefined
   /** Posted-message ids already spliced into this session's log, with the seq of the splice. */
   readonly seen = new Map<string, number>()
   /** True while the last write failed because the database was unreachable (warned once per outage). */
   outage = false
-  private readonly meta: StoredMeta
 
-  constructor(
-    session: Session,
-    start: BindingStart,
-    private readonly ctx: BindingContext,
-  ) {
-    super(session, start, ctx.chain, ctx.delayMs)
-    this.meta = start.meta
+  constructor(session: Session, start: BindingStart, ctx: BindingContext) {
+    super(session, start, ctx)
     this.token = start.token
     for (const event of session.events) this.observe(event)
   }

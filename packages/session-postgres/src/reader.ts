@@ -1,11 +1,6 @@
 import { isRecord } from '@bridle/llm'
-import {
-  Session,
-  SessionPersistenceCorruptionError,
-  type SessionEvent,
-  type SessionHeader,
-  type SessionRecoveryReport,
-} from '@bridle/session'
+import { Session, SessionPersistenceCorruptionError } from '@bridle/session'
+import type { SessionEvent, SessionHeader, SessionRecoveryReport } from '@bridle/session'
 import { formatUnsupported, type StoredMeta, validateStoredEvents } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import type { LeaseHolder } from './errors.js'
@@ -133,7 +128,7 @@ function leaseOf(row: {
 /** Builds a `SessionFormatUnsupportedError` for a session in the database. */
 
 /** The accepted prefix of a session's event rows, and the first defect that ended it (if any). */
-export interface RowScan {
+interface RowScan {
   readonly events: SessionEvent[]
   /** The first rejected row: its seq and why; absent when every row was accepted. */
   readonly defect?: { readonly seq: number; readonly reason: string }
@@ -148,7 +143,7 @@ export interface RowScan {
  * `SessionPersistenceCorruptionError`; otherwise the defect and everything after it is discarded (closers end the
  * interrupted turn). Only JSON syntax and seq order are checked here.
  */
-export function scanRows(rows: readonly { seq: number; body: string }[], from: number, location: string): RowScan {
+function scanRows(rows: readonly { seq: number; body: string }[], from: number, location: string): RowScan {
   const events: SessionEvent[] = []
   let defect: { seq: number; reason: string; message: string } | undefined
   let intactDropped = 0

@@ -214,5 +214,3 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
     }
   }
 }
-
-export default SessionPostgres

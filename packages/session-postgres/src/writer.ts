@@ -41,11 +41,18 @@ function splicedIds(events: readonly SessionEvent[]): { ids: string[]; seqs: num
   return { ids, seqs }
 }
 
-/** The optional CTE that marks posted messages delivered in the same statement as the batch that spliced them. */
-function deliveredCte(t: Tables, idsParam: number, gate: string): string {
+/**
+ * The optional CTE that marks the posted messages `events` splice as delivered, in the same statement as the batch
+ * (gated on its `s` CTE, so only a batch that is written marks them): pushes the CTE's two parameters onto `values`.
+ * Empty when the batch splices no posted message.
+ */
+function deliveryCte(t: Tables, values: unknown[], events: readonly SessionEvent[]): string {
+  const delivered = splicedIds(events)
+  if (delivered.ids.length === 0) return ''
+  const idsParam = values.push(delivered.ids, delivered.seqs) - 1
   return `, m AS (
       UPDATE ${t.messages} SET delivered_seq = d.seq
-        FROM ${gate}, unnest($${idsParam}::text[], $${idsParam + 1}::integer[]) AS d(id, seq)
+        FROM s, unnest($${idsParam}::text[], $${idsParam + 1}::integer[]) AS d(id, seq)
        WHERE ${t.messages}.session_id = $1 AND ${t.messages}.message_id = d.id AND ${t.messages}.delivered_seq IS NULL)`
 }
 
@@ -60,13 +67,8 @@ export async function publish(
   events: readonly SessionEvent[],
 ): Promise<'published' | 'exists'> {
   const t = w.tables
-  const delivered = splicedIds(events)
   const values: unknown[] = [meta.id, ...headerValues(meta), events.length, w.owner, w.leaseMs, batchText(events)]
-  let cte = ''
-  if (delivered.ids.length > 0) {
-    cte = deliveredCte(t, values.length + 1, 's')
-    values.push(delivered.ids, delivered.seqs)
-  }
+  const cte = deliveryCte(t, values, events)
   const result = await w.pool.query(
     `WITH s AS (
        INSERT INTO ${t.sessions} (id, format_version, created_at, cwd, parent_session, seed_length, event_count, revision,
@@ -100,13 +102,8 @@ export async function append(
   events: readonly SessionEvent[],
 ): Promise<void> {
   const t = w.tables
-  const delivered = splicedIds(events)
   const values: unknown[] = [id, token, first, events.length, w.leaseMs, w.owner, batchText(events)]
-  let cte = ''
-  if (delivered.ids.length > 0) {
-    cte = deliveredCte(t, values.length + 1, 's')
-    values.push(delivered.ids, delivered.seqs)
-  }
+  const cte = deliveryCte(t, values, events)
   const result = await w.pool.query(
     `WITH s AS (
        UPDATE ${t.sessions}

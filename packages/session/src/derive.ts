@@ -42,8 +42,6 @@ export class MessageProjection {
    * every entry (after a replace, and before the first build, so seeding does not collect a second list).
    */
   private appended: Message[] | undefined
-  /** How many events have been projected in this projection's life (each at most once). */
-  projections = 0
   /** How many messages the history holds now (non-null entries), kept as entries change. */
   count = 0
 
@@ -51,7 +49,6 @@ export class MessageProjection {
   apply(plan: SurfacePlan, event: AnySessionEvent): void {
     if (plan.kind === 'none') return
     const projected = deriveEventMessage(event)
-    this.projections++
     if (plan.kind === 'append') {
       this.entries.push(projected)
       if (projected !== null) {

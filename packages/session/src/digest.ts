@@ -118,8 +118,6 @@ export class RequestDigester {
   private lastConfig: { key: string; digest: string } | undefined
   private lastSystem: { value: string | undefined; digest: string } | undefined
   private lastTools: { value: readonly ToolSchema[] | undefined; digest: string } | undefined
-  /** How many message digests this digester has computed (each message at most once while it stays in the history). */
-  messageDigestsComputed = 0
 
   constructor() {
     this.chain.push(EMPTY_CHAIN)
@@ -188,10 +186,7 @@ export class RequestDigester {
     for (let i = same; i < messages.length; i++) {
       const message = messages[i]!
       let digest = moved?.get(message)
-      if (digest === undefined) {
-        digest = messageDigest(message)
-        this.messageDigestsComputed++
-      }
+      if (digest === undefined) digest = messageDigest(message)
       this.digests.push(digest)
       last = extendChain(last, digest)
       this.chain.push(last)

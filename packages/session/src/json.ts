@@ -246,19 +246,6 @@ export function isJsonValue(value: unknown): value is JsonValue {
   return walk(value, 'check').ok
 }
 
-/**
- * Like {@link snapshotJsonValue}, but reports why and where a value was rejected. Used to attach a precise `cause` to
- * the fixed error messages, so a caller learns which value at which path was wrong.
- */
-export function snapshotJsonValueOrViolation(
-  value: unknown,
-): { ok: true; value: JsonValue } | { ok: false; violation: JsonViolation } {
-  const result = walk(value, 'copy')
-  return result.ok
-    ? { ok: true, value: result.value as JsonValue }
-    : (result as { ok: false; violation: JsonViolation })
-}
-
 /** The outcome of {@link snapshotWithinLimits}: the copy, why it is not lossless JSON, or which limit it broke. */
 export type LimitedSnapshot =
   | { readonly ok: true; readonly value: JsonValue }
@@ -266,7 +253,8 @@ export type LimitedSnapshot =
   | { readonly ok: false; readonly limit: JsonLimitViolation }
 
 /**
- * {@link snapshotJsonValueOrViolation} that also enforces `limits` (depth and JSON size) in the same pass. A value
+ * {@link snapshotJsonValue} that reports why and where a value was rejected (so a caller can attach a precise `cause`)
+ * and also enforces `limits` (depth and JSON size) in the same pass. A value
  * past the depth limit is refused at the first level too deep, before the rest is read.
  */
 export function snapshotWithinLimits(value: unknown, limits: JsonLimits): LimitedSnapshot {

@@ -134,11 +134,7 @@ export class RequestFacts {
   private pendingHeader: EpochHeader | undefined
   private header: EpochHeader | undefined
   private context: RequestContext | undefined
-  /** Events observed in this object's life (each exactly once). */
-  reads = 0
-
   observe(event: AnySessionEvent): void {
-    this.reads++
     if (event.type === 'request/header') this.pendingHeader = (event.data as HeaderRecordData).header
     else if (event.type === 'request/context') this.context = event.data as RequestContext
   }

@@ -49,7 +49,7 @@ export function hasValidEventEnvelope(value: unknown): value is AnySessionEvent 
 export type LegacyShape = 'request/header-delta' | 'mode/set' | 'fallback-reason'
 
 /** The legacy shape of an event, or `undefined`: the one check behind every refusal of the older vocabulary. */
-export function legacyShapeOf(type: unknown, data: unknown): LegacyShape | undefined {
+function legacyShapeOf(type: unknown, data: unknown): LegacyShape | undefined {
   if (type === 'request/header-delta' || type === 'mode/set') return type
   if (type === 'request/header' && isRecord(data) && data.reason === 'fallback') return 'fallback-reason'
   return undefined

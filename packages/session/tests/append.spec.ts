@@ -6,7 +6,7 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-describe('append pipeline (§8), failure paths', () => {
+describe('append pipeline, failure paths', () => {
   it('rejects non-JSON data with the exact message and commits nothing (example 3)', () => {
     const s = Session.create('s')
     let error: unknown
@@ -70,7 +70,7 @@ describe('append pipeline (§8), failure paths', () => {
   })
 })
 
-describe('append pipeline (§8), committed events', () => {
+describe('append pipeline, committed events', () => {
   it('assigns seq = length and time = Date.now(); returns the frozen event that is in the log', () => {
     vi.useFakeTimers()
     vi.setSystemTime(1234)

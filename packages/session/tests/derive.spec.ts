@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { historyBaseOf } from '@bridle/llm'
 import { Session, deriveEventMessage, type AnySessionEvent } from '../src/index.js'
-import { appendSimpleTurn, assistant, toolResult, user } from './helpers.js'
+import { appendSimpleTurn, assistant, header, toolResult, user } from './helpers.js'
 
-describe('deriveEventMessage (§10)', () => {
+describe('deriveEventMessage', () => {
   it('projects each node type; ignores surfaceOp; null for log-only and empty assistant messages', () => {
     const s = Session.create('s')
     const u = s.append('user/message', user('u'), { surfaceOp: 'append' })
@@ -30,7 +30,7 @@ describe('deriveEventMessage (§10)', () => {
   })
 })
 
-describe('session.deriveMessages() (§10)', () => {
+describe('session.deriveMessages()', () => {
   it('example 1: nodes [1, 5], [user, assistant], the same array on a second call', () => {
     const s = Session.create('s')
     s.append('turn/start', { turn: 1 })
@@ -176,20 +176,23 @@ describe('deriveMessages() does not rescan the log (work counting, no timing)', 
     }
   })
 
-  it('each surface event is projected at most once; header/context folds observe each event once', () => {
+  it('each surface event is projected once and the header fold is not redone: results keep their identity', () => {
     const s = Session.create('s')
-    const internals = s as unknown as { projection: { projections: number }; facts: { reads: number } }
+    s.append('request/header', { header: header(), reason: 'initial' })
+    const firstHeader = s.requestHeader()
+    expect(firstHeader).toBeDefined()
+    const projected: unknown[] = []
     for (let i = 0; i < 100; i++) {
       s.append('user/message', user(`u${i}`), { surfaceOp: 'append' })
       s.append('assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } })
-      s.deriveMessages()
-      s.requestHeader()
+      const history = s.deriveMessages()
+      expect(history).toHaveLength(i + 1)
+      // a message built again would be a new object: every earlier one is the very object built when it arrived
+      expect(history.slice(0, -1).every((message, k) => message === projected[k])).toBe(true)
+      projected.push(history.at(-1))
+      expect(s.requestHeader()).toBe(firstHeader)
     }
-    expect(internals.projection.projections).toBe(100)
-    expect(internals.facts.reads).toBe(200)
-    s.deriveMessages()
-    s.requestHeader()
-    expect(internals.projection.projections).toBe(100)
-    expect(internals.facts.reads).toBe(200)
+    expect(s.deriveMessages().every((message, k) => message === projected[k])).toBe(true)
+    expect(s.requestHeader()).toBe(firstHeader)
   })
 })

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Message } from '@bridle/llm'
 import { RequestDigester, Session, requestDigestParts, verifyDigests, type AnySessionEvent } from '../src/index.js'
-import { assistant, user } from './helpers.js'
+import { assistant, hashedMessages, user } from './helpers.js'
 
 const SEED = 160_017
 const config = { provider: 'p', model: 'm' }
@@ -53,12 +53,15 @@ describe('continuing the digest chain from the log (Session.digestedPrefix)', ()
       const prefix = s.digestedPrefix(messages)
       expect(prefix?.count).toBe(100)
       const digester = new RequestDigester()
-      expect(digester.digest(requestOf(messages), prefix)).toEqual(requestDigestParts(requestOf(messages)))
-      expect(digester.messageDigestsComputed).toBe(1)
+      const counted = hashedMessages()
+      expect(digester.digest(requestOf(counted.wrap(messages)), prefix)).toEqual(
+        requestDigestParts(requestOf(messages)),
+      )
+      expect(counted.hashed()).toBe(1)
       // Without the prefix the same request costs every message.
-      const scratch = new RequestDigester()
-      scratch.digest(requestOf(messages))
-      expect(scratch.messageDigestsComputed).toBe(101)
+      const scratch = hashedMessages()
+      new RequestDigester().digest(requestOf(scratch.wrap(messages)))
+      expect(scratch.hashed()).toBe(101)
     }
   })
 
@@ -200,10 +203,13 @@ describe('property: the continued digest chain equals the from-scratch one', () 
           const messages = reopened.deriveMessages()
           const prefix = reopened.digestedPrefix(messages)
           const fresh = new RequestDigester()
-          expect(fresh.digest(requestOf(messages), prefix)).toEqual(requestDigestParts(requestOf(messages)))
+          const counted = hashedMessages()
+          expect(fresh.digest(requestOf(counted.wrap(messages)), prefix)).toEqual(
+            requestDigestParts(requestOf(messages)),
+          )
           if (prefix !== undefined) {
             continued++
-            expect(fresh.messageDigestsComputed).toBe(messages.length - prefix.count)
+            expect(counted.hashed()).toBe(messages.length - prefix.count)
           }
         }
       }),

@@ -8,7 +8,7 @@ import {
 } from '../src/index.js'
 import { user } from './helpers.js'
 
-describe('KNOWN_SESSION_EVENT_TYPES (§4)', () => {
+describe('KNOWN_SESSION_EVENT_TYPES', () => {
   it('holds exactly the 16 known types, including agent/inbox/spliced, request/digest and request/compaction, and is read-only', () => {
     expect([...KNOWN_SESSION_EVENT_TYPES].sort()).toEqual(
       [
@@ -50,7 +50,7 @@ describe('KNOWN_SESSION_EVENT_TYPES (§4)', () => {
   })
 })
 
-describe('adoptSessionEvent / snapshotSessionEvent (§5)', () => {
+describe('adoptSessionEvent / snapshotSessionEvent', () => {
   it('validate the message shape with the "session event at seq <n>" subject', () => {
     const bad = { type: 'user/message', seq: 4, time: 0, data: { role: 'user' }, surfaceOp: 'append' }
     expect(() => adoptSessionEvent(bad)).toThrow('session event at seq 4 lacks an identified message')

@@ -9,7 +9,7 @@ const isFrozenDeep = (value: unknown, seen = new Set<object>()): boolean => {
   return Object.isFrozen(value) && Object.values(value).every((child) => isFrozenDeep(child, seen))
 }
 
-describe('freezeInPlace (restore-mode freezer, session.md §7)', () => {
+describe('freezeInPlace (restore-mode freezer)', () => {
   it('freezes parsed JSON to the leaves in place and returns the same object', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (json) => {

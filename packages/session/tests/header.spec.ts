@@ -3,7 +3,7 @@ import { SESSION_FORMAT_VERSION, Session } from '../src/index.js'
 
 const base = { version: 0, id: 's', createdAt: 5 }
 
-describe('session header (§2): failures', () => {
+describe('session header: failures', () => {
   it('snapshot mode: not losslessly JSON-serializable', () => {
     expect(() => Session.create('s', undefined, { ...base, extra: NaN })).toThrow(
       'session header is not losslessly JSON-serializable',
@@ -61,7 +61,7 @@ describe('session header (§2): failures', () => {
   })
 })
 
-describe('session header (§2): accepted', () => {
+describe('session header: accepted', () => {
   it('defaults to {version: 0, id, createdAt: now}', () => {
     const before = Date.now()
     const s = Session.create('s')

@@ -5,6 +5,7 @@ import {
   createUserMessage,
   type AssistantMessage,
   type ContentBlock,
+  type Message,
   type ToolResultMessage,
   type UserMessage,
 } from '@bridle/llm'
@@ -55,3 +56,28 @@ export function appendSimpleTurn(session: Session, turn: number, prompt: string,
 
 /** Captures warnings written through the cordis logger while `fn` runs. */
 export { Logger } from 'cordis'
+
+/**
+ * Counts the messages a `RequestDigester` hashes, by watching it work rather than reading a counter of its own:
+ * hashing a message reads its keys once (canonical JSON sorts them), so `wrap` hands out one proxy per message — the
+ * same proxy every time, so the digester still recognizes a message it saw — and `hashed()` counts the key reads.
+ */
+export function hashedMessages() {
+  let hashed = 0
+  const proxies = new WeakMap<Message, Message>()
+  const wrap = (messages: readonly Message[]): Message[] =>
+    messages.map((message) => {
+      let proxy = proxies.get(message)
+      if (proxy === undefined) {
+        proxy = new Proxy(message, {
+          ownKeys(target) {
+            hashed++
+            return Reflect.ownKeys(target)
+          },
+        })
+        proxies.set(message, proxy)
+      }
+      return proxy
+    })
+  return { wrap, hashed: () => hashed }
+}

@@ -55,7 +55,7 @@ function toolRound() {
   return { s, prompt, h, call, result, step2, snapshot, out }
 }
 
-describe('reconstructRequest (§12), failure paths', () => {
+describe('reconstructRequest, failure paths', () => {
   it('rejects bad coordinates', () => {
     const { s } = toolRound()
     for (const at of [
@@ -96,7 +96,7 @@ describe('reconstructRequest (§12), failure paths', () => {
   })
 })
 
-describe('reconstructRequest (§12)', () => {
+describe('reconstructRequest', () => {
   it('example 5: step 2 has the prompt, the call, the result and the snapshot, with step 1’s initial header', () => {
     const { s, prompt, h, call, result, step2, snapshot, out } = toolRound()
     const r = reconstructRequest(s.events, { turn: 1, step: 2 })

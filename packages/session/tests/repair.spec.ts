@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { Session, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN, interruptedTurnClosers } from '../src/index.js'
 import { assistant, header, toolCallMessage, toolResult, user } from './helpers.js'
 
-describe('interruptedTurnClosers (§13)', () => {
+describe('interruptedTurnClosers', () => {
   it('returns [] for an empty log or a log with no open turn', () => {
     expect(interruptedTurnClosers([])).toEqual([])
     const s = Session.create('s')

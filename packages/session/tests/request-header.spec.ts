@@ -5,7 +5,7 @@ import { header } from './helpers.js'
 
 const tool = (name: string) => ({ name, description: `${name} tool`, parameters: { type: 'object' } })
 
-describe('canonicalHeader (§11)', () => {
+describe('canonicalHeader', () => {
   it('keeps config verbatim, drops empty system/tools and flagless adapterDefaults', () => {
     const config = { provider: 'p', model: 'm', stop: [] as string[] }
     const h = canonicalHeader({ config, adapterDefaults: {}, system: '', tools: [] })
@@ -28,7 +28,7 @@ describe('canonicalHeader (§11)', () => {
   })
 })
 
-describe('headerEquals (§11)', () => {
+describe('headerEquals', () => {
   const base = header({ system: 'S', tools: [tool('a')] })
   it.each<[string, EpochHeader]>([
     ['provider', { ...base, config: { ...base.config, provider: 'q' } }],
@@ -106,7 +106,7 @@ describe('headerEquals tool comparison agrees with pairwise JSON.stringify', () 
   })
 })
 
-describe('foldRequestHeader and the session folds (§11)', () => {
+describe('foldRequestHeader and the session folds', () => {
   it('folds the last record, canonicalized; with none returns `from` itself or undefined', () => {
     const from = header()
     expect(foldRequestHeader([], from)).toBe(from)

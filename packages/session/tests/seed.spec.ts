@@ -15,7 +15,7 @@ const both = (seed: unknown[]) => [
   () => Session.fromRestore('s', seed, { version: 0, id: 's', createdAt: 1 }),
 ]
 
-describe('seed checks (§7), failure paths', () => {
+describe('seed checks, failure paths', () => {
   it('snapshot mode: a non-JSON slot', () => {
     expect(() => Session.create('s', [u(0), ev(1, 'x', { n: undefined })])).toThrow(
       'seed event at index 1 is not losslessly JSON-serializable',
@@ -218,7 +218,7 @@ describe('seed checks (§7), failure paths', () => {
   })
 })
 
-describe('seeded sessions (§7)', () => {
+describe('seeded sessions', () => {
   it('appends session/end-seed when missing; replaying a log that ends in the marker is identical', () => {
     const seed = [
       u(0),

@@ -1,6 +1,6 @@
 /**
- * Black-box conformance checks against session.md / provability.md: every case imports only the public entry and
- * pins a normative statement (exact wording, order of checks, defaults, the spec's illustrative examples).
+ * Black-box conformance checks of the documented contract (README.md, docs/session-events.md, docs/provability.md):
+ * every case imports only the public entry and pins a rule (exact wording, order of checks, defaults, examples).
  */
 import { createHash } from 'node:crypto'
 import { createAssistantMessage, createToolResultMessage, createUserMessage, callId } from '@bridle/llm'
@@ -60,7 +60,7 @@ afterEach(() => {
   Logger.targets.splice(Logger.targets.indexOf(target), 1)
 })
 
-describe('§2 session header', () => {
+describe('session header', () => {
   it('snapshot mode: non-JSON header and array header; restore mode: non-plain prototype', () => {
     expect(() => Session.create('a', undefined, { version: 0, id: 'a', createdAt: 1, x: undefined })).toThrow(
       'session header is not losslessly JSON-serializable',
@@ -135,7 +135,7 @@ describe('§2 session header', () => {
   })
 })
 
-describe('§3 envelope check on seeds', () => {
+describe('envelope check on seeds', () => {
   const invalid = 'seed event at index 0 has an invalid event envelope'
   it.each([
     ['an unknown own key', { type: 'x', seq: 0, time: 1, data: {}, id: 'e1' }],
@@ -159,7 +159,7 @@ describe('§3 envelope check on seeds', () => {
   })
 })
 
-describe('§4 event vocabulary', () => {
+describe('event vocabulary', () => {
   it('KNOWN_SESSION_EVENT_TYPES holds exactly the 16 names (request/compaction added for compaction steps); append accepts any type string', () => {
     expect([...KNOWN_SESSION_EVENT_TYPES].sort()).toEqual(
       [
@@ -186,7 +186,7 @@ describe('§4 event vocabulary', () => {
   })
 })
 
-describe('§5 message shape validation', () => {
+describe('message shape validation', () => {
   it('uses the seed subject and the rule order', () => {
     const noId = { ...user('x'), id: '' }
     expect(() => Session.create('a', [ev('user/message', 0, noId, { surfaceOp: 'append' })])).toThrow(
@@ -275,7 +275,7 @@ describe('§5 message shape validation', () => {
   })
 })
 
-describe('§6 JSON values', () => {
+describe('JSON values', () => {
   it('rejects -0, undefined slots, sparse arrays and non-plain objects; ignores toJSON; runs each getter once', () => {
     for (const bad of [
       -0,
@@ -336,7 +336,7 @@ describe('§6 JSON values', () => {
   })
 })
 
-describe('§7 constructing a Session', () => {
+describe('constructing a Session', () => {
   it('checks each seed event in the listed order', () => {
     // legacy type first, even with a broken envelope
     expect(
@@ -413,7 +413,7 @@ describe('§7 constructing a Session', () => {
   })
 })
 
-describe('§8 append pipeline', () => {
+describe('append pipeline', () => {
   it('returns the committed event object with seq = length and time = Date.now()', () => {
     const s = Session.create('a')
     const before = Date.now()
@@ -499,7 +499,7 @@ describe('§8 append pipeline', () => {
   })
 })
 
-describe('§9 surface operations', () => {
+describe('surface operations', () => {
   it('example 2: a checkpoint replace and its missing-source error', () => {
     const s = Session.create('a')
     for (let i = 0; i < 4; i++) s.append('user/message', user(`u${i}`), { surfaceOp: 'append' })
@@ -630,7 +630,7 @@ describe('§9 surface operations', () => {
   })
 })
 
-describe('§10 deriveMessages', () => {
+describe('deriveMessages', () => {
   it('example 1: nodes [1, 5], [user, assistant], the same array on a second call', () => {
     const s = Session.create('a')
     s.append('turn/start', { turn: 1 })
@@ -679,7 +679,7 @@ describe('§10 deriveMessages', () => {
   })
 })
 
-describe('§11 request header and context', () => {
+describe('request header and context', () => {
   it('canonicalHeader drops empty system/tools and false-only adapterDefaults, keeps config verbatim', () => {
     const config = { ...model, temperature: 0 }
     const c = canonicalHeader({ config, system: '', tools: [], adapterDefaults: {} })
@@ -776,7 +776,7 @@ function toolRound() {
   return { s, prompt, call, result, snapshot, stepStart, out }
 }
 
-describe('§12 reconstructRequest', () => {
+describe('reconstructRequest', () => {
   it("example 5: step 2 after a tool round uses step 1's initial header", () => {
     const { s, prompt, call, result, snapshot, stepStart, out } = toolRound()
     const r = reconstructRequest(s.events, { turn: 1, step: 2 })
@@ -835,7 +835,7 @@ describe('§12 reconstructRequest', () => {
   })
 })
 
-describe('§13 interruptedTurnClosers', () => {
+describe('interruptedTurnClosers', () => {
   it('example 4: outcome-unknown result citing the call, step/end, turn/end interrupted, stamped with the last time', () => {
     const events = [
       { type: 'turn/start', seq: 0, time: 10, data: { turn: 1 } },
@@ -949,7 +949,7 @@ describe('§13 interruptedTurnClosers', () => {
   })
 })
 
-describe('§14 branch', () => {
+describe('branch', () => {
   function withTurns() {
     const ctx = new Context()
     ctx.plugin(SessionStore)
@@ -1026,7 +1026,7 @@ describe('§14 branch', () => {
   })
 })
 
-describe('§15 SessionStore', () => {
+describe('SessionStore', () => {
   it('announce/enter/flush wording; disposed only for announced entries; list is a fresh array in insertion order', async () => {
     const ctx = new Context()
     ctx.plugin(SessionStore)
@@ -1106,7 +1106,7 @@ describe('provability: canonicalJson and verifyDigests', () => {
     expect(canonicalJson([1e21, 1e-7, 'x'])).toBe('[1e+21,1e-7,"x"]')
   })
 
-  it('verifyDigests recomputes the §1 formula from the log and names the mismatched parts', () => {
+  it('verifyDigests recomputes the formula from the log and names the mismatched parts', () => {
     const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
     const { s } = toolRound()
     const log = Session.create('d')

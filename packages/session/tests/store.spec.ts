@@ -32,7 +32,7 @@ describe('SessionStore.prepare', () => {
     expect(() => ctx.sessions.prepare('session-2')).toThrow('session "session-2" already exists')
   })
 
-  it('builds the header from meta, validated per §2; prepared sessions are unpublished', () => {
+  it('builds the header from meta, validated like any header; prepared sessions are unpublished', () => {
     const ctx = setup()
     const s = ctx.sessions.prepare('a', { meta: { cwd: '/w', createdAt: 7, parentSession: 'p', seedLength: 0 } })
     expect(s.header).toEqual({ version: 0, id: 'a', createdAt: 7, cwd: '/w', parentSession: 'p', seedLength: 0 })
@@ -208,7 +208,7 @@ describe('SessionStore.create', () => {
   })
 })
 
-describe('session/event publication (§8 steps 7–9)', () => {
+describe('session/event publication', () => {
   it('observers run in order and already see the committed event', () => {
     const ctx = setup()
     const seen: string[] = []
@@ -348,7 +348,7 @@ describe('session/event publication (§8 steps 7–9)', () => {
   })
 })
 
-describe('scope filtering (§15)', () => {
+describe('scope filtering', () => {
   it('untagged listeners hear every session; scoped listeners hear only sessions entered through their scope or a descendant', () => {
     const ctx = setup()
     const parentKey = {}
@@ -400,7 +400,7 @@ describe('scope filtering (§15)', () => {
   })
 })
 
-describe('SessionStore.flush (§15)', () => {
+describe('SessionStore.flush', () => {
   it('rejects for a session that is not the live entry', async () => {
     const ctx = setup()
     await expect(ctx.sessions.flush(Session.create('ghost'))).rejects.toThrow(
@@ -446,7 +446,7 @@ describe('SessionStore.flush (§15)', () => {
   })
 })
 
-describe('ctx.sessions.branch (§14)', () => {
+describe('ctx.sessions.branch', () => {
   function withTurns(ctx: Context) {
     const s = ctx.sessions.create('src', { meta: { cwd: '/work' } })
     s.append('turn/start', { turn: 1 }) // 0

@@ -22,7 +22,7 @@ const replace = (start: number, end: number, sourceEventSeqs?: number[]): Append
   ...(sourceEventSeqs ? { sourceEventSeqs } : {}),
 })
 
-describe('surface rules (§9), failure paths in order', () => {
+describe('surface rules, failure paths in order', () => {
   it('1. contiguity (foldSurface / SurfaceManager)', () => {
     expect(() => foldSurface([{ type: 'x', seq: 1, time: 0, data: null }])).toThrow(
       'session event seq 1 is not contiguous; expected 0',

@@ -1,4 +1,4 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 import { validateToolOrder } from './tool-order.js'
 
@@ -72,8 +72,8 @@ export const SystemPromptConfigSchema = ConfigSchema
  * zod issues on `.issues`); then runs `validateToolOrder` when `toolOrder` is present (plain `Error`s with the
  * documented messages). Returns the normalised config; idempotent on its own output.
  */
-export function parseSystemPromptConfig(raw: unknown): SystemPromptConfig {
+export const parseSystemPromptConfig = configParser((raw: unknown): SystemPromptConfig => {
   const config = parseConfig('system-prompt', ConfigSchema, raw)
   if (config.toolOrder !== undefined) validateToolOrder(config.toolOrder)
   return config
-}
+})

@@ -1,5 +1,5 @@
 /** The private variable-name grammar. Error messages quote it literally. */
-export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/
+const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/
 
 /** Which kind of entry a text belongs to; used in error messages. */
 export type InterpolationKind = 'section' | 'context'

@@ -62,7 +62,7 @@ export class SystemPrompt extends Service<SystemPromptConfig> {
   constructor(ctx: Context, config?: SystemPromptConfigInput | null) {
     const parsed = parseSystemPromptConfig(config)
     super(ctx, 'systemPrompt', true)
-    ;(this as { config: SystemPromptConfig }).config = parsed
+    this.config = parsed
     this.layers = new ScopedLayers<PromptLayer>(
       (scope) => new PromptLayer(scope),
       () => ctx.emit('system-prompt/change'),
@@ -119,5 +119,3 @@ export class SystemPrompt extends Service<SystemPromptConfig> {
     return assemble({ layers: this.layers, toolOrder: this.config.toolOrder, ctx: this.ctx, base: this }, context ?? {})
   }
 }
-
-export default SystemPrompt

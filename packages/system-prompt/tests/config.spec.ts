@@ -61,7 +61,7 @@ describe('SystemPrompt.Config', () => {
     expect(configError('yes').message).toBe('system-prompt: invalid config: (root): expected object, received string')
   })
 
-  it('validates toolOrder with the §6 messages (plain Errors)', () => {
+  it('validates toolOrder with the messages (plain Errors)', () => {
     expect(() => Config({ toolOrder: [] })).toThrow(
       'toolOrder must contain the "<unlisted-tools>" rest entry (where unlisted tools are inserted)',
     )

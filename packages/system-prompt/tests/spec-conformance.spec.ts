@@ -1,6 +1,6 @@
 /**
- * Black-box conformance with `spec/system-prompt.md`: every check imports only the public entry and pins the
- * spec's exact names, messages, orders and illustrative examples (§13).
+ * Black-box conformance with the package's documented contract (README.md): every check imports only the public
+ * entry and pins the exact names, messages, orders and examples.
  */
 import { ConfigError } from '@bridle/llm'
 import { createScope } from '@bridle/scope'
@@ -46,7 +46,7 @@ function scopeOf(root: Context, parent?: object) {
 /** Sections and contexts of an assembly as `[name, text]` pairs. */
 const pairs = (list: readonly { name: string; text: string }[]) => list.map((e) => [e.name, e.text])
 
-describe('§2 public API: exports and constants', () => {
+describe('public API: exports and constants', () => {
   it('exports the plugin as named and default export and the spec constants', () => {
     expect(DefaultExport).toBe(SystemPrompt)
     expect(IDENTITY_SECTION).toBe('harness:identity')
@@ -63,7 +63,7 @@ describe('§2 public API: exports and constants', () => {
   })
 })
 
-describe('§12 construction, built-ins and configuration', () => {
+describe('construction, built-ins and configuration', () => {
   it('registers identity (-100) and persona (0) with the spec text, one change event each', async () => {
     const { sp, changes } = load({ persona: 'Be brief.' })
     expect(changes()).toBe(2)
@@ -170,7 +170,7 @@ describe('§12 construction, built-ins and configuration', () => {
   })
 })
 
-describe('§3 registration', () => {
+describe('registration', () => {
   it('section checks run in spec order with the spec messages', () => {
     const { sp, changes } = load()
     const before = changes()
@@ -353,8 +353,8 @@ describe('§3 registration', () => {
   })
 })
 
-describe('§4 scope view', () => {
-  it('§13.1 tie order with a shadow', async () => {
+describe('scope view', () => {
+  it('tie order with a shadow', async () => {
     const { root, sp } = load()
     const calls: string[] = []
     sp.section({ name: 'intro', order: 5, text: () => (calls.push('global intro'), 'global intro') })
@@ -374,7 +374,7 @@ describe('§4 scope view', () => {
     const global = await sp.assemble()
     expect(global.sections.slice(2).map((s) => s.name)).toEqual(['intro', 'rules'])
   })
-  it('entries with equal order sort by name, whatever layer they come from (§5 step 6)', async () => {
+  it('entries with equal order sort by name, whatever layer they come from', async () => {
     const { root, sp } = load()
     const parent = scopeOf(root)
     const child = scopeOf(root, parent.key)
@@ -443,7 +443,7 @@ describe('§4 scope view', () => {
   })
 })
 
-describe('§5 assembly algorithm', () => {
+describe('assembly algorithm', () => {
   it('evaluation order: global variables, scoped variables, tool providers, section texts, context texts, waterfall', async () => {
     const { root, sp } = load()
     const log: string[] = []
@@ -624,7 +624,7 @@ describe('§5 assembly algorithm', () => {
   })
 })
 
-describe('§6 tool ordering', () => {
+describe('tool ordering', () => {
   it('canonical order compares UTF-16 code units, stable for equal names, regardless of registration', async () => {
     const { sp } = load()
     sp.tools(() => ({ schemas: [t('zulu'), t('alpha'), t('mike'), t('_x'), t('Beta'), t('alpha', 'second alpha')] }))
@@ -638,7 +638,7 @@ describe('§6 tool ordering', () => {
       'zulu:zulu tool',
     ])
   })
-  it('§13.3 rest entry', () => {
+  it('rest entry', () => {
     const collected = ['shell', 'grep_b', 'plan', 'grep_a'].map((n) => t(n))
     const ordered = orderTools(
       collected,
@@ -647,7 +647,7 @@ describe('§6 tool ordering', () => {
     )
     expect(ordered.map((x) => x.name)).toEqual(['plan', 'grep_a', 'grep_b', 'shell'])
   })
-  it('§13.4 unknown entries, single unknown entry, and (none)', () => {
+  it('unknown entries, single unknown entry, and (none)', () => {
     expect(() =>
       orderTools([t('plan'), t('shell')], ['plan', 'phantom', '<unlisted-tools>', 'ghost'], new Set(['plan', 'shell'])),
     ).toThrow(new Error('toolOrder lists unregistered tools "phantom", "ghost"; known tools: plan, shell'))
@@ -685,8 +685,8 @@ describe('§6 tool ordering', () => {
   })
 })
 
-describe('§7–§9 complete mode, waterfall and restoration', () => {
-  it('§13.2 complete mode: listener edits to sections are overridden, a pushed tool is kept', async () => {
+describe('complete mode, waterfall and restoration', () => {
+  it('complete mode: listener edits to sections are overridden, a pushed tool is kept', async () => {
     const { root, sp } = load()
     sp.section({ name: 'exact', order: 10, text: 'original', complete: true })
     sp.section({ name: 'other', order: 20, text: 'other' })
@@ -793,11 +793,11 @@ describe('§7–§9 complete mode, waterfall and restoration', () => {
   })
 })
 
-describe('§10–§11 interpolation and rendering', () => {
+describe('interpolation and rendering', () => {
   const render = (text: string, variables: Record<string, string | undefined> = {}) =>
     renderPrompt({ sections: [{ name: 's', text }], variables })
 
-  it('§13.5 literal vs malformed', () => {
+  it('literal vs malformed', () => {
     expect(render('echo {{ok')).toBe('echo {{ok')
     expect(() => render('a {{ b {{cwd}}', { cwd: '/w' })).toThrow(
       new Error(
@@ -813,10 +813,10 @@ describe('§10–§11 interpolation and rendering', () => {
       ),
     )
   })
-  it('§13.6 values are never re-scanned', () => {
+  it('values are never re-scanned', () => {
     expect(render('N: {{note}}', { note: '{{x}}' })).toBe('N: {{x}}')
   })
-  it('§13.7 unknown variable lists every key in insertion order, (none) when empty', () => {
+  it('unknown variable lists every key in insertion order, (none) when empty', () => {
     expect(() => render('{{modle}}', { model: 'm', cwd: undefined })).toThrow(
       new Error('unknown prompt variable "{{modle}}" in section "s"; registered variables: model, cwd'),
     )
@@ -888,7 +888,7 @@ describe('§10–§11 interpolation and rendering', () => {
       { name: 'c', text: 'git: clean' },
     ])
   })
-  it('§13.8 joining, without filtering of its own', () => {
+  it('joining, without filtering of its own', () => {
     expect(joinContextSections([{ text: 'cwd: /w' }, { text: 'git: clean' }])).toBe(
       `${HEADER}\n\ncwd: /w\n\ngit: clean`,
     )

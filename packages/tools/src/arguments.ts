@@ -7,7 +7,7 @@ import type { CompiledTool } from './definition.js'
 export type ArgumentsOutcome = { ok: true; value: unknown } | { ok: false; error: Error }
 
 /** Message of the error result for a direct caller whose `arguments` are not lossless JSON. */
-export const NON_JSON_ARGUMENTS = 'tool execution arguments must be losslessly JSON-serializable'
+const NON_JSON_ARGUMENTS = 'tool execution arguments must be losslessly JSON-serializable'
 
 /**
  * Writes an issue path the way violations name it: segments joined with `.`, `(root)` when empty. The same rule as

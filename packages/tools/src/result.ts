@@ -21,7 +21,7 @@ export interface Outcome {
 }
 
 /** Message of the error result for a body whose result content or `meta` is not lossless JSON. */
-export const NON_JSON_RESULT = 'tool result must be losslessly JSON-serializable'
+const NON_JSON_RESULT = 'tool result must be losslessly JSON-serializable'
 
 /** An error outcome with the canonical text `Error: <message>`. */
 export function errorOutcome(message: string, info?: { name: string; code: string }): Outcome {

@@ -13,7 +13,7 @@ const readFile = (execute: ToolDefinition['execute'] = ({ path }) => `read ${pat
   execute,
 })
 
-describe('arguments (spec §6.1, example T1)', () => {
+describe('arguments', () => {
   it('a schema failure names the path and expected type, and the body never runs', async () => {
     const { tools } = setup()
     const body = vi.fn(() => 'x')
@@ -174,7 +174,7 @@ describe('resolution', () => {
   })
 })
 
-describe('normalizing the body outcome (spec §6.3)', () => {
+describe('normalizing the body outcome', () => {
   const run = async (value: unknown) => {
     const { tools } = setup()
     tools.register({ name: 't', description: '', parameters: z.object({}), execute: () => value as never })

@@ -123,7 +123,7 @@ describe('tools/execute', () => {
   })
 })
 
-describe('tools/post-execute, contexts and conclusion (spec §6.4)', () => {
+describe('tools/post-execute, contexts and conclusion', () => {
   it('accept may replace content; its contexts come after the deferred ones', async () => {
     const { root, tools } = setup()
     const d1 = ctxMsg('deferred-1')

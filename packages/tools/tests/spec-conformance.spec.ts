@@ -1,5 +1,6 @@
 /**
- * Black-box conformance with `spec/tools.md` §1–6 and §8–9: only the public entry is imported; names, codes,
+ * Black-box conformance with the package's documented contract (README.md, docs/tool-calls.md): only the public
+ * entry is imported; names, codes,
  * canonical error texts, orders and the T1 example are pinned exactly.
  */
 import { callId, createUserMessage, HarnessError, isDeepFrozen, type UserMessage } from '@bridle/llm'
@@ -69,7 +70,7 @@ function agentOf(root: Context, id: string) {
   return { agent, scope: createScope(root, agent) }
 }
 
-describe('§1 exports', () => {
+describe('exports', () => {
   it('exports the registry, the error classes and the abort codes; ctx.plugin(ToolRegistry) provides ctx.tools', () => {
     expect(TOOL_ABORTED).toBe('ABORTED')
     expect(TOOL_ABORTED_BEFORE_DISPATCH).toBe('ABORTED_BEFORE_DISPATCH')
@@ -93,7 +94,7 @@ describe('§1 exports', () => {
   })
 })
 
-describe('§3 registration', () => {
+describe('registration', () => {
   it('a raw schema whose reading throws is rejected as not lossless JSON', () => {
     const { tools } = load()
     const parameters = {
@@ -208,7 +209,7 @@ describe('§3 registration', () => {
   })
 })
 
-describe('§4 feeding the system prompt', () => {
+describe('feeding the system prompt', () => {
   it('an agent sees global tools plus its own, nearest wins, canonical order; other agents do not', async () => {
     const { root, tools } = load()
     tools.register(raw('zulu', () => ''))
@@ -248,7 +249,7 @@ describe('§4 feeding the system prompt', () => {
   })
 })
 
-describe('§5 queries', () => {
+describe('queries', () => {
   it('schemas(): global registration order, shadow in its global slot, scope-only appended, fresh copies', () => {
     const { root, tools } = load()
     tools.register(raw('b', () => ''))
@@ -313,7 +314,7 @@ describe('§5 queries', () => {
   })
 })
 
-describe('§6.1 arguments', () => {
+describe('arguments', () => {
   const tool = () =>
     ({
       name: 'read_file',
@@ -407,7 +408,7 @@ describe('§6.1 arguments', () => {
   })
 })
 
-describe('§6.2 pipeline stages and canonical error results', () => {
+describe('pipeline stages and canonical error results', () => {
   it('stage 1: an aborted signal gives ABORTED_BEFORE_DISPATCH; no pre- or post-execute', async () => {
     const { root, tools } = load()
     const hooks: string[] = []
@@ -527,7 +528,7 @@ describe('§6.2 pipeline stages and canonical error results', () => {
   })
 })
 
-describe('§6.3 normalizing the body outcome', () => {
+describe('normalizing the body outcome', () => {
   it('string, blocks and {content, meta}; results are deep-frozen', async () => {
     const { tools } = load()
     tools.register(raw('s', () => 'hi'))
@@ -587,7 +588,7 @@ describe('§6.3 normalizing the body outcome', () => {
   })
 })
 
-describe('§6.4 contexts and conclusion', () => {
+describe('contexts and conclusion', () => {
   it('deferred contexts survive success, thrown errors and the cancellation override; accept contexts follow them', async () => {
     const { root, tools } = load()
     const d1 = ctxMsg('deferred')
@@ -656,7 +657,7 @@ describe('§6.4 contexts and conclusion', () => {
   })
 })
 
-describe('§6.5 staged form', () => {
+describe('staged form', () => {
   it('prepare: final for stages 1–3 and a pre-execute throw, post for deny, dispatch otherwise', async () => {
     const { root, tools } = load()
     tools.register(raw('t', () => 'ok'))

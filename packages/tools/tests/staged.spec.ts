@@ -27,7 +27,7 @@ describe('constants', () => {
   })
 })
 
-describe('cancellation (spec §6.2 stages 1, 5, 8)', () => {
+describe('cancellation', () => {
   it('an already-aborted signal gives ABORTED_BEFORE_DISPATCH without any hook but tools/result', async () => {
     const { root, tools } = setup()
     const body = vi.fn(() => 'x')
@@ -114,7 +114,7 @@ describe('cancellation (spec §6.2 stages 1, 5, 8)', () => {
   })
 })
 
-describe('staged form (spec §6.5)', () => {
+describe('staged form', () => {
   it('reports the stage each path ends in', async () => {
     const { root, tools } = setup()
     tools.register({ name: 't', description: '', parameters: z.object({ ok: z.boolean() }), execute: () => 'x' })
@@ -211,7 +211,7 @@ describe('staged form (spec §6.5)', () => {
   })
 })
 
-describe('executionMode (spec §5)', () => {
+describe('executionMode', () => {
   it('is parallel only for a visible tool with valid arguments and a true flag or predicate', () => {
     const { root, tools } = setup()
     const a = agent(root, 'a')

@@ -1,4 +1,4 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 
 /** What the summary request asks for, as its last (user-role) message. */
@@ -49,6 +49,6 @@ export const ConfigSchema = z
 export type CompactionConfig = z.output<typeof ConfigSchema>
 
 /** Parses a raw config; throws `ConfigError` naming `plugin-compaction` and every failing field. Idempotent. */
-export function Config(raw: unknown): CompactionConfig {
-  return parseConfig('plugin-compaction', ConfigSchema, raw)
-}
+export const Config = configParser(
+  (raw: unknown): CompactionConfig => parseConfig('plugin-compaction', ConfigSchema, raw),
+)

@@ -1,4 +1,4 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 import { looksLikeRandomToken } from './secret-token.js'
 
@@ -57,6 +57,6 @@ export type EnvironmentConfig = z.output<typeof ConfigSchema>
 export type EnvironmentConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config; throws `ConfigError` naming `plugin-environment` and every failing field. Idempotent. */
-export function Config(raw?: EnvironmentConfigInput | null): EnvironmentConfig {
-  return parseConfig('plugin-environment', ConfigSchema, raw)
-}
+export const Config = configParser(
+  (raw?: EnvironmentConfigInput | null): EnvironmentConfig => parseConfig('plugin-environment', ConfigSchema, raw),
+)

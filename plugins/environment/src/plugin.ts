@@ -25,11 +25,10 @@ export class Environment {
   readonly config: EnvironmentConfig
 
   constructor(ctx: Context, config?: EnvironmentConfigInput | null) {
-    const cfg = Config(config)
-    this.config = cfg
-    const text = renderEnvironment(cfg)
-    ctx.systemPrompt.context({ name: cfg.contextName, order: ENVIRONMENT_CONTEXT_ORDER, text })
-    ctx.systemPrompt.variable(ENVIRONMENT_VARIABLE, () => cfg.environment)
-    ctx.systemPrompt.variable(REGION_VARIABLE, () => cfg.region)
+    this.config = Config(config)
+    const text = renderEnvironment(this.config)
+    ctx.systemPrompt.context({ name: this.config.contextName, order: ENVIRONMENT_CONTEXT_ORDER, text })
+    ctx.systemPrompt.variable(ENVIRONMENT_VARIABLE, () => this.config.environment)
+    ctx.systemPrompt.variable(REGION_VARIABLE, () => this.config.region)
   }
 }

@@ -1,4 +1,4 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 
 /** The name `ConfigError`s and warnings use for this plugin. */
@@ -10,7 +10,7 @@ export const PLUGIN_NAME = '@bridle/plugin-mcp'
  * name cut to 64 characters always keeps it.
  */
 export const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/
-export const SERVER_NAME_MAX = 32
+const SERVER_NAME_MAX = 32
 
 const ms = (min: number, max: number, fallback: number) =>
   nullAsAbsent(z.number().int().min(min).max(max).default(fallback))
@@ -125,9 +125,7 @@ export const ConfigSchema = z.strictObject({
 export type McpConfig = z.output<typeof ConfigSchema>
 
 /** Parses the plugin config; throws `ConfigError` naming `@bridle/plugin-mcp` and each failing field. Idempotent. */
-export function Config(raw: unknown): McpConfig {
-  return parseConfig(PLUGIN_NAME, ConfigSchema, raw)
-}
+export const Config = configParser((raw: unknown): McpConfig => parseConfig(PLUGIN_NAME, ConfigSchema, raw))
 
 export type NamedServerConfig = ServerConfig & { name: string }
 
@@ -149,9 +147,9 @@ export const NamedServerSchema = z.unknown().transform((raw, ctx): NamedServerCo
 })
 
 /** Parses one named server row (`{ name, command… }` or `{ name, url… }`); throws `ConfigError`. Idempotent. */
-export function parseServerConfig(raw: unknown): NamedServerConfig {
-  return parseConfig(PLUGIN_NAME, NamedServerSchema, raw)
-}
+export const parseServerConfig = configParser(
+  (raw: unknown): NamedServerConfig => parseConfig(PLUGIN_NAME, NamedServerSchema, raw),
+)
 
 /** True for a Streamable HTTP row. */
 export const isHttp = (server: ServerConfig): server is HttpServerConfig => 'url' in server

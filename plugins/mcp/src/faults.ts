@@ -28,7 +28,7 @@ export function isShapeError(error: unknown): boolean {
 }
 
 /** How the server is reached, for messages: the command line or the URL. */
-export function whereOf(config: NamedServerConfig): string {
+function whereOf(config: NamedServerConfig): string {
   return isHttp(config) ? config.url : [config.command, ...config.args].join(' ')
 }
 

@@ -1,4 +1,4 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 
@@ -10,12 +10,7 @@ import { z } from 'zod'
  * - `maxLineLength`: characters kept per line; longer lines are cut with a marker (default 2000).
  */
 export const ConfigSchema = z.strictObject({
-  root: nullAsAbsent(
-    z
-      .string()
-      .refine((p) => isAbsolute(p), { message: 'root must be an absolute path' })
-      .optional(),
-  ),
+  root: nullAsAbsent(z.string().refine(isAbsolute, { message: 'root must be an absolute path' }).optional()),
   maxBytes: nullAsAbsent(
     z
       .number()
@@ -33,6 +28,6 @@ export type ReadFileConfig = z.output<typeof ConfigSchema>
 export type ReadFileConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config; throws `ConfigError` naming `plugin-read-file` and every failing field. Idempotent. */
-export function Config(raw?: ReadFileConfigInput | null): ReadFileConfig {
-  return parseConfig('plugin-read-file', ConfigSchema, raw)
-}
+export const Config = configParser(
+  (raw?: ReadFileConfigInput | null): ReadFileConfig => parseConfig('plugin-read-file', ConfigSchema, raw),
+)

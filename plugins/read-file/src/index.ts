@@ -5,10 +5,5 @@ export { confineToWorkspace, isInside, workspaceRootOf, type WorkspaceAgent } fr
 export { openInWorkspace, type ConfinedFile } from './open-confined.js'
 export { readPage, type PageOptions } from './read-lines.js'
 export { ReadFileError } from './errors.js'
-export {
-  READ_FILE_DESCRIPTION,
-  READ_FILE_GUIDANCE,
-  READ_FILE_GUIDANCE_ORDER,
-  READ_FILE_GUIDANCE_SECTION,
-  READ_FILE_TOOL,
-} from './guidance.js'
+/** Every name of guidance.ts is public: the names and orders the plugin registers, and its guidance text. */
+export * from './guidance.js'

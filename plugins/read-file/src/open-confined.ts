@@ -17,7 +17,7 @@ export type LocateDescriptor = (fd: number) => Promise<string | undefined>
  * Where the kernel says descriptor `fd` points, from `/proc/self/fd/<fd>` (Linux). `undefined` when this system has
  * no such directory (macOS, BSD, a container without /proc).
  */
-export async function procDescriptorPath(fd: number): Promise<string | undefined> {
+async function procDescriptorPath(fd: number): Promise<string | undefined> {
   try {
     return await readlink(`/proc/self/fd/${fd}`)
   } catch (e) {

@@ -37,23 +37,23 @@ export class ReadFile {
   readonly config: ReadFileConfig
 
   constructor(ctx: Context, config?: ReadFileConfigInput | null) {
-    const cfg = Config(config)
-    this.config = cfg
+    this.config = Config(config)
+    const { root: configuredRoot, defaultLimit, maxBytes, maxLineLength } = this.config
     ctx.tools.register({
       name: READ_FILE_TOOL,
       description: READ_FILE_DESCRIPTION,
       parameters: ReadFileParameters,
       concurrencySafe: true,
       async execute(args: ReadFileArguments, exec) {
-        const root = workspaceRootOf(cfg.root, exec.agent as ToolAgent | undefined)
+        const root = workspaceRootOf(configuredRoot, exec.agent as ToolAgent | undefined)
         // Open first, then prove where the descriptor lies: a path check alone races with a concurrent rename.
         const { handle } = await openInWorkspace(root, args.path)
         try {
           return await readPage(handle, {
             offset: args.offset ?? 1,
-            limit: args.limit ?? cfg.defaultLimit,
-            maxBytes: cfg.maxBytes,
-            maxLineLength: cfg.maxLineLength,
+            limit: args.limit ?? defaultLimit,
+            maxBytes,
+            maxLineLength,
             signal: exec.signal,
             displayPath: args.path,
           })

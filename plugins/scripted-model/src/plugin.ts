@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { parseConfig } from '@bridle/llm'
+import { configParser, parseConfig } from '@bridle/llm'
 import { createScriptedAdapter } from './adapter.js'
 import { ScriptedTurnSchema } from './script.js'
 
@@ -24,9 +24,10 @@ export type ScriptedModelConfig = z.infer<typeof ConfigSchema>
 export type ScriptedModelConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config, throwing `ConfigError` that names this plugin and each failing field. */
-export function Config(raw: ScriptedModelConfigInput): ScriptedModelConfig {
-  return parseConfig('@bridle/plugin-scripted-model', ConfigSchema, raw)
-}
+export const Config = configParser(
+  (raw: ScriptedModelConfigInput): ScriptedModelConfig =>
+    parseConfig('@bridle/plugin-scripted-model', ConfigSchema, raw),
+)
 
 /**
  * The scripted offline model as a cordis plugin: registers one route on `ctx.llm` that answers from

@@ -1,4 +1,4 @@
-import { nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 
@@ -12,10 +12,7 @@ import { z } from 'zod'
  */
 export const ConfigSchema = z.strictObject({
   defaultCwd: nullAsAbsent(
-    z
-      .string()
-      .refine((p) => isAbsolute(p), { message: 'defaultCwd must be an absolute path' })
-      .optional(),
+    z.string().refine(isAbsolute, { message: 'defaultCwd must be an absolute path' }).optional(),
   ),
   git: nullAsAbsent(z.boolean().default(true)),
   gitBinary: nullAsAbsent(z.string().min(1).default('git')),
@@ -35,6 +32,6 @@ export type WorkspaceConfig = z.output<typeof ConfigSchema>
 export type WorkspaceConfigInput = z.input<typeof ConfigSchema>
 
 /** Parses a raw config; throws `ConfigError` naming `plugin-workspace` and every failing field. Idempotent. */
-export function Config(raw?: WorkspaceConfigInput | null): WorkspaceConfig {
-  return parseConfig('plugin-workspace', ConfigSchema, raw)
-}
+export const Config = configParser(
+  (raw?: WorkspaceConfigInput | null): WorkspaceConfig => parseConfig('plugin-workspace', ConfigSchema, raw),
+)

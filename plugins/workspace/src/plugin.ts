@@ -32,22 +32,21 @@ export class Workspace {
   readonly config: WorkspaceConfig
 
   constructor(ctx: Context, config?: WorkspaceConfigInput | null) {
-    const cfg = Config(config)
-    this.config = cfg
+    this.config = Config(config)
     ctx.systemPrompt.context({
       name: CWD_CONTEXT,
       order: CWD_CONTEXT_ORDER,
-      text: (c) => `cwd: ${cwdOf(c, cfg.defaultCwd)}`,
+      text: (c) => `cwd: ${cwdOf(c, this.config.defaultCwd)}`,
     })
-    if (cfg.git) {
+    if (this.config.git) {
       ctx.systemPrompt.context({
         name: GIT_CONTEXT,
         order: GIT_CONTEXT_ORDER,
         text: (c) => {
-          const status = probeGit(cwdOf(c, cfg.defaultCwd), {
-            binary: cfg.gitBinary,
-            timeoutMs: cfg.gitTimeoutMs,
-            maxBytes: cfg.gitMaxBytes,
+          const status = probeGit(cwdOf(c, this.config.defaultCwd), {
+            binary: this.config.gitBinary,
+            timeoutMs: this.config.gitTimeoutMs,
+            maxBytes: this.config.gitMaxBytes,
           })
           return status === undefined ? '' : formatGitStatus(status)
         },
@@ -56,7 +55,7 @@ export class Workspace {
     ctx.systemPrompt.section({ name: PATHS_SECTION, order: PATHS_SECTION_ORDER, text: PATHS_GUIDANCE })
     ctx.on('system-prompt/assemble', (assembly: PromptAssembly, context, next) => {
       if (assembly.variables[CWD_VARIABLE] === undefined)
-        assembly.variables[CWD_VARIABLE] = cwdOf(context, cfg.defaultCwd)
+        assembly.variables[CWD_VARIABLE] = cwdOf(context, this.config.defaultCwd)
       return next()
     })
   }

@@ -7,7 +7,7 @@ import { paint, type Io } from '../terminal.js'
 export const COMPACT_LINE = '/compact'
 
 /** One line saying what `agent.compact()` did. */
-export function describeCompactionOutcome(outcome: CompactionOutcome): string {
+function describeCompactionOutcome(outcome: CompactionOutcome): string {
   switch (outcome.kind) {
     case 'compacted':
       return `compacted ${outcome.replacedMessages} message${outcome.replacedMessages === 1 ? '' : 's'} into a summary (turn ${outcome.turn}, checkpoint at seq ${outcome.checkpointSeq})`

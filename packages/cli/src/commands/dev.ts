@@ -14,7 +14,7 @@ import type { CommandContext } from './command-context.js'
 import { compactNow, COMPACT_LINE } from './dev-compact.js'
 import { openCheckedAgent, runPrompt } from './run.js'
 
-export interface DevOptions {
+interface DevOptions {
   config?: string
   watch?: string
   session?: string
@@ -28,7 +28,7 @@ export interface DevOptions {
  * set of plugins. A `path:` row inside the watched folder is loaded by the watcher (with its config), never by
  * boot as well; rows that do not hot-reload are named at start.
  */
-export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
+async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const p = paint(io)
   const app = await resolveApp(options.config)
   checkAppPaths(app)

@@ -17,7 +17,7 @@ import { paint, type Io } from '../terminal.js'
 import type { CommandContext } from './command-context.js'
 import { inspectHtml } from './view.js'
 
-export interface InspectOptions {
+interface InspectOptions {
   config?: string
   step?: string
   turn?: string
@@ -38,7 +38,7 @@ const positive = (text: string, flag: string) => {
  * Picks the step `--step N` names: step N of `--turn T`, or of the last turn that has a step N.
  * `--step T.S` names both at once.
  */
-export function pickStep(events: readonly SessionEvent[], stepText: string, turnText: string | undefined) {
+function pickStep(events: readonly SessionEvent[], stepText: string, turnText: string | undefined) {
   const [a, b] = stepText.split('.')
   const turnOfStep = b !== undefined ? positive(a!, '--step') : undefined
   const turnOfFlag = turnText !== undefined ? positive(turnText, '--turn') : undefined
@@ -63,7 +63,7 @@ export function pickStep(events: readonly SessionEvent[], stepText: string, turn
  * only a log written before manifests falls back to matching the current app's sections, and only then is the whole
  * app started.
  */
-export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
+async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const reader = await openReader(options.config, io.secrets)
   try {
     const code = await inspectSession(reader, id, options, io)

@@ -11,7 +11,7 @@ import { paint, type Io } from '../terminal.js'
 import { checkAppPaths, checkSessionCwd, dryAssemble } from '../validate.js'
 import type { CommandContext } from './command-context.js'
 
-export interface RunOptions {
+interface RunOptions {
   config?: string
   session?: string
   model?: string
@@ -23,13 +23,13 @@ export interface RunOptions {
  * A new session id: sortable by time and unique across processes (the store's own `session-<n>` counter
  * only avoids ids live in this process, not ones already on disk).
  */
-export function newSessionId(now = new Date()): string {
+function newSessionId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
   return `${stamp}-${randomUUID().slice(0, 6)}`
 }
 
 /** Creates the agent, or resumes `--session ID` from persistence. */
-export async function openAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
+async function openAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
   const { ctx, app, model } = booted
   const agentOptions = {
     ...(model ? { provider: model.provider, model: model.model } : {}),
@@ -61,14 +61,14 @@ export async function openCheckedAgent(booted: BootedApp, options: { session?: s
 }
 
 /** What `turn/end` records: the kind, a failure's error, an abort's cause (`{ kind: 'user' }` for Ctrl-C). */
-export interface TurnEndReason {
+interface TurnEndReason {
   kind: string
   error?: { message: string; code: string }
   reason?: { kind?: string }
 }
 
 /** The reason of the agent's last `turn/end`, from its log. */
-export function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
+function lastTurnEnd(agent: Agent): TurnEndReason | undefined {
   const events = agent.session.events
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!
@@ -110,7 +110,7 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
 }
 
 /** `bridle run "prompt"`. */
-export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
+async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
   const app = await resolveApp(options.config)
   checkAppPaths(app)
   const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })

@@ -4,7 +4,7 @@ import { openReader } from '../reader.js'
 import { paint, type Io } from '../terminal.js'
 import type { CommandContext } from './command-context.js'
 
-export interface SessionRow {
+interface SessionRow {
   id: string
   createdAt: number
   turns: number
@@ -15,7 +15,7 @@ export interface SessionRow {
 const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
-export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
+async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
   const reader = await openReader(options.config, io.secrets)
   try {
     return await listSessions(reader.persistence, options, io)

@@ -11,7 +11,7 @@ import { startViewServer } from '../view/server.js'
 import { ViewSource } from '../view/source.js'
 import type { CommandContext } from './command-context.js'
 
-export interface ViewOptions {
+interface ViewOptions {
   config?: string
   port?: string
   host?: string
@@ -53,7 +53,7 @@ function untilSignal(): Promise<void> {
  * `bridle view [ID]`: serves the session viewer on loopback (a free port unless `--port`) until interrupted, and
  * prints its URL (the session's page when ID is given). It only reads the app's session backend.
  */
-export async function view(
+async function view(
   id: string | undefined,
   options: ViewOptions,
   io: Io,

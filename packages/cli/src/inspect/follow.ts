@@ -14,12 +14,7 @@ async function storedCount(persistence: SessionPersistence, id: string): Promise
  * One followed event: its seq, type and a short detail, as in `inspect --events`; `--json` prints the event.
  * `toolNames` (call id → tool name) grows with the `tool/call` events followed, so a result names its tool.
  */
-export function renderFollowed(
-  event: SessionEvent,
-  p: Paint,
-  json: boolean,
-  toolNames = new Map<string, string>(),
-): string {
+function renderFollowed(event: SessionEvent, p: Paint, json: boolean, toolNames = new Map<string, string>()): string {
   if (event.type === 'tool/call') toolNames.set(String(event.data.callId), event.data.name)
   if (json) return JSON.stringify(event) + '\n'
   return `  ${String(event.seq).padStart(4)} ${event.type.padEnd(20)} ${p.dim(oneLine(describeEvent(event, toolNames), 70))}\n`

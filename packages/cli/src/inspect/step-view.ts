@@ -4,7 +4,7 @@ import { reconstructRequest, type SessionEvent } from '@bridle/session'
 import { describeContent, describeEvent, describeSource, toolNamesByCall } from './describe.js'
 import { attributeSections, sectionsFromManifest, type AttributedSection, type KnownSection } from './sections.js'
 
-export interface StepSummary {
+interface StepSummary {
   turn: number
   step: number
   stepStartSeq: number
@@ -15,7 +15,7 @@ export interface StepSummary {
   compaction?: { count: number; replaced: boolean }
 }
 
-export type TurnEndView = { kind: string; [key: string]: unknown }
+type TurnEndView = { kind: string; [key: string]: unknown }
 
 export interface TurnSummary {
   turn: number

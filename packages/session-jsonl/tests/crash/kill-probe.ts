@@ -1,5 +1,5 @@
 /**
- * The kill probe (persistence.md §13 P1, P3, P7, P9): children writing a real session are killed with SIGKILL at
+ * The kill probe: children writing a real session are killed with SIGKILL at
  * random moments. Each log must reload to its complete lines plus closers, keep every event the child reported as
  * flushed, close every started tool call as TOOL_OUTCOME_UNKNOWN, and report a torn last line; a kill before
  * publication leaves no session file, at most a temp file.

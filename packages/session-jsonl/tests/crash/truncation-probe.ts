@@ -1,5 +1,5 @@
 /**
- * The truncation probe (persistence.md §13 P1, P2, P8): a real child writes a complete run; copies of its file cut at
+ * The truncation probe: a real child writes a complete run; copies of its file cut at
  * many byte offsets (every line boundary ±1, plus random offsets) must each reload to exactly the complete lines
  * plus closers, never throw, report an unterminated last line as a recovered torn tail (in `inspect`, in `load`,
  * and as one warning naming the file, the line and its size), and repair idempotently and convergently.
