@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isLoopback } from '../src/commands/view.js'
 import { packRequests, unpackRequest } from '../src/view/embedded.js'
 import { systemLineDiff } from '../src/view/model/diff.js'
+import { prefixBytes, promptBytes, utf8Bytes } from '../src/view/model/prompt-text.js'
 import { sectionAt, systemSpans } from '../src/view/model/sections.js'
 import { scriptSafeJson } from '../src/view/page.js'
 import { SessionNotFoundError, ViewSource } from '../src/view/source.js'
@@ -57,6 +58,24 @@ describe('view model: page data and addresses', () => {
         const safe = scriptSafeJson(wrapped)
         expect(safe).not.toMatch(/[<>&\u2028\u2029]/)
         expect(JSON.parse(safe)).toEqual(JSON.parse(JSON.stringify(wrapped)))
+      }),
+    )
+  })
+
+  it('counts the UTF-8 bytes of any prefix of a prompt as the joined text has them, from per-part counts', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 12 })
+    fc.assert(
+      fc.property(text, text, fc.array(text, { maxLength: 5 }), fc.nat(), (system, tools, bodies, at) => {
+        const parts = { system, tools: `[${tools}`, messages: bodies.map((b) => `{${b}`) }
+        const joined = parts.system + parts.tools + parts.messages.join('')
+        const prompt = {
+          ...parts,
+          chars: joined.length,
+          parts: { tools: { text: parts.tools }, messages: parts.messages.map((text) => ({ text })) },
+        }
+        const chars = at % (joined.length + 1)
+        expect(prefixBytes(prompt, chars)).toBe(utf8Bytes(joined.slice(0, chars)))
+        expect(promptBytes(prompt)).toBe(utf8Bytes(joined))
       }),
     )
   })

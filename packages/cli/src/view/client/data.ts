@@ -14,10 +14,17 @@ export interface DataSource {
   subscribe(listener: (change: Change) => void, session?: string): () => void
 }
 
+/** The last answer of each path: an answer that did not change is handed back as the same object. */
+const lastAnswers = new Map<string, { text: string; value: unknown }>()
+
 async function getJson<T>(path: string): Promise<T> {
   const response = await fetch(path, { headers: { accept: 'application/json' } })
-  const body = (await response.json()) as T & { error?: string }
+  const text = await response.text()
+  const last = lastAnswers.get(path)
+  if (response.ok && last?.text === text) return last.value as T
+  const body = JSON.parse(text) as T & { error?: string }
   if (!response.ok) throw new Error(body.error ?? `${response.status} ${response.statusText}`)
+  lastAnswers.set(path, { text, value: body })
   return body
 }
 

@@ -9,7 +9,8 @@ export type Loaded<T> =
 /**
  * Loads with `load` and loads again whenever the server reports a change that `affects` the data (and once on
  * `ready`, so nothing written between the first read and the subscription is missed). Loads never overlap: a
- * change during a load schedules exactly one more.
+ * change during a load schedules exactly one more. A load that returns the object already shown (the data source
+ * hands back an unchanged answer as the same object) renders nothing again: a long session is not laid out twice.
  */
 export function useLive<T>(
   data: DataSource,
@@ -24,6 +25,7 @@ export function useLive<T>(
     let live = true
     let running = false
     let again = false
+    let shown: T | undefined
     setLoaded({ state: 'loading' })
     const run = async () => {
       if (running) return void (again = true)
@@ -32,8 +34,12 @@ export function useLive<T>(
         again = false
         try {
           const value = await load()
-          if (live) setLoaded({ state: 'ready', value, version: ++version.current })
+          if (live && value !== shown) {
+            shown = value
+            setLoaded({ state: 'ready', value, version: ++version.current })
+          }
         } catch (error) {
+          shown = undefined
           if (live) setLoaded({ state: 'error', error: error instanceof Error ? error.message : String(error) })
         }
       } while (again && live)

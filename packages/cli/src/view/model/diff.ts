@@ -3,7 +3,7 @@ import type { AnySessionEvent, CachePrefixRow, ReconstructedRequest } from '@bri
 import type { DiffLine, MessageView, PrefixBreak, RequestDiffView } from '../types.js'
 import { breakCause, reportedSectionChanges } from './cause.js'
 import { comparePrompts } from './prefix.js'
-import { promptText, utf8Bytes, type PromptText } from './prompt-text.js'
+import { prefixBytes, promptBytes, promptText, type PromptText } from './prompt-text.js'
 import { sectionAt, type systemSpans } from './sections.js'
 
 type Spans = ReturnType<typeof systemSpans>
@@ -75,16 +75,7 @@ function prefixBreak(
 ): { kept: number; break?: PrefixBreak } {
   const compared = comparePrompts(previous, current)
   const broke = compared.broke
-  const keptText = (): string => {
-    // the kept prefix, in the serialization order, to count its UTF-8 bytes exactly
-    let text = ''
-    for (const part of [current.system, current.tools, ...current.messages]) {
-      if (text.length + part.length >= compared.keptChars) return text + part.slice(0, compared.keptChars - text.length)
-      text += part
-    }
-    return text
-  }
-  const kept = utf8Bytes(keptText())
+  const kept = prefixBytes(current, compared.keptChars)
   if (!broke) return { kept }
   const lineStart = broke.current.lastIndexOf('\n', broke.offset - 1) + 1
   const before = broke.current.slice(Math.max(lineStart, broke.offset - EXCERPT), broke.offset)
@@ -129,6 +120,16 @@ export interface DiffInput {
   previousMessages: (index: number) => MessageView
 }
 
+/**
+ * Membership in `keys` for `lookups` questions: a scan for a few (a request usually appends one or two messages to a
+ * long history, and hashing all of it for each request would cost more than the scans), a set for many.
+ */
+function memberOf(keys: readonly string[], lookups: number): (key: string) => boolean {
+  if (lookups <= 8) return (key) => keys.includes(key)
+  const set = new Set(keys)
+  return (key) => set.has(key)
+}
+
 /** How a request differs from the previous one: system lines, tools, messages, and where the prompt cache broke. */
 export function requestDiff(input: DiffInput): RequestDiffView {
   const { events, row, previous, current } = input
@@ -137,8 +138,7 @@ export function requestDiff(input: DiffInput): RequestDiffView {
   const cause =
     (row && breakCause(events, row, current, previous.rebuilt)) ?? 'the previous prompt is a prefix of this one'
   const prefix = prefixBreak(prevText, currText, cause, current)
-  const totalBytes =
-    utf8Bytes(currText.system) + utf8Bytes(currText.tools) + currText.messages.reduce((n, m) => n + utf8Bytes(m), 0)
+  const totalBytes = promptBytes(currText)
 
   // messages equal as canonical JSON count as the same message (a rewrite that changed nothing)
   const prevKeys = prevText.messages
@@ -146,13 +146,13 @@ export function requestDiff(input: DiffInput): RequestDiffView {
   let keptCount = 0
   while (keptCount < prevKeys.length && keptCount < currKeys.length && prevKeys[keptCount] === currKeys[keptCount])
     keptCount++
-  const inPrevious = new Set(prevKeys)
-  const inCurrent = new Set(currKeys)
+  const inPrevious = memberOf(prevKeys, currKeys.length - keptCount)
+  const inCurrent = memberOf(currKeys, prevKeys.length - keptCount)
   const appended: number[] = []
-  for (let i = keptCount; i < currKeys.length; i++) if (!inPrevious.has(currKeys[i]!)) appended.push(i)
+  for (let i = keptCount; i < currKeys.length; i++) if (!inPrevious(currKeys[i]!)) appended.push(i)
   const replaced: MessageView[] = []
   for (let i = keptCount; i < prevKeys.length; i++)
-    if (!inCurrent.has(prevKeys[i]!)) replaced.push(input.previousMessages(i))
+    if (!inCurrent(prevKeys[i]!)) replaced.push(input.previousMessages(i))
   const messagesKept = keptCount === prevKeys.length
   const changes = row ? reportedSectionChanges(row) : undefined
 

@@ -1,10 +1,4 @@
-import {
-  canonicalJson,
-  reconstructRequest,
-  type AnySessionEvent,
-  type ReconstructedRequest,
-  type RequestDigestRecord,
-} from '@bridle/session'
+import { canonicalJson, type ReconstructedRequest } from '@bridle/session'
 
 /**
  * A request as the prompt cache sees it: the system string, then the tools as canonical JSON, then each message as
@@ -16,44 +10,78 @@ export interface PromptText {
   messages: string[]
   /** Total length in UTF-16 code units. */
   chars: number
+  /**
+   * The serialized tools and messages, shared by every request that sends them: their UTF-8 byte counts are measured
+   * once, when a diff first asks (the session page's shares need only `chars`).
+   */
+  parts: { tools: Serialized; messages: Serialized[] }
 }
 
-/** Canonical JSON of log objects, kept per object: a message is the same frozen object in every request. */
-const jsonMemo = new WeakMap<object, string>()
+export interface Serialized {
+  readonly text: string
+  bytes?: number
+}
 
-function json(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return canonicalJson(value)
-  let text = jsonMemo.get(value)
-  if (text === undefined) jsonMemo.set(value, (text = canonicalJson(value)))
-  return text
+const bytesOf = (part: Serialized): number => (part.bytes ??= utf8Bytes(part.text))
+
+/** Canonical JSON of log objects, kept per object: a message is the same frozen object in every request. */
+const jsonMemo = new WeakMap<object, Serialized>()
+
+function serialized(value: unknown): Serialized {
+  if (typeof value !== 'object' || value === null) return { text: canonicalJson(value) }
+  let done = jsonMemo.get(value)
+  if (done === undefined) {
+    done = { text: canonicalJson(value) }
+    jsonMemo.set(value, done)
+  }
+  return done
 }
 
 /** Prompt texts by rebuilt request: a request is compared once as the current and once as the previous one. */
 const promptMemo = new WeakMap<ReconstructedRequest, PromptText>()
 
 export function promptText(rebuilt: ReconstructedRequest): PromptText {
-  let text = promptMemo.get(rebuilt)
-  if (text !== undefined) return text
+  let prompt = promptMemo.get(rebuilt)
+  if (prompt !== undefined) return prompt
   const system = rebuilt.header.system ?? ''
-  const tools = json(rebuilt.header.tools ?? [])
-  const messages = rebuilt.messages.map(json)
-  let chars = system.length + tools.length
-  for (const m of messages) chars += m.length
-  text = { system, tools, messages, chars }
-  promptMemo.set(rebuilt, text)
-  return text
+  const tools = serialized(rebuilt.header.tools ?? [])
+  const parts = rebuilt.messages.map(serialized)
+  const messages = parts.map((part) => part.text)
+  let chars = system.length + tools.text.length
+  for (const text of messages) chars += text.length
+  prompt = { system, tools: tools.text, messages, chars, parts: { tools, messages: parts } }
+  promptMemo.set(rebuilt, prompt)
+  return prompt
 }
 
 /**
- * The request a `request/digest` at `seq` describes, rebuilt from the log before it: the step's own request, or
- * for a retry (`attempt > 1`) the request at the end of the prefix — the same rule `verifyDigests` follows.
+ * UTF-8 bytes of the first `chars` code units of the prompt serialized in order (system, tools, each message): whole
+ * parts by their kept counts, the part the prefix ends in by its own bytes. Parts never split a surrogate pair
+ * between them (JSON parts start with `[` or `{`), so this is the byte length of the joined text's prefix.
  */
-export function rebuildDigested(events: readonly AnySessionEvent[], seq: number): ReconstructedRequest {
-  const record = events[seq]!.data as RequestDigestRecord
-  const prefix = events.slice(0, seq)
-  return record.attempt > 1
-    ? reconstructRequest(prefix)
-    : reconstructRequest(prefix, { turn: record.turn, step: record.step })
+export function prefixBytes(prompt: PromptText, chars: number): number {
+  let seen = 0
+  let bytes = 0
+  const part = (text: string, size: () => number): boolean => {
+    if (seen + text.length >= chars) {
+      bytes += seen + text.length === chars ? size() : utf8Bytes(text.slice(0, chars - seen))
+      return true
+    }
+    seen += text.length
+    bytes += size()
+    return false
+  }
+  const { tools, messages } = prompt.parts
+  if (part(prompt.system, () => utf8Bytes(prompt.system)) || part(tools.text, () => bytesOf(tools))) return bytes
+  for (const message of messages) if (part(message.text, () => bytesOf(message))) return bytes
+  return bytes
+}
+
+/** UTF-8 bytes of the whole serialized prompt. */
+export function promptBytes(prompt: PromptText): number {
+  let bytes = utf8Bytes(prompt.system) + bytesOf(prompt.parts.tools)
+  for (const message of prompt.parts.messages) bytes += bytesOf(message)
+  return bytes
 }
 
 /** Length of the common prefix of two strings, in UTF-16 code units. */
