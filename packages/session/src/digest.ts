@@ -57,15 +57,21 @@ export function extendChain(chain: string, messageDigestValue: string): string {
   return sha256Hex(chain + messageDigestValue)
 }
 
-/** digest(config + system + tools + chain + ':' + count). */
-export function combineRequestDigest(
+/** A request's digest parts from its four digests and message count: request = digest(config + system + tools + chain + ':' + count). */
+export function assembleDigestParts(
   config: string,
   system: string,
   tools: string,
   chain: string,
   count: number,
-): string {
-  return sha256Hex(config + system + tools + chain + ':' + String(count))
+): RequestDigestParts {
+  return {
+    request: sha256Hex(config + system + tools + chain + ':' + String(count)),
+    config,
+    system,
+    tools,
+    messages: { count, chain },
+  }
 }
 
 /** Every chain value of `messages`: index i holds `chain_i` (so index 0 is {@link EMPTY_CHAIN}). From scratch. */
@@ -82,14 +88,7 @@ export function requestDigestParts(request: DigestableRequest): RequestDigestPar
   const tools = toolsDigest(request.tools)
   const chain = messageChain(request.messages)
   const count = request.messages.length
-  const last = chain[count]!
-  return {
-    request: combineRequestDigest(config, system, tools, last, count),
-    config,
-    system,
-    tools,
-    messages: { count, chain: last },
-  }
+  return assembleDigestParts(config, system, tools, chain[count]!, count)
 }
 
 /**
@@ -142,13 +141,7 @@ export class RequestDigester {
     const { digest: config } = this.lastConfig
     const { digest: system } = this.lastSystem
     const { digest: tools } = this.lastTools
-    return {
-      request: combineRequestDigest(config, system, tools, chain, count),
-      config,
-      system,
-      tools,
-      messages: { count, chain },
-    }
+    return assembleDigestParts(config, system, tools, chain, count)
   }
 
   /** Brings the columns in line with `messages` and returns its chain value. */

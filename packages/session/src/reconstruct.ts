@@ -14,6 +14,14 @@ import { deriveEventMessage } from './derive.js'
 import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
 import { readSectionManifest, type SystemSectionRecord } from './section-manifest.js'
+import {
+  checkCompactionCount,
+  compactionRecordIn,
+  isPositiveSafeInteger,
+  modelRequestOf,
+  stepOutputAndClose,
+  turnStepOf,
+} from './step-cut.js'
 import { foldSurface } from './surface.js'
 
 /** The model-facing fields of a dispatched request (without `signal` / `sessionId`): exactly what a digest covers. */
@@ -51,17 +59,6 @@ export interface RequestStep {
   readonly stepStartSeq: number
 }
 
-const isPositiveSafeInteger = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0
-
-interface TurnStep {
-  readonly turn?: unknown
-  readonly step?: unknown
-}
-
-const dataOf = (event: AnySessionEvent): TurnStep =>
-  typeof event.data === 'object' && event.data !== null ? (event.data as TurnStep) : {}
-
 /**
  * The history a log prefix projects to, folded from scratch: its surface, each node's message (`deriveEventMessage`),
  * in surface order. Throws on a surface error in `events`. The messages are the log's own objects.
@@ -80,7 +77,7 @@ export function requestSteps(events: readonly AnySessionEvent[]): RequestStep[] 
   const steps: RequestStep[] = []
   for (const event of events) {
     if (event.type !== 'step/start') continue
-    const { turn, step } = dataOf(event)
+    const { turn, step } = turnStepOf(event)
     steps.push({ turn: turn as number, step: step as number, stepStartSeq: event.seq })
   }
   return steps
@@ -104,7 +101,9 @@ export function reconstructRequest(
     if (!isPositiveSafeInteger(turn) || !isPositiveSafeInteger(step)) {
       throw new Error('reconstructRequest: turn and step must be positive safe integers')
     }
-    stepStart = events.findIndex((e) => e.type === 'step/start' && dataOf(e).turn === turn && dataOf(e).step === step)
+    stepStart = events.findIndex(
+      (e) => e.type === 'step/start' && turnStepOf(e).turn === turn && turnStepOf(e).step === step,
+    )
     if (stepStart < 0) throw new Error(`reconstructRequest: no step/start for turn ${turn} step ${step}`)
   } else {
     for (let i = events.length - 1; i >= 0; i--) {
@@ -114,29 +113,12 @@ export function reconstructRequest(
       }
     }
     if (stepStart < 0) throw new Error('reconstructRequest: no step/start in the given events')
-    const data = dataOf(events[stepStart]!)
+    const data = turnStepOf(events[stepStart]!)
     turn = data.turn as number
     step = data.step as number
   }
 
-  let outputSeq: number | undefined
-  let closeSeq: number | undefined
-  for (let i = stepStart + 1; i < events.length; i++) {
-    const event = events[i]!
-    const data = dataOf(event)
-    if (
-      (event.type === 'assistant/chunk' || event.type === 'assistant/message') &&
-      data.turn === turn &&
-      data.step === step
-    ) {
-      outputSeq = i
-      break
-    }
-    if (closeSeq === undefined) {
-      if (event.type === 'step/end' && data.turn === turn && data.step === step) closeSeq = i
-      else if (event.type === 'turn/end' && data.turn === turn) closeSeq = i
-    }
-  }
+  const { outputSeq, closeSeq } = stepOutputAndClose(events, stepStart, events.length, turn, step)
   const cutSeq = at === undefined ? events.length : (outputSeq ?? closeSeq ?? events.length)
   const prefix = events.slice(0, cutSeq)
 
@@ -144,22 +126,15 @@ export function reconstructRequest(
   const record = lastRequestHeaderRecord(prefix)
   if (record === undefined) throw new Error(`reconstructRequest: no request/header precedes turn ${turn} step ${step}`)
   let header = canonicalHeader(record.header)
-  const compaction = compactionRecordOf(prefix, stepStart, turn, step)
+  const compaction = compactionRecordIn(prefix, stepStart, prefix.length, turn, step)
   if (compaction !== undefined) {
     const { count, config, adapterDefaults, instruction } = compaction.record
-    if (!Number.isSafeInteger(count) || count < 1 || count > messages.length) {
-      throw new Error(
-        `reconstructRequest: the compaction request of turn ${turn} step ${step} carries ${String(count)} messages but the surface holds ${messages.length}`,
-      )
-    }
+    checkCompactionCount(count, messages.length, turn, step)
     // A summary request: the conversation's system and tools, its own route, the summarized messages, the instruction.
     header = canonicalHeader({ ...header, config, adapterDefaults })
     messages = [...messages.slice(0, count), instruction]
   }
-  const request: Record<string, unknown> = { ...header.config }
-  if (header.system !== undefined) request.system = header.system
-  if (header.tools !== undefined) request.tools = header.tools
-  request.messages = messages
+  const request = modelRequestOf(header, messages)
   return deepFreeze({
     turn,
     step,
@@ -172,24 +147,7 @@ export function reconstructRequest(
     sections: readSectionManifest(header.system ?? '', record.sections),
     context: foldRequestContext(prefix),
     messages,
-    request: request as unknown as ReconstructedModelRequest,
+    request,
     ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
   })
-}
-
-/** The `request/compaction` record of step `{turn, step}` inside `prefix` (after its `step/start`), if any. */
-function compactionRecordOf(
-  prefix: readonly AnySessionEvent[],
-  stepStart: number,
-  turn: number,
-  step: number,
-): { readonly seq: number; readonly record: CompactionRequestRecord } | undefined {
-  for (let i = stepStart + 1; i < prefix.length; i++) {
-    const event = prefix[i]!
-    if (event.type !== 'request/compaction') continue
-    const data = dataOf(event)
-    if (data.turn === turn && data.step === step)
-      return { seq: event.seq, record: event.data as CompactionRequestRecord }
-  }
-  return undefined
 }

@@ -8,7 +8,7 @@
 import { deepFreeze, type Message } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from './canonical.js'
 import {
-  combineRequestDigest,
+  assembleDigestParts,
   configDigest,
   EMPTY_CHAIN,
   extendChain,
@@ -101,12 +101,6 @@ export class ReplayHashes {
     }
     const count = rebuilt.request.messages.length
     const { config, system, tools } = digests
-    return {
-      request: combineRequestDigest(config, system, tools, chain, count),
-      config,
-      system,
-      tools,
-      messages: { count, chain },
-    }
+    return assembleDigestParts(config, system, tools, chain, count)
   }
 }

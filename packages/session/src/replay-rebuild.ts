@@ -7,7 +7,6 @@
 import { deepFreeze, type Message } from '@bridle/llm'
 import type {
   AnySessionEvent,
-  CompactionRequestRecord,
   EpochHeader,
   RequestContext,
   RequestDigestRecord,
@@ -15,15 +14,16 @@ import type {
 } from './events.js'
 import type { LogFold } from './replay-fold.js'
 import { canonicalHeader } from './request-header.js'
-import type { ReconstructedModelRequest, ReconstructedRequest } from './reconstruct.js'
+import type { ReconstructedRequest } from './reconstruct.js'
 import { readSectionManifest, type SystemSectionRecord } from './section-manifest.js'
-
-const isPositiveSafeInteger = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0
-
-type TurnStep = { readonly turn?: unknown; readonly step?: unknown }
-const dataOf = (event: AnySessionEvent): TurnStep =>
-  typeof event.data === 'object' && event.data !== null ? (event.data as TurnStep) : {}
+import {
+  checkCompactionCount,
+  compactionRecordIn,
+  isPositiveSafeInteger,
+  modelRequestOf,
+  stepOutputAndClose,
+  turnStepOf,
+} from './step-cut.js'
 
 interface HeaderFacts {
   readonly header: EpochHeader
@@ -57,7 +57,7 @@ export class RequestRebuilder {
     if (retry) {
       stepStart = fold.lastStepStart
       if (stepStart < 0) throw new Error('reconstructRequest: no step/start in the given events')
-      const data = dataOf(events[stepStart]!)
+      const data = turnStepOf(events[stepStart]!)
       turn = data.turn as number
       step = data.step as number
     } else {
@@ -70,24 +70,7 @@ export class RequestRebuilder {
       if (stepStart < 0) throw new Error(`reconstructRequest: no step/start for turn ${turn} step ${step}`)
     }
 
-    let outputSeq: number | undefined
-    let closeSeq: number | undefined
-    for (let i = stepStart + 1; i < d; i++) {
-      const event = events[i]!
-      const data = dataOf(event)
-      if (
-        (event.type === 'assistant/chunk' || event.type === 'assistant/message') &&
-        data.turn === turn &&
-        data.step === step
-      ) {
-        outputSeq = i
-        break
-      }
-      if (closeSeq === undefined) {
-        if (event.type === 'step/end' && data.turn === turn && data.step === step) closeSeq = i
-        else if (event.type === 'turn/end' && data.turn === turn) closeSeq = i
-      }
-    }
+    const { outputSeq, closeSeq } = stepOutputAndClose(events, stepStart, d, turn, step)
     const cutSeq = retry ? d : (outputSeq ?? closeSeq ?? d)
 
     const surface = fold.surfaceMessages(cutSeq)
@@ -97,24 +80,17 @@ export class RequestRebuilder {
     if (headerAt < 0) throw new Error(`reconstructRequest: no request/header precedes turn ${turn} step ${step}`)
     const facts = this.headerFacts(headerAt)
     let header = facts.header
-    const compaction = this.compactionRecord(stepStart, cutSeq, turn, step)
+    const compaction = compactionRecordIn(events, stepStart, cutSeq, turn, step)
     if (compaction !== undefined) {
       const { count, config, adapterDefaults, instruction } = compaction.record
-      if (!Number.isSafeInteger(count) || count < 1 || count > messages.length) {
-        throw new Error(
-          `reconstructRequest: the compaction request of turn ${turn} step ${step} carries ${String(count)} messages but the surface holds ${messages.length}`,
-        )
-      }
+      checkCompactionCount(count, messages.length, turn, step)
       header = deepFreeze(canonicalHeader({ ...header, config, adapterDefaults }))
       messages = [...messages.slice(0, count), instruction]
       messageSeqs = [...messageSeqs.slice(0, count), undefined]
       deepFreeze(compaction)
     }
     Object.freeze(messages)
-    const request: Record<string, unknown> = { ...header.config }
-    if (header.system !== undefined) request.system = header.system
-    if (header.tools !== undefined) request.tools = header.tools
-    request.messages = messages
+    const request = modelRequestOf(header, messages)
     const contextAt = fold.contextBefore(cutSeq)
     const context = contextAt < 0 ? undefined : deepFreeze(events[contextAt]!.data as RequestContext)
     // The log's messages are deep-frozen as the replay hashes them, once each; here only the new containers.
@@ -130,7 +106,7 @@ export class RequestRebuilder {
       sections: facts.sections,
       context,
       messages,
-      request: Object.freeze(request) as unknown as ReconstructedModelRequest,
+      request: Object.freeze(request),
       ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
     })
     return { rebuilt, messageSeqs: Object.freeze(messageSeqs) }
@@ -146,22 +122,5 @@ export class RequestRebuilder {
       this.headers.set(at, facts)
     }
     return facts
-  }
-
-  /** The step's `request/compaction` record between its `step/start` and the cut, if any. */
-  private compactionRecord(
-    stepStart: number,
-    cutSeq: number,
-    turn: number,
-    step: number,
-  ): { readonly seq: number; readonly record: CompactionRequestRecord } | undefined {
-    for (let i = stepStart + 1; i < cutSeq; i++) {
-      const event = this.events[i]!
-      if (event.type !== 'request/compaction') continue
-      const data = dataOf(event)
-      if (data.turn === turn && data.step === step)
-        return { seq: event.seq, record: event.data as CompactionRequestRecord }
-    }
-    return undefined
   }
 }
