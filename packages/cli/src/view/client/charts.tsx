@@ -22,6 +22,16 @@ function thinTicks(labels: string[]): string[] {
   return labels.filter((_, i) => i % every === 0)
 }
 
+/** The x axis both charts share: one band per request, labelled turn.step, tilted when crowded. */
+function requestAxis(labels: string[]) {
+  return {
+    domain: labels,
+    ticks: thinTicks(labels),
+    label: 'request (turn.step)',
+    tickRotate: labels.length > 12 ? -45 : 0,
+  }
+}
+
 const KINDS = ['input (not cached)', 'cached input', 'output'] as const
 
 /** Tokens per request as the provider reported them: uncached input, cached input and output, stacked. */
@@ -48,12 +58,7 @@ export function TokensChart({ requests }: { requests: RequestRow[] }) {
           width,
           height: 240,
           marginLeft: 56,
-          x: {
-            domain: labels,
-            ticks: thinTicks(labels),
-            label: 'request (turn.step)',
-            tickRotate: labels.length > 12 ? -45 : 0,
-          },
+          x: requestAxis(labels),
           y: { grid: true, label: 'tokens' },
           color: { domain: [...KINDS], range: ['#4e79a7', '#59a14f', '#f28e2b'], legend: true },
           marks: [
@@ -88,12 +93,7 @@ export function PrefixChart({ requests }: { requests: RequestRow[] }) {
           width,
           height: 200,
           marginLeft: 56,
-          x: {
-            domain: labels,
-            ticks: thinTicks(labels),
-            label: 'request (turn.step)',
-            tickRotate: labels.length > 12 ? -45 : 0,
-          },
+          x: requestAxis(labels),
           y: { domain: [0, 100], grid: true, label: 'prompt kept (%)' },
           marks: [
             Plot.lineY(points, { x: 'label', y: 'share', stroke: '#4e79a7' }),

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import type { SessionView } from '../types.js'
 import type { Change, DataSource } from './data.js'
 
 export type Loaded<T> =
@@ -55,4 +56,15 @@ export function useLive<T>(
     }
   }, [key])
   return loaded
+}
+
+/** One session's view, loaded again whenever the server reports that session changed (session and request pages). */
+export function useLiveSession(data: DataSource, id: string): Loaded<SessionView> {
+  return useLive(
+    data,
+    `session:${id}`,
+    () => data.session(id),
+    (c) => c.kind === 'session' && c.id === id,
+    id,
+  )
 }

@@ -3,7 +3,7 @@ import { Failure, Loading, Section, Text, Verified } from '../components.js'
 import type { DataSource } from '../data.js'
 import { DiffView } from '../diff.js'
 import { count, duration, requestLabel } from '../format.js'
-import { useLive } from '../live.js'
+import { useLive, useLiveSession } from '../live.js'
 import { MessageCard } from '../messages.js'
 import { requestHref, sessionHref } from '../router.js'
 
@@ -76,13 +76,7 @@ export function RequestPage({ data, id, seq }: { data: DataSource; id: string; s
     () => data.request(id, seq),
     () => false,
   )
-  const session = useLive(
-    data,
-    `session:${id}`,
-    () => data.session(id),
-    (c) => c.kind === 'session' && c.id === id,
-    id,
-  )
+  const session = useLiveSession(data, id)
   if (loaded.state === 'loading') return <Loading />
   if (loaded.state === 'error')
     return <Failure title={`Cannot show request ${seq} of session ${id}`} error={loaded.error} />

@@ -3,7 +3,7 @@ import { PrefixChart, TokensChart } from '../charts.js'
 import { Failure, Loading, Section, SessionVerified, Text, Verified } from '../components.js'
 import type { DataSource } from '../data.js'
 import { count, duration, percent, plural, requestLabel, stamp } from '../format.js'
-import { useLive } from '../live.js'
+import { useLiveSession } from '../live.js'
 import { useRevealed } from '../reveal.js'
 import { requestHref } from '../router.js'
 
@@ -161,13 +161,7 @@ function replacementsByTurn(view: SessionView): Map<number, ReplacementRow[]> {
 
 /** One session: summary, charts, and the timeline of turns and steps. */
 export function SessionPage({ data, id }: { data: DataSource; id: string }) {
-  const loaded = useLive(
-    data,
-    `session:${id}`,
-    () => data.session(id),
-    (c) => c.kind === 'session' && c.id === id,
-    id,
-  )
+  const loaded = useLiveSession(data, id)
   const revealed = useRevealed(loaded.state === 'ready' ? loaded.value.turns.length : 0)
   if (loaded.state === 'loading') return <Loading />
   if (loaded.state === 'error') return <Failure title={`Cannot show session ${id}`} error={loaded.error} />
