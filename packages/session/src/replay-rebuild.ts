@@ -16,14 +16,7 @@ import type { LogFold } from './replay-fold.js'
 import { canonicalHeader } from './request-header.js'
 import type { ReconstructedRequest } from './reconstruct.js'
 import { readSectionManifest, type SystemSectionRecord } from './section-manifest.js'
-import {
-  checkCompactionCount,
-  compactionRecordIn,
-  isPositiveSafeInteger,
-  modelRequestOf,
-  stepOutputAndClose,
-  turnStepOf,
-} from './step-cut.js'
+import * as cut from './step-cut.js'
 
 interface HeaderFacts {
   readonly header: EpochHeader
@@ -57,20 +50,20 @@ export class RequestRebuilder {
     if (retry) {
       stepStart = fold.lastStepStart
       if (stepStart < 0) throw new Error('reconstructRequest: no step/start in the given events')
-      const data = turnStepOf(events[stepStart]!)
+      const data = cut.turnStepOf(events[stepStart]!)
       turn = data.turn as number
       step = data.step as number
     } else {
       turn = record.turn
       step = record.step
-      if (!isPositiveSafeInteger(turn) || !isPositiveSafeInteger(step)) {
+      if (!cut.isPositiveSafeInteger(turn) || !cut.isPositiveSafeInteger(step)) {
         throw new Error('reconstructRequest: turn and step must be positive safe integers')
       }
       stepStart = fold.firstStepStart(turn, step)
       if (stepStart < 0) throw new Error(`reconstructRequest: no step/start for turn ${turn} step ${step}`)
     }
 
-    const { outputSeq, closeSeq } = stepOutputAndClose(events, stepStart, d, turn, step)
+    const { outputSeq, closeSeq } = cut.stepOutputAndClose(events, stepStart, d, turn, step)
     const cutSeq = retry ? d : (outputSeq ?? closeSeq ?? d)
 
     const surface = fold.surfaceMessages(cutSeq)
@@ -80,17 +73,17 @@ export class RequestRebuilder {
     if (headerAt < 0) throw new Error(`reconstructRequest: no request/header precedes turn ${turn} step ${step}`)
     const facts = this.headerFacts(headerAt)
     let header = facts.header
-    const compaction = compactionRecordIn(events, stepStart, cutSeq, turn, step)
+    const compaction = cut.compactionRecordIn(events, stepStart, cutSeq, turn, step)
     if (compaction !== undefined) {
       const { count, config, adapterDefaults, instruction } = compaction.record
-      checkCompactionCount(count, messages.length, turn, step)
+      cut.checkCompactionCount(count, messages.length, turn, step)
       header = deepFreeze(canonicalHeader({ ...header, config, adapterDefaults }))
       messages = [...messages.slice(0, count), instruction]
       messageSeqs = [...messageSeqs.slice(0, count), undefined]
       deepFreeze(compaction)
     }
     Object.freeze(messages)
-    const request = modelRequestOf(header, messages)
+    const request = cut.modelRequestOf(header, messages)
     const contextAt = fold.contextBefore(cutSeq)
     const context = contextAt < 0 ? undefined : deepFreeze(events[contextAt]!.data as RequestContext)
     // The log's messages are deep-frozen as the replay hashes them, once each; here only the new containers.
