@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { ReadFile } from '@bridle/plugin-read-file'
 import { ScriptedModel } from '@bridle/plugin-scripted-model'
 import { SessionPersistenceCorruptionError, SessionStore, verifyDigests, type SessionEvent } from '@bridle/session'
@@ -34,7 +34,15 @@ let original: string
 /** A context with only the store and the backend: a later process holding the file, not the one that wrote it. */
 let reader: Context
 
-beforeAll(async () => {
+/**
+ * Runs the walk-through once per file, from inside the first test that needs it (not a `beforeAll`): code a hook runs
+ * counts as covered by no test, so a mutation run (TESTING.md) would otherwise re-run every test for each mutant in
+ * the session code it reaches.
+ */
+let walkThrough: Promise<void> | undefined
+const ready = (): Promise<void> => (walkThrough ??= runWalkThrough())
+
+async function runWalkThrough(): Promise<void> {
   workspace = await mkdtemp(join(tmpdir(), 'bridle-prov-ws-'))
   root = await mkdtemp(join(tmpdir(), 'bridle-prov-root-'))
   await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'demo-package', version: '1.0.0' }, null, 2))
@@ -108,11 +116,11 @@ beforeAll(async () => {
   reader.plugin(SessionStore)
   reader.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
   await tick()
-})
+}
 
 afterAll(async () => {
-  await rm(workspace, { recursive: true, force: true })
-  await rm(root, { recursive: true, force: true })
+  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true })
+  if (root !== undefined) await rm(root, { recursive: true, force: true })
 })
 
 /** Verification of the stored file as a later process sees it. */
@@ -156,6 +164,7 @@ const editable = (key: string) => !['type', 'role', 'kind', 'toolCallId', 'callI
 
 describe('provability: the walk-through log, reloaded and tampered with', () => {
   it('reloaded in a fresh context (inspect and load), every step verifies clean', async () => {
+    await ready()
     const inspected = await reader.sessionPersistence!.inspect(ID)
     const loaded = await reader.sessionPersistence!.load(ID)
     expect(loaded.events).toEqual(inspected.events)
@@ -173,6 +182,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('editing one character of any string of any message fails that step and every later step that contains it: messages, request', async () => {
+    await ready()
     const { events } = await verifyStored()
     const digests = digestSeqs(events)
     const messageEvents = events.filter((e) => ['user/message', 'assistant/message', 'tool/result'].includes(e.type))
@@ -217,6 +227,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('editing the system string of a request/header fails exactly the steps sent under that header: system, request', async () => {
+    await ready()
     await writeFile(path, original)
     const { events } = await verifyStored()
     const digests = digestSeqs(events)
@@ -246,6 +257,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('editing a tool schema in a request/header fails exactly the steps sent under that header: tools, request', async () => {
+    await ready()
     await writeFile(path, original)
     const { events } = await verifyStored()
     const digests = digestSeqs(events)
@@ -270,6 +282,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('an edit that does not recompute the line checksums is refused as corruption naming the line', async () => {
+    await ready()
     await writeFile(path, original)
     const { events } = await verifyStored()
     const header = events.find((e) => e.type === 'request/header')!
@@ -292,6 +305,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('the edited files still load: no corruption is reported, the damage shows only in verification', async () => {
+    await ready()
     await writeFile(path, original)
     const { events } = await verifyStored()
     const header = events.find((e) => e.type === 'request/header')!
