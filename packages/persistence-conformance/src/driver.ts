@@ -1,6 +1,6 @@
 import { type SessionHeader, SessionStore, type SessionPersistence } from '@bridle/session'
 import { Context, Logger } from 'cordis'
-import { afterEach } from 'vitest'
+import { afterEach, onTestFinished } from 'vitest'
 
 /** The backend config keys every backend shares (the rest of its config comes from the driver). */
 export interface SharedConfig {
@@ -92,7 +92,7 @@ export function captureWarnings(name: string): string[] {
     },
   }
   ;(Logger.targets as unknown[]).push(target)
-  afterEach(() => {
+  onTestFinished(() => {
     const targets = Logger.targets as unknown[]
     const index = targets.indexOf(target)
     if (index >= 0) targets.splice(index, 1)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionStore, type Session } from '@bridle/session'
 import { Context, Logger } from 'cordis'
-import { afterEach, expect } from 'vitest'
+import { afterEach, expect, onTestFinished } from 'vitest'
 import { sealLog, SessionJsonl, type FsLayer, type SessionJsonlConfigInput } from '../src/index.js'
 import { scriptedAppends, type ScriptedAppend } from './fixtures/script.js'
 
@@ -59,7 +59,7 @@ export function captureWarnings(): string[] {
   const levels = Logger.levels as Record<string, unknown>
   const previous = levels['session-jsonl']
   levels['session-jsonl'] = 1
-  afterEach(() => {
+  onTestFinished(() => {
     const targets = Logger.targets as unknown[]
     const index = targets.indexOf(target)
     if (index >= 0) targets.splice(index, 1)
