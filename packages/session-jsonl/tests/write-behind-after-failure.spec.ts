@@ -168,3 +168,30 @@ describe('who writes what, and when the queue is idle', () => {
     expect(q.queue.pendingCount).toBe(1)
   })
 })
+
+describe('after a failed background batch', () => {
+  it('writing resumes with ordinary windows: one per idle start, never shortened by an earlier event', async () => {
+    const q = gatedQueue(100)
+    q.queue.push(0)
+    await vi.advanceTimersByTimeAsync(100)
+    q.gates[0]!.reject(new Error('EIO'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.failures).toHaveLength(1)
+    q.queue.push(1) // resumes: opens a window
+    await vi.advanceTimersByTimeAsync(50)
+    q.queue.push(2) // joins that window
+    await vi.advanceTimersByTimeAsync(50)
+    expect(q.batches).toEqual([[0], [0, 1, 2]])
+    q.gates[1]!.resolve()
+    await vi.advanceTimersByTimeAsync(20)
+    q.queue.push(3) // the queue is idle again: a full window of its own
+    await vi.advanceTimersByTimeAsync(99)
+    expect(q.batches).toEqual([[0], [0, 1, 2]])
+    await vi.advanceTimersByTimeAsync(1)
+    expect(q.batches).toEqual([[0], [0, 1, 2], [3]])
+    q.gates[2]!.resolve()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(q.queue.idle).toBe(true)
+    expect(q.failures).toHaveLength(1)
+  })
+})

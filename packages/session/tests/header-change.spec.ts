@@ -166,3 +166,61 @@ describe('the session folds the header the loop will compare against', () => {
     expect(headerEquals(s.requestHeader()!, withStop(['END', 'STOP']))).toBe(true)
   })
 })
+
+describe('tool objects however they were built: the comparison follows the JSON the model receives', () => {
+  it('a tool that gains a field after its others (such as `strict: true`) is a change', () => {
+    const strict = { ...readFile(schema), strict: true } as ToolSchema
+    expectChange(header({ tools: [readFile(schema)] }), header({ tools: [strict] }))
+  })
+
+  it('the same fields in another order are a change (every field moved, values shared)', () => {
+    const tool = readFile(schema)
+    const rotated = { parameters: tool.parameters, name: tool.name, description: tool.description } as ToolSchema
+    expectChange(header({ tools: [tool] }), header({ tools: [rotated] }))
+  })
+
+  it('dates in a schema compare by the time they serialize to', () => {
+    expectChange(withTool({ ...schema, default: new Date(0) }), withTool({ ...schema, default: new Date(1000) }))
+    expect(headerEquals(withTool({ default: new Date(5) }), withTool({ default: new Date(5) }))).toBe(true)
+    // objects without a prototype (as some parsers build them) all the way down
+    const bare = (date: Date) =>
+      header({
+        tools: [
+          Object.assign(Object.create(null), {
+            name: 't',
+            description: 'd',
+            parameters: Object.assign(Object.create(null), { default: date }),
+          }),
+        ],
+      })
+    expectChange(bare(new Date(0)), bare(new Date(1000)))
+  })
+
+  it('a tool that is a class instance serializing itself differently (toJSON) compares by its JSON', () => {
+    class StrictTool {
+      constructor(
+        readonly name: string,
+        readonly description: string,
+        readonly parameters: ToolSchema['parameters'],
+      ) {}
+      toJSON() {
+        return { name: this.name, description: this.description, parameters: this.parameters, strict: true }
+      }
+    }
+    const plain = readFile(schema)
+    const instance = new StrictTool(plain.name, plain.description, plain.parameters) as unknown as ToolSchema
+    expectChange(header({ tools: [plain] }), header({ tools: [instance] }))
+  })
+
+  it('a shared toJSON that serializes state outside the own fields compares by its output', () => {
+    // a schema builder's node: what it serializes to is not among its enumerable fields
+    function toJSON(this: { spec: unknown }) {
+      return this.spec
+    }
+    const node = (spec: unknown) => Object.defineProperty({ toJSON }, 'spec', { value: spec, enumerable: false })
+    expectChange(withTool({ items: node({ type: 'string' }) }), withTool({ items: node({ type: 'number' }) }))
+    expect(
+      headerEquals(withTool({ items: node({ type: 'string' }) }), withTool({ items: node({ type: 'string' }) })),
+    ).toBe(true)
+  })
+})

@@ -134,3 +134,18 @@ describe('a step without output, followed by an answered step of the same turn',
     expect(second.request.system).toBe('second system')
   })
 })
+
+describe('a log that opens with its request/header', () => {
+  it('finds the header at the very first position (seq 0)', () => {
+    const s = Session.create('s')
+    s.append('request/header', { header: h1, reason: 'initial' })
+    s.append('turn/start', { turn: 1 })
+    s.append('step/start', { turn: 1, step: 1 })
+    s.append('user/message', user('one'), { surfaceOp: 'append' })
+    answer(s, 1, 1, 'answer one')
+    const r = reconstructRequest(s.events, { turn: 1, step: 1 })
+    expect(r.headerSeq).toBe(0)
+    expect(r.header).toEqual(h1)
+    expect(texts(r.messages)).toEqual(['one'])
+  })
+})

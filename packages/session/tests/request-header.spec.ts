@@ -14,6 +14,12 @@ describe('canonicalHeader', () => {
     expect('system' in h || 'tools' in h || 'adapterDefaults' in h).toBe(false)
   })
 
+  it('a header without system, tools or adapterDefaults gets no such keys, not even undefined ones', () => {
+    const config = { provider: 'p', model: 'm' }
+    expect(Object.keys(canonicalHeader({ config }))).toEqual(['config'])
+    expect(Object.keys(canonicalHeader({ config, system: 'S' }))).toEqual(['config', 'system'])
+  })
+
   it('keeps adapterDefaults whole when a flag is true, and tools in their order', () => {
     const input: EpochHeader = {
       config: { provider: 'p', model: 'm', maxTokens: 5 },
