@@ -3,17 +3,11 @@
  * step was built from, using only a log prefix.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
-import type {
-  AnySessionEvent,
-  CompactionRequestRecord,
-  EpochHeader,
-  RequestContext,
-  RequestHeaderReason,
-} from './events.js'
+import type { AnySessionEvent, CompactionRequestRecord, RequestContext } from './events.js'
 import { deriveEventMessage } from './derive.js'
 import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
-import { readSectionManifest, type SystemSectionRecord } from './section-manifest.js'
+import { readSectionManifest } from './section-manifest.js'
 import {
   checkCompactionCount,
   compactionRecordIn,
@@ -125,5 +119,7 @@ export function reconstructRequest(
   const sections = readSectionManifest(header.system ?? '', record.sections)
   const heading = { header, headerSeq: record.seq, headerReason: record.reason, sections }
   const request = modelRequestOf(header, messages)
-  return deepFreeze(rebuiltRecord(where, heading, { context: foldRequestContext(prefix), messages, request, compaction }))
+  return deepFreeze(
+    rebuiltRecord(where, heading, { context: foldRequestContext(prefix), messages, request, compaction }),
+  )
 }
