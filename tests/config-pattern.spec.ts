@@ -1,7 +1,8 @@
 /**
  * One config pattern for every plugin (CONTRIBUTING.md, "Plugin config"): a plugin's `Config` is made with
- * `configParser`, so the constructor's `this.config = Config(config)` keeps the config cordis already parsed (the same
- * object, parsed once) while a plugin built directly with a bad config still throws the same `ConfigError`.
+ * `configParser`, so the constructor's `Config(config)` (in `configuredPlugin`, or in a `HomeService`'s `super` call)
+ * keeps the config cordis already parsed (the same object, parsed once) while a plugin built directly with a bad
+ * config still throws the same `ConfigError`.
  */
 import { AgentLoop } from '@bridle/agent-loop'
 import { LlmRuntime } from '@bridle/llm'

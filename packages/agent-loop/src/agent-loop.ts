@@ -1,5 +1,6 @@
 import type { Session, SessionPreparation } from '@bridle/session'
-import { Service, type Context } from 'cordis'
+import { HomeService } from '@bridle/scope'
+import type { Context } from 'cordis'
 import { Agent, abortSetup } from './agent.js'
 import { emitAgentEvent } from './agent-events.js'
 import { Config, type AgentLoopConfigInput, type ResolvedAgentLoopConfig } from './config.js'
@@ -31,12 +32,10 @@ function agentOptionsOf(options: AgentOptions): AgentOptions {
  * The agent loop service (`ctx.agentLoop`): creates, resumes, lists and disposes agents, and registers
  * the `provider` / `model` / `cwd` prompt variables. An app loads it with `ctx.plugin(AgentLoop, config)`.
  */
-export class AgentLoop extends Service {
+export class AgentLoop extends HomeService<ResolvedAgentLoopConfig> {
   static inject = ['sessions', 'llm', 'tools', 'systemPrompt']
   static Config = Config
 
-  declare readonly config: ResolvedAgentLoopConfig
-  private readonly own: Context
   private readonly entries = new Map<string, Entry>()
   private readonly inFlight = new Set<Promise<unknown>>()
   private readonly unloadWaiters = new Set<() => void>()
@@ -44,13 +43,10 @@ export class AgentLoop extends Service {
   private readonly observers: SessionObservers
 
   constructor(ctx: Context, config?: AgentLoopConfigInput | null) {
-    const resolved = Config(config)
-    super(ctx, 'agentLoop', true)
-    this.config = resolved
-    this.own = ctx
+    super(ctx, 'agentLoop', Config(config))
     this.observers = new SessionObservers(ctx)
     registerLoopVariables(ctx)
-    startConfiguredAgents(this, ctx, resolved.agents)
+    startConfiguredAgents(this, ctx, this.config.agents)
   }
 
   /**
@@ -66,7 +62,7 @@ export class AgentLoop extends Service {
     const prepareOptions: { seed?: CreateAgentOptions['seed']; meta?: { cwd: string } } = {}
     if (options.seed !== undefined) prepareOptions.seed = options.seed
     if (options.cwd !== undefined) prepareOptions.meta = { cwd: options.cwd }
-    const session = this.own.sessions.prepare(options.sessionId, prepareOptions)
+    const session = this.home.sessions.prepare(options.sessionId, prepareOptions)
     return this.publish(caller, session, agentOptions, options.setup, 'startup')
   }
 
@@ -78,13 +74,13 @@ export class AgentLoop extends Service {
     const caller = this.ctx
     const agentOptions = agentOptionsOf(options)
     if (!this.state.active) throw new Error('agent loop is not active')
-    const persistence = this.own.get('sessionPersistence')
+    const persistence = this.home.get('sessionPersistence')
     if (!persistence) {
       throw new Error(
         'cannot resume: session persistence is not configured (load a session persistence backend such as @bridle/session-jsonl)',
       )
     }
-    if (this.own.sessions.get(sessionId)) throw new Error(`session "${sessionId}" already exists`)
+    if (this.home.sessions.get(sessionId)) throw new Error(`session "${sessionId}" already exists`)
     const task = this.prepareRaced(caller, sessionId, options.signal, () =>
       persistence.prepare(sessionId, options.signal),
     )
@@ -152,7 +148,7 @@ export class AgentLoop extends Service {
     try {
       agent = new Agent({
         loop: this,
-        loopCtx: this.own,
+        loopCtx: this.home,
         session,
         options,
         release: (a) => this.release(a),
@@ -163,9 +159,9 @@ export class AgentLoop extends Service {
       entry.detach = agent.ctx.sessions.enter(session)
       agent.ctx.sessions.announce(session)
       this.entries.set(agent.id, entry as Entry)
-      emitAgentEvent(this.own, agent, 'agent/created', {}, { veto: true })
+      emitAgentEvent(this.home, agent, 'agent/created', {}, { veto: true })
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
-      emitAgentEvent(this.own, agent, 'agent/session-start', { source })
+      emitAgentEvent(this.home, agent, 'agent/session-start', { source })
       if (agent.disposing) throw new Error(`agent "${agent.id}" setup aborted: owner disposed during setup`)
       // Last: the calling context owns the agent (an inactive caller throws here and rolls back).
       const owned = agent
@@ -177,7 +173,7 @@ export class AgentLoop extends Service {
         abortSetup(agent)
         if (this.entries.get(agent.id) === entry) {
           this.entries.delete(agent.id)
-          emitAgentEvent(this.own, agent, 'agent/disposed', {})
+          emitAgentEvent(this.home, agent, 'agent/disposed', {})
         }
         entry.released = true
         entry.detach?.()
@@ -193,7 +189,7 @@ export class AgentLoop extends Service {
     if (!entry || entry.agent !== agent || entry.released) return
     entry.released = true
     this.entries.delete(agent.id)
-    emitAgentEvent(this.own, agent, 'agent/disposed', {})
+    emitAgentEvent(this.home, agent, 'agent/disposed', {})
     entry.detach?.()
     entry.owner?.()
   }

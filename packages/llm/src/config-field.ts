@@ -15,3 +15,11 @@ export function nullAsAbsent<T extends z.ZodType>(schema: T): NullAsAbsent<T> {
 export type NullAsAbsent<T extends z.ZodType> = z.ZodPipe<z.ZodTransform<z.input<T>, z.input<T> | null>, T> & {
   _zod: { optin: T['_zod']['optin']; optout: T['_zod']['optout'] }
 }
+
+/**
+ * An optional whole-number config field between `min` and `max` (inclusive) that takes `fallback` when absent or
+ * `null`: the shape of every size, count and timeout in the plugins' configs.
+ */
+export function intInRange(min: number, max: number, fallback: number) {
+  return nullAsAbsent(z.number().int().min(min).max(max).default(fallback))
+}

@@ -52,7 +52,7 @@ export function parseConfig<T>(pluginName: string, schema: ConfigSchemaLike<T>, 
 /**
  * Makes a plugin's `Config(raw)` from its parse function. Every config it returns is remembered, and a remembered
  * config handed back is returned as it is. Cordis calls a plugin's `static Config` before it constructs the plugin;
- * the constructor calls `Config` again (`this.config = Config(config)`) so that a plugin built directly with
+ * the constructor calls `Config` again (as `configuredPlugin` does) so that a plugin built directly with
  * `new Plugin(ctx, raw)` validates `raw` too. Through cordis, that second call neither parses again nor fails.
  */
 export function configParser<Raw, T extends object>(parse: (raw: Raw) => T): (raw: Raw) => T {

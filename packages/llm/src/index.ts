@@ -110,7 +110,8 @@ export {
   formatIssuePath,
   parseConfig,
 } from './config.js'
-export { nullAsAbsent, type NullAsAbsent } from './config-field.js'
+export { intInRange, nullAsAbsent, type NullAsAbsent } from './config-field.js'
+export { configuredPlugin } from './configured-plugin.js'
 export { isRecord } from './record.js'
 export { type NormalizedApiKey, normalizeApiKey, assertUsableApiKey } from './credentials.js'
 export { REDACTED, MIN_SECRET_LENGTH, redactSecrets, urlHasCredentials } from './secrets.js'

@@ -3,9 +3,9 @@
  * effects of the caller's context), model resolution, one-shot prepared calls, and `stream()` through the
  * `llm/stream` waterfall. The `Context` property and both events are declared here, where they are emitted.
  */
-import { Service, type Context } from 'cordis'
+import type { Context } from 'cordis'
 import { z } from 'zod'
-import { waterfall } from '@bridle/scope'
+import { HomeService, waterfall } from '@bridle/scope'
 import type { LlmAdapter, LlmModelInfo, LlmProviderInfo, LlmRetryPolicy } from './adapter.js'
 import { terminalStream, noAdapterError, type CapturedAdapter } from './dispatch.js'
 import { configParser, parseConfig } from './config.js'
@@ -99,18 +99,13 @@ function dispatchStream(
 }
 
 /** The provider-neutral model seam, provided as `ctx.llm`. */
-export class LlmRuntime extends Service<LlmRuntimeConfig> {
+export class LlmRuntime extends HomeService<LlmRuntimeConfig> {
   static Config = Config
 
-  declare readonly config: LlmRuntimeConfig
   private readonly registry = new AdapterRegistry()
-  private readonly home: Context
 
   constructor(ctx: Context, config?: LlmRuntimeConfigInput | null) {
-    const parsed = Config(config)
-    super(ctx, 'llm', true)
-    this.config = parsed
-    this.home = ctx
+    super(ctx, 'llm', Config(config))
   }
 
   /** Emits `llm/adapters-updated`; a throwing listener is logged and does not undo the change. */

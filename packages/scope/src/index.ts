@@ -9,6 +9,7 @@ export { NamedEntries } from './named-entries.js'
 export { AnonymousEntries } from './anonymous-entries.js'
 export { type ScopeLayer, type EffectOptions, ScopedLayers } from './scoped-layers.js'
 export { ownedEffect } from './owned-effect.js'
+export { HomeService } from './home-service.js'
 export {
   type ContainOptions,
   type EventArgs,

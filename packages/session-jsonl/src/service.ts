@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import type { Session, SessionHeader, SessionPersistence } from '@bridle/session'
-import { type Context, Service } from 'cordis'
+import { HomeService } from '@bridle/scope'
+import type { Context } from 'cordis'
 import { JsonlBackend } from './backend.js'
 import { assertChecksumSupport } from './checksum.js'
 import { registerCheckpoints } from './checkpoints.js'
@@ -19,7 +20,7 @@ export interface SessionJsonlOptions {
  * `config.root` (docs/persistence.md). Load it with `ctx.plugin(SessionJsonl, { root })` after `SessionStore`. Its
  * methods hand on what the backend returns, typed as `SessionPersistence` declares them.
  */
-export class SessionJsonl extends Service<SessionJsonlConfig> implements SessionPersistence {
+export class SessionJsonl extends HomeService<SessionJsonlConfig> implements SessionPersistence {
   static readonly inject = ['sessions']
   static readonly Config = Config
   static readonly ConfigSchema = ConfigSchema
@@ -30,10 +31,9 @@ export class SessionJsonl extends Service<SessionJsonlConfig> implements Session
   private readonly stopExitFlush: () => void
 
   constructor(ctx: Context, config?: SessionJsonlConfig, options: SessionJsonlOptions = {}) {
-    super(ctx, 'sessionPersistence', true)
+    super(ctx, 'sessionPersistence', Config(config))
     assertChecksumSupport()
-    const parsed = Config(config)
-    this.config = parsed
+    const parsed = this.config
     const logger = ctx.logger(PLUGIN_NAME)
     this.backend = new JsonlBackend({
       root: resolve(parsed.root),

@@ -13,33 +13,13 @@ import {
   Session,
   SessionStore,
   interruptedTurnClosers,
-  type AnySessionEvent,
 } from '@bridle/session'
+import { sampleEvents, userMessage } from '@bridle/persistence-conformance'
 import { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import DefaultExport, { Config, ConfigSchema, SessionJsonl } from '../src/index.js'
 import { makeApp, tempRoot, unsealed } from './helpers.js'
 import { takeLogLines } from '../../../tests/support/logs.js'
-
-const userMessage = (id: string, text: string) => ({
-  id,
-  role: 'user',
-  content: [{ type: 'text', text }],
-  source: { kind: 'user' },
-})
-
-/** A small well-formed log: one closed turn, then an open turn 2 with a step and a user message. */
-function sampleEvents(): AnySessionEvent[] {
-  const raw = [
-    { type: 'turn/start', data: { turn: 1 } },
-    { type: 'user/message', data: userMessage('u1', 'hi'), surfaceOp: 'append' },
-    { type: 'turn/end', data: { turn: 1, reason: { kind: 'completed' } } },
-    { type: 'turn/start', data: { turn: 2 } },
-    { type: 'step/start', data: { turn: 2, step: 1 } },
-    { type: 'user/message', data: userMessage('u2', 'more'), surfaceOp: 'append' },
-  ]
-  return raw.map((e, seq) => ({ ...e, seq, time: 100 + seq }) as AnySessionEvent)
-}
 
 const line = (value: unknown) => JSON.stringify(value) + '\n'
 const header = (id: string, createdAt = 1000) => line({ type: 'session', version: 0, id, createdAt })

@@ -1,4 +1,5 @@
-export { SessionPostgres, SessionPostgres as default, type LeaseWaitOptions } from './service.js'
+export type { LeaseWaitOptions } from './lease.js'
+export { SessionPostgres, SessionPostgres as default } from './service.js'
 export { Config, ConfigSchema, type SessionPostgresConfig, type SessionPostgresConfigInput } from './config.js'
 export { SessionLeasedError, SessionLeaseLostError, SessionStoreUnavailableError, type LeaseHolder } from './errors.js'
 export type { PostResult, PostTarget } from './messages.js'

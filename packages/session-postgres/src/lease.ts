@@ -104,6 +104,12 @@ export class Leases {
 }
 
 /** How `acquire` waits for a held lease. */
+/** Options of `prepare`/`resume` beyond the `SessionPersistence` contract. */
+export interface LeaseWaitOptions {
+  /** Wait up to this long for a lease another process holds (default: the `leaseWaitMs` config). */
+  readonly waitMs?: number
+}
+
 export interface AcquireOptions {
   /** How long to wait for the holder (0: fail at once). */
   readonly waitMs?: number

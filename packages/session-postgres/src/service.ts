@@ -13,30 +13,25 @@ import type {
   SessionSnapshotInfo,
 } from '@bridle/session'
 import { enterPrepared, listenToSessions, loadLive, registerCheckpoints } from '@bridle/session-jsonl'
-import { type Context, Service } from 'cordis'
+import { HomeService } from '@bridle/scope'
+import type { Context } from 'cordis'
 import { PostgresBackend } from './backend.js'
 import { Catalog } from './catalog.js'
 import { Config, ConfigSchema, PLUGIN_NAME, type SessionPostgresConfig } from './config.js'
 import { createPool, describeDatabase, tablesOf, type PoolLike, type Tables } from './database.js'
 import { follow, type FollowOptions } from './follow.js'
-import { Leases } from './lease.js'
+import { type LeaseWaitOptions, Leases } from './lease.js'
 import { assertPostable, postMessage, type AgentLike, type PostResult, type PostTarget } from './messages.js'
 import { migrate } from './migrations.js'
 import { channelOf } from './notifications.js'
 import { SessionReader } from './reader.js'
-
-/** Options of `prepare`/`resume` beyond the `SessionPersistence` contract. */
-export interface LeaseWaitOptions {
-  /** Wait up to this long for a lease another process holds (default: the `leaseWaitMs` config). */
-  readonly waitMs?: number
-}
 
 /**
  * The `session-postgres` plugin: provides `ctx.sessionPersistence`, storing sessions in PostgreSQL with one fenced
  * writer per session and messages that reach an agent from any process. Load it with
  * `ctx.plugin(SessionPostgres, { connectionString })` after `SessionStore`.
  */
-export class SessionPostgres extends Service<SessionPostgresConfig> implements SessionPersistence {
+export class SessionPostgres extends HomeService<SessionPostgresConfig> implements SessionPersistence {
   static readonly inject = ['sessions']
   static readonly Config = Config
   static readonly ConfigSchema = ConfigSchema
@@ -56,9 +51,8 @@ export class SessionPostgres extends Service<SessionPostgresConfig> implements S
   private readonly onPoolError: (error: Error) => void
 
   constructor(ctx: Context, config?: SessionPostgresConfig) {
-    super(ctx, 'sessionPersistence', true)
-    const parsed = Config(config)
-    this.config = parsed
+    super(ctx, 'sessionPersistence', Config(config))
+    const parsed = this.config
     const logger = ctx.logger(PLUGIN_NAME)
     const warn = (message: string) => logger.warn(message.replace(/%/g, '%%'))
     this.ownsPool = parsed.pool === undefined

@@ -3,23 +3,20 @@
  * step was built from, using only a log prefix.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
-import type {
-  AnySessionEvent,
-  CompactionRequestRecord,
-  EpochHeader,
-  RequestContext,
-  RequestHeaderReason,
-} from './events.js'
+import type { AnySessionEvent, CompactionRequestRecord, RequestContext } from './events.js'
 import { deriveEventMessage } from './derive.js'
 import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
-import { readSectionManifest, type SystemSectionRecord } from './section-manifest.js'
+import { readSectionManifest } from './section-manifest.js'
 import {
   checkCompactionCount,
   compactionRecordIn,
   isPositiveSafeInteger,
+  cutStep,
   modelRequestOf,
-  stepOutputAndClose,
+  type RequestHeading,
+  rebuiltRecord,
+  type StepCut,
   turnStepOf,
 } from './step-cut.js'
 import { foldSurface } from './surface.js'
@@ -27,22 +24,8 @@ import { foldSurface } from './surface.js'
 /** The model-facing fields of a dispatched request (without `signal` / `sessionId`): exactly what a digest covers. */
 export type ReconstructedModelRequest = DigestableRequest
 
-export interface ReconstructedRequest {
-  readonly turn: number
-  readonly step: number
-  readonly stepStartSeq: number
-  /** The prefix `events[0 .. cutSeq)` the request was built from. */
-  readonly cutSeq: number
-  /** Seq of the step's first model output; `undefined` means no evidence that the step dispatched. */
-  readonly outputSeq: number | undefined
-  readonly header: EpochHeader
-  readonly headerSeq: number
-  readonly headerReason: RequestHeaderReason
-  /**
-   * Which section produced which span of `header.system`, from the header's manifest; `undefined` for a log written
-   * before manifests, or when the recorded manifest does not fit the system string.
-   */
-  readonly sections: readonly SystemSectionRecord[] | undefined
+/** A past step's request, rebuilt: where it was cut, the header it was built under, and what it carried. */
+export interface ReconstructedRequest extends StepCut, RequestHeading {
   readonly context: RequestContext | undefined
   readonly messages: readonly Message[]
   readonly request: ReconstructedModelRequest
@@ -118,9 +101,8 @@ export function reconstructRequest(
     step = data.step as number
   }
 
-  const { outputSeq, closeSeq } = stepOutputAndClose(events, stepStart, events.length, turn, step)
-  const cutSeq = at === undefined ? events.length : (outputSeq ?? closeSeq ?? events.length)
-  const prefix = events.slice(0, cutSeq)
+  const where = cutStep(events, stepStart, events.length, { turn, step, atEnd: at === undefined })
+  const prefix = events.slice(0, where.cutSeq)
 
   let messages = surfaceMessages(prefix)
   const record = lastRequestHeaderRecord(prefix)
@@ -134,20 +116,10 @@ export function reconstructRequest(
     header = canonicalHeader({ ...header, config, adapterDefaults })
     messages = [...messages.slice(0, count), instruction]
   }
+  const sections = readSectionManifest(header.system ?? '', record.sections)
+  const heading = { header, headerSeq: record.seq, headerReason: record.reason, sections }
   const request = modelRequestOf(header, messages)
-  return deepFreeze({
-    turn,
-    step,
-    stepStartSeq: events[stepStart]!.seq,
-    cutSeq,
-    outputSeq: outputSeq === undefined ? undefined : events[outputSeq]!.seq,
-    header,
-    headerSeq: record.seq,
-    headerReason: record.reason,
-    sections: readSectionManifest(header.system ?? '', record.sections),
-    context: foldRequestContext(prefix),
-    messages,
-    request,
-    ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
-  })
+  return deepFreeze(
+    rebuiltRecord(where, heading, { context: foldRequestContext(prefix), messages, request, compaction }),
+  )
 }

@@ -63,8 +63,8 @@ export class RequestRebuilder {
       if (stepStart < 0) throw new Error(`reconstructRequest: no step/start for turn ${turn} step ${step}`)
     }
 
-    const { outputSeq, closeSeq } = cut.stepOutputAndClose(events, stepStart, d, turn, step)
-    const cutSeq = retry ? d : (outputSeq ?? closeSeq ?? d)
+    const where = cut.cutStep(events, stepStart, d, { turn, step, atEnd: retry })
+    const { cutSeq } = where
 
     const surface = fold.surfaceMessages(cutSeq)
     let messages: Message[] = surface.messages
@@ -87,21 +87,9 @@ export class RequestRebuilder {
     const contextAt = fold.contextBefore(cutSeq)
     const context = contextAt < 0 ? undefined : deepFreeze(events[contextAt]!.data as RequestContext)
     // The log's messages are deep-frozen as the replay hashes them, once each; here only the new containers.
-    const rebuilt: ReconstructedRequest = Object.freeze({
-      turn,
-      step,
-      stepStartSeq: events[stepStart]!.seq,
-      cutSeq,
-      outputSeq: outputSeq === undefined ? undefined : events[outputSeq]!.seq,
-      header,
-      headerSeq: events[headerAt]!.seq,
-      headerReason: facts.reason,
-      sections: facts.sections,
-      context,
-      messages,
-      request: Object.freeze(request),
-      ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
-    })
+    const heading = { header, headerSeq: events[headerAt]!.seq, headerReason: facts.reason, sections: facts.sections }
+    const body = { context, messages, request: Object.freeze(request), compaction }
+    const rebuilt = Object.freeze(cut.rebuiltRecord(where, heading, body))
     return { rebuilt, messageSeqs: Object.freeze(messageSeqs) }
   }
 

@@ -1,11 +1,18 @@
 /**
  * The parts of rebuilding a step's request that `reconstructRequest` (one prefix) and the replay (one pass over a
- * whole log) share: where the step's request was cut, its summary-request record, and the model-facing request of a
- * header and its messages (docs/surface-and-reconstruction.md#reconstructing-a-request).
+ * whole log) share: where the step's request was cut, its summary-request record, the model-facing request of a
+ * header and its messages, and the record both return (docs/surface-and-reconstruction.md#reconstructing-a-request).
  */
 import type { Message } from '@bridle/llm'
-import type { AnySessionEvent, CompactionRequestRecord, EpochHeader } from './events.js'
-import type { ReconstructedModelRequest } from './reconstruct.js'
+import type {
+  AnySessionEvent,
+  CompactionRequestRecord,
+  EpochHeader,
+  RequestContext,
+  RequestHeaderReason,
+} from './events.js'
+import type { ReconstructedModelRequest, ReconstructedRequest } from './reconstruct.js'
+import type { SystemSectionRecord } from './section-manifest.js'
 
 interface TurnStep {
   readonly turn?: unknown
@@ -19,11 +26,44 @@ export const turnStepOf = (event: AnySessionEvent): TurnStep =>
 export const isPositiveSafeInteger = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 
+/** Where the request of a step was cut, the first fields of a rebuilt request (in its public key order). */
+export interface StepCut {
+  readonly turn: number
+  readonly step: number
+  readonly stepStartSeq: number
+  /** The request was built from `events[0 .. cutSeq)`. */
+  readonly cutSeq: number
+  /** Seq of the step's first model output; `undefined` means no evidence that the step dispatched. */
+  readonly outputSeq: number | undefined
+}
+
+/**
+ * Cuts the request of step `{turn, step}`, whose `step/start` is `events[stepStart]`, within `events[0 .. end)`: the
+ * request was built before the step's first model output, else before the event that closed the step, else at
+ * `end`. `atEnd` (the last step of a prefix, or a retry) always cuts at `end`.
+ */
+export function cutStep(
+  events: readonly AnySessionEvent[],
+  stepStart: number,
+  end: number,
+  at: { readonly turn: number; readonly step: number; readonly atEnd: boolean },
+): StepCut {
+  const { turn, step } = at
+  const { outputSeq, closeSeq } = stepOutputAndClose(events, stepStart, end, turn, step)
+  return {
+    turn,
+    step,
+    stepStartSeq: events[stepStart]!.seq,
+    cutSeq: at.atEnd ? end : (outputSeq ?? closeSeq ?? end),
+    outputSeq: outputSeq === undefined ? undefined : events[outputSeq]!.seq,
+  }
+}
+
 /**
  * Scans `events[stepStart + 1 .. end)` for the step's first model output, and before it the first event that closed
- * the step (its `step/end`, or its turn's `turn/end`): the request was built before either.
+ * the step (its `step/end`, or its turn's `turn/end`).
  */
-export function stepOutputAndClose(
+function stepOutputAndClose(
   events: readonly AnySessionEvent[],
   stepStart: number,
   end: number,
@@ -80,4 +120,40 @@ export function modelRequestOf(header: EpochHeader, messages: readonly Message[]
   if (header.tools !== undefined) request.tools = header.tools
   request.messages = messages
   return request as unknown as ReconstructedModelRequest
+}
+
+/** The header part of a rebuilt request: the header it was built under and that header's own record. */
+export interface RequestHeading {
+  readonly header: EpochHeader
+  readonly headerSeq: number
+  readonly headerReason: RequestHeaderReason
+  /**
+   * Which section produced which span of `header.system`, from the header's manifest; `undefined` for a log written
+   * before manifests, or when the recorded manifest does not fit the system string.
+   */
+  readonly sections: readonly SystemSectionRecord[] | undefined
+}
+
+/** What a rebuilt request carries after its cut and heading. */
+export interface RequestBody {
+  readonly context: RequestContext | undefined
+  readonly messages: readonly Message[]
+  readonly request: ReconstructedModelRequest
+  readonly compaction: { readonly seq: number; readonly record: CompactionRequestRecord } | undefined
+}
+
+/**
+ * A rebuilt request's record, its keys in the public order (`bridle inspect --json` prints it as is): the cut, the
+ * heading, the body, then `purpose` and `compaction` for a summary request only.
+ */
+export function rebuiltRecord(where: StepCut, heading: RequestHeading, body: RequestBody): ReconstructedRequest {
+  const { context, messages, request, compaction } = body
+  return {
+    ...where,
+    ...heading,
+    context,
+    messages,
+    request,
+    ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
+  }
 }

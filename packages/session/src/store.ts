@@ -3,7 +3,7 @@
  * sessions, enters and announces them on the caller's context, publishes their appends to scope-filtered listeners,
  * flushes them, and forks them (`branch`).
  */
-import { type Context, Service } from 'cordis'
+import type { Context } from 'cordis'
 import {
   admittedListeners,
   dispatchContained,
@@ -15,6 +15,7 @@ import {
   scopeTarget,
   settleAll,
   warnContained,
+  HomeService,
 } from '@bridle/scope'
 import type { SessionEvent } from './events.js'
 import { Session } from './session.js'
@@ -64,10 +65,9 @@ interface Entry {
   gone: boolean
 }
 
-export class SessionStore extends Service {
+export class SessionStore extends HomeService {
   private readonly entries = new Map<string, Entry>()
   private counter = 0
-  private readonly root: Context
   private readonly self: SessionStore
   /**
    * Builds an entry's publisher on the raw service. Its closures run on every append, and a `this` reached through
@@ -76,8 +76,7 @@ export class SessionStore extends Service {
   private readonly publisherOf: (entry: Entry) => SessionPublisher
 
   constructor(ctx: Context) {
-    super(ctx, 'sessions', true)
-    this.root = ctx
+    super(ctx, 'sessions', undefined)
     this.self = this
     this.publisherOf = (entry) => this.publisher(entry)
   }
@@ -90,7 +89,7 @@ export class SessionStore extends Service {
    */
   prepare(id?: string, opts: PrepareSessionOptions = {}): Session {
     if (id === undefined) {
-      const persistence = this.root.get('sessionPersistence') as SessionPersistence | undefined
+      const persistence = this.home.get('sessionPersistence') as SessionPersistence | undefined
       do id = `session-${++this.counter}`
       while (this.entries.has(id) || persistence?.isStored?.(id) === true)
     } else if (this.entries.has(id)) {
@@ -232,7 +231,7 @@ export class SessionStore extends Service {
     name: K,
     args: EventArgs<K>,
   ): readonly Listener[] {
-    return admittedListeners(this.root, name, entry.carrier, args)
+    return admittedListeners(this.home, name, entry.carrier, args)
   }
 
   /** Warns `session "<id>": <name> listener threw|rejected: <error>` on the `session` logger. */
@@ -271,6 +270,6 @@ export class SessionStore extends Service {
   }
 
   private warn(message: string): void {
-    warnContained(this.root, 'session', message)
+    warnContained(this.home, 'session', message)
   }
 }

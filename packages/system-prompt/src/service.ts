@@ -1,5 +1,5 @@
-import { type Awaitable, type Scoped, ScopedLayers } from '@bridle/scope'
-import { type Context, Service } from 'cordis'
+import { HomeService, type Awaitable, type Scoped, ScopedLayers } from '@bridle/scope'
+import type { Context } from 'cordis'
 import { assemble } from './assemble.js'
 import { type SystemPromptConfig, type SystemPromptConfigInput, parseSystemPromptConfig } from './config.js'
 import {
@@ -51,34 +51,31 @@ declare module 'cordis' {
  * Every registration method is an effect of the *calling* context: it writes to that context's scope layer (the
  * global layer when untagged), returns the upstream disposer, and is undone when the caller's fiber is disposed.
  */
-export class SystemPrompt extends Service<SystemPromptConfig> {
+export class SystemPrompt extends HomeService<SystemPromptConfig> {
   /** Parses and validates a raw config (a plain function: upstream calls it unbound). */
   static Config: (raw?: SystemPromptConfigInput | null) => SystemPromptConfig = parseSystemPromptConfig
 
-  declare readonly config: SystemPromptConfig
   /** The registry tables; `system-prompt/change` is emitted on the service's own context. */
   protected readonly layers: ScopedLayers<PromptLayer>
 
   constructor(ctx: Context, config?: SystemPromptConfigInput | null) {
-    const parsed = parseSystemPromptConfig(config)
-    super(ctx, 'systemPrompt', true)
-    this.config = parsed
+    super(ctx, 'systemPrompt', parseSystemPromptConfig(config))
     this.layers = new ScopedLayers<PromptLayer>(
       (scope) => new PromptLayer(scope),
       () => ctx.emit('system-prompt/change'),
     )
-    if (parsed.includeHarnessIdentity) {
+    if (this.config.includeHarnessIdentity) {
       this.section({ name: IDENTITY_SECTION, order: IDENTITY_ORDER, text: IDENTITY_TEXT })
     }
-    if (parsed.harnessSource !== undefined) {
+    if (this.config.harnessSource !== undefined) {
       this.section({
         name: HARNESS_SOURCE_SECTION,
         order: HARNESS_SOURCE_ORDER,
-        text: harnessSourceText(parsed.harnessSource),
+        text: harnessSourceText(this.config.harnessSource),
       })
     }
-    this.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: parsed.persona })
-    if (!parsed.includeRuntimeContext) this.suppressRuntimeContext()
+    this.section({ name: PERSONA_SECTION, order: PERSONA_ORDER, text: this.config.persona })
+    if (!this.config.includeRuntimeContext) this.suppressRuntimeContext()
   }
 
   /** Registers a system section in the caller's layer. Throws (registering nothing) on invalid input or duplicates. */

@@ -1,7 +1,15 @@
 import type { ToolSchema } from '@bridle/llm'
-import { type Awaitable, NamedEntries, ScopedLayers, scopeTarget, type ScopeKey, type Scoped } from '@bridle/scope'
+import {
+  HomeService,
+  type Awaitable,
+  NamedEntries,
+  ScopedLayers,
+  scopeTarget,
+  type ScopeKey,
+  type Scoped,
+} from '@bridle/scope'
 import type {} from '@bridle/system-prompt'
-import { type Context, Service } from 'cordis'
+import type { Context } from 'cordis'
 
 import { compileTool, toolSchemaOf, toolSchemaViewOf, type CompiledTool } from './definition.js'
 import { prepareCall, readArguments, type PipelineHost } from './pipeline.js'
@@ -90,17 +98,14 @@ function notifyToolChange(home: Context): void {
  * pipeline (parse → validate → `tools/pre-execute` → `tools/execute` → `tools/post-execute` → `tools/result`).
  * The scheduler that runs one assistant message's calls lives in `@bridle/agent-loop` and drives `prepare`.
  */
-export class ToolRegistry extends Service {
+export class ToolRegistry extends HomeService {
   static inject = ['systemPrompt']
 
-  /** The registry's own context: hooks are dispatched and `tools/change` emitted here. */
-  private readonly home: Context
   private readonly layers: ScopedLayers<ToolLayer>
   private readonly host: PipelineHost
 
   constructor(ctx: Context) {
-    super(ctx, 'tools', true)
-    this.home = ctx
+    super(ctx, 'tools', undefined)
     this.layers = new ScopedLayers<ToolLayer>(createLayer, () => notifyToolChange(this.home))
     this.host = {
       hookContext: ctx,

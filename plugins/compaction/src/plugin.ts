@@ -1,6 +1,7 @@
 import type {} from '@bridle/agent-loop'
+import { configuredPlugin } from '@bridle/llm'
 import type { Context } from 'cordis'
-import { Config, type CompactionConfig } from './config.js'
+import { Config } from './config.js'
 import { CompactionPolicy } from './policy.js'
 
 /**
@@ -9,16 +10,11 @@ import { CompactionPolicy } from './policy.js'
  * `agent/compacted`. Load it with `ctx.plugin(Compaction, config)`; loaded through an agent's `agent.ctx` it serves
  * that agent only. Another listener's plan (from `next()`) takes precedence.
  */
-export class Compaction {
-  /** Mountable more than once (globally and under agent scopes), each mount with its own config. */
-  static reusable = true
-  static Config = Config
-
-  readonly config: CompactionConfig
+export class Compaction extends configuredPlugin(Config) {
   readonly policy: CompactionPolicy
 
   constructor(ctx: Context, config?: unknown) {
-    this.config = Config(config)
+    super(ctx, config)
     const logger = ctx.logger('plugin-compaction')
     const policy = (this.policy = new CompactionPolicy(this.config, (message) => logger.warn(message)))
     ctx.on('agent/compaction', async (payload, next) => (await next()) ?? policy.decide(payload))

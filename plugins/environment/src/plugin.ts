@@ -1,6 +1,7 @@
 import type {} from '@bridle/system-prompt'
+import { configuredPlugin } from '@bridle/llm'
 import type { Context } from 'cordis'
-import { Config, type EnvironmentConfig, type EnvironmentConfigInput } from './config.js'
+import { Config, type EnvironmentConfigInput } from './config.js'
 import { renderEnvironment } from './render.js'
 
 /** Order of the environment context among runtime contexts (after the workspace contexts at 10 and 20). */
@@ -17,15 +18,11 @@ export const ENVIRONMENT_VARIABLE = 'environment'
  * the values for that agent only: its context and variables shadow the global ones in that agent's assembly. Secrets
  * never pass: the plugin reads nothing but its own validated config.
  */
-export class Environment {
+export class Environment extends configuredPlugin(Config) {
   static inject = ['systemPrompt']
-  static reusable = true
-  static Config = Config
-
-  readonly config: EnvironmentConfig
 
   constructor(ctx: Context, config?: EnvironmentConfigInput | null) {
-    this.config = Config(config)
+    super(ctx, config)
     const text = renderEnvironment(this.config)
     ctx.systemPrompt.context({ name: this.config.contextName, order: ENVIRONMENT_CONTEXT_ORDER, text })
     ctx.systemPrompt.variable(ENVIRONMENT_VARIABLE, () => this.config.environment)

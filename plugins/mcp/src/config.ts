@@ -1,4 +1,4 @@
-import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, intInRange, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { z } from 'zod'
 
 /** The name `ConfigError`s and warnings use for this plugin. */
@@ -12,15 +12,12 @@ export const PLUGIN_NAME = '@bridle/plugin-mcp'
 export const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/
 const SERVER_NAME_MAX = 32
 
-const ms = (min: number, max: number, fallback: number) =>
-  nullAsAbsent(z.number().int().min(min).max(max).default(fallback))
-
 const ReconnectSchema = z.strictObject({
   /** Delay before the first reconnect attempt. */
-  initialDelayMs: ms(1, 3_600_000, 500),
+  initialDelayMs: intInRange(1, 3_600_000, 500),
   /** Each further attempt waits `factor` times longer, up to `maxDelayMs`. */
   factor: nullAsAbsent(z.number().min(1).max(10).default(2)),
-  maxDelayMs: ms(1, 3_600_000, 30_000),
+  maxDelayMs: intInRange(1, 3_600_000, 30_000),
   /** Attempts after a fault before the server is given up (its tools stay away); absent → keep trying. */
   maxAttempts: nullAsAbsent(z.number().int().min(0).optional()),
 })
@@ -32,11 +29,11 @@ const common = {
   /** These MCP tool names are never registered. */
   exclude: nullAsAbsent(z.array(z.string().min(1)).default([])),
   /** Limit for `initialize` and for each page of the first tool listing; slower counts as a failed start. */
-  startupTimeoutMs: ms(1, 600_000, 30_000),
+  startupTimeoutMs: intInRange(1, 600_000, 30_000),
   /** Limit for one tool call; progress notifications from the server restart it. */
-  callTimeoutMs: ms(1, 86_400_000, 60_000),
+  callTimeoutMs: intInRange(1, 86_400_000, 60_000),
   /** Limit for a ping (after a call timed out, and for the periodic health check). */
-  pingTimeoutMs: ms(1, 600_000, 10_000),
+  pingTimeoutMs: intInRange(1, 600_000, 10_000),
   /** Ping this often while connected; 0 turns it off. Absent → 30 s for Streamable HTTP, off for stdio. */
   pingIntervalMs: nullAsAbsent(z.number().int().min(0).max(86_400_000).optional()),
   /**

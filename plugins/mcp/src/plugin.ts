@@ -1,6 +1,7 @@
 import type {} from '@bridle/tools'
+import { configuredPlugin } from '@bridle/llm'
 import type { Context } from 'cordis'
-import { Config, parseServerConfig, type McpConfig, type NamedServerConfig } from './config.js'
+import { Config, parseServerConfig, type NamedServerConfig } from './config.js'
 import { ServerConnection } from './connection.js'
 
 /**
@@ -35,16 +36,11 @@ export const McpServer = {
  * `servers` (in code-unit order of their names; the order never reaches the request, which sorts tools by name).
  * Disposing it disposes every fork: all tools go, every client closes, no child process is left.
  */
-export class Mcp {
+export class Mcp extends configuredPlugin(Config) {
   static inject = ['tools']
-  /** Mountable more than once (globally and under agent scopes), each mount with its own servers. */
-  static reusable = true
-  static Config = Config
-
-  readonly config: McpConfig
 
   constructor(ctx: Context, config?: unknown) {
-    this.config = Config(config)
+    super(ctx, config)
     for (const name of Object.keys(this.config.servers).sort()) {
       ctx.plugin(McpServer, { ...this.config.servers[name]!, name })
     }

@@ -1,4 +1,4 @@
-import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, intInRange, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 
@@ -11,16 +11,9 @@ import { z } from 'zod'
  */
 export const ConfigSchema = z.strictObject({
   root: nullAsAbsent(z.string().refine(isAbsolute, { message: 'root must be an absolute path' }).optional()),
-  maxBytes: nullAsAbsent(
-    z
-      .number()
-      .int()
-      .min(256)
-      .max(16 * 1024 * 1024)
-      .default(64 * 1024),
-  ),
-  defaultLimit: nullAsAbsent(z.number().int().min(1).max(1_000_000).default(2000)),
-  maxLineLength: nullAsAbsent(z.number().int().min(16).max(1_000_000).default(2000)),
+  maxBytes: intInRange(256, 16 * 1024 * 1024, 64 * 1024),
+  defaultLimit: intInRange(1, 1_000_000, 2000),
+  maxLineLength: intInRange(16, 1_000_000, 2000),
 })
 
 export type ReadFileConfig = z.output<typeof ConfigSchema>

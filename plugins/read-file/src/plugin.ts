@@ -1,8 +1,9 @@
 import type {} from '@bridle/system-prompt'
 import type { ToolAgent } from '@bridle/tools'
+import { configuredPlugin } from '@bridle/llm'
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import { Config, type ReadFileConfig, type ReadFileConfigInput } from './config.js'
+import { Config, type ReadFileConfigInput } from './config.js'
 import { workspaceRootOf } from './confine.js'
 import {
   READ_FILE_DESCRIPTION,
@@ -28,16 +29,11 @@ export type ReadFileArguments = z.output<typeof ReadFileParameters>
  * (order 110). Load it with `ctx.plugin(ReadFile, config)`; loaded through an agent's `agent.ctx` it serves that
  * agent only. Unloading it removes both the tool and the section from the next step.
  */
-export class ReadFile {
+export class ReadFile extends configuredPlugin(Config) {
   static inject = ['tools', 'systemPrompt']
-  /** Mountable more than once (globally and under agent scopes), each mount with its own config. */
-  static reusable = true
-  static Config = Config
-
-  readonly config: ReadFileConfig
 
   constructor(ctx: Context, config?: ReadFileConfigInput | null) {
-    this.config = Config(config)
+    super(ctx, config)
     const { root: configuredRoot, defaultLimit, maxBytes, maxLineLength } = this.config
     ctx.tools.register({
       name: READ_FILE_TOOL,

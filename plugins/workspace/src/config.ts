@@ -1,4 +1,4 @@
-import { configParser, nullAsAbsent, parseConfig } from '@bridle/llm'
+import { configParser, intInRange, nullAsAbsent, parseConfig } from '@bridle/llm'
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 
@@ -16,15 +16,8 @@ export const ConfigSchema = z.strictObject({
   ),
   git: nullAsAbsent(z.boolean().default(true)),
   gitBinary: nullAsAbsent(z.string().min(1).default('git')),
-  gitTimeoutMs: nullAsAbsent(z.number().int().min(50).max(60_000).default(1500)),
-  gitMaxBytes: nullAsAbsent(
-    z
-      .number()
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024)
-      .default(256 * 1024),
-  ),
+  gitTimeoutMs: intInRange(50, 60_000, 1500),
+  gitMaxBytes: intInRange(1024, 64 * 1024 * 1024, 256 * 1024),
 })
 
 export type WorkspaceConfig = z.output<typeof ConfigSchema>

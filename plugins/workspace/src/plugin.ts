@@ -1,6 +1,7 @@
 import type { PromptAssembly } from '@bridle/system-prompt'
+import { configuredPlugin } from '@bridle/llm'
 import type { Context } from 'cordis'
-import { Config, type WorkspaceConfig, type WorkspaceConfigInput } from './config.js'
+import { Config, type WorkspaceConfigInput } from './config.js'
 import { cwdOf } from './cwd.js'
 import { formatGitStatus, probeGit } from './git.js'
 import {
@@ -24,15 +25,11 @@ export const CWD_VARIABLE = 'cwd'
  * `{{cwd}}` is filled by a `system-prompt/assemble` listener when no provider gave it a value, because
  * `@bridle/agent-loop` already registers a global `cwd` variable (a second registration would be a duplicate).
  */
-export class Workspace {
+export class Workspace extends configuredPlugin(Config) {
   static inject = ['systemPrompt']
-  static reusable = true
-  static Config = Config
-
-  readonly config: WorkspaceConfig
 
   constructor(ctx: Context, config?: WorkspaceConfigInput | null) {
-    this.config = Config(config)
+    super(ctx, config)
     ctx.systemPrompt.context({
       name: CWD_CONTEXT,
       order: CWD_CONTEXT_ORDER,
