@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { confineToWorkspace, readPage, ReadFileError, type PageOptions } from '../src/index.js'
-import { agentAt, load, read, text } from './harness.js'
+import { load, read, text } from './harness.js'
 
 let base: string
 let ws: string
