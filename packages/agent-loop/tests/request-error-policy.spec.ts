@@ -14,8 +14,8 @@ function honourPolicy(h: Harness): Seen[] {
   const seen: Seen[] = []
   h.ctx.on('agent/request-error', ({ provider, failure, retryPolicy, step }) => {
     seen.push({ provider, failure, retryPolicy, step })
-    const allowed = retryPolicy !== undefined && retryPolicy.retryableCodes.includes(failure.code)
-    return allowed && seen.length <= retryPolicy.maxRetries ? { kind: 'retry' as const } : undefined
+    if (retryPolicy === undefined || !retryPolicy.retryableCodes.includes(failure.code)) return undefined
+    return seen.length <= retryPolicy.maxRetries ? { kind: 'retry' as const } : undefined
   })
   return seen
 }
