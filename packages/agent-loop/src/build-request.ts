@@ -25,7 +25,7 @@ export interface BuildRequestInput {
   tools: readonly ToolSchema[]
   system: string
   /** Which section produced which span of `system`; logged as the header's section manifest. */
-  sections?: readonly SystemSectionSpan[]
+  sections: readonly SystemSectionSpan[]
   messages: readonly Message[]
   signal: AbortSignal
 }
@@ -102,14 +102,14 @@ export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): 
   }
   signal.throwIfAborted()
 
-  const adapterDefaults = prepared?.adapterDefaults
+  // canonicalHeader keeps adapterDefaults only with a true flag, and system and tools only when non-empty.
   const header = canonicalHeader({
     config,
-    ...(adapterDefaults && Object.values(adapterDefaults).some((v) => v === true) ? { adapterDefaults } : {}),
-    ...(input.system !== '' ? { system: input.system } : {}),
-    ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
+    adapterDefaults: prepared?.adapterDefaults,
+    system: input.system,
+    tools: [...input.tools],
   })
-  logHeader(rt, header, input.sections)
+  logHeader(rt, header, input.system, input.sections)
   logContext(rt, config, prepared?.context?.contextWindow)
 
   signal.throwIfAborted()
@@ -147,12 +147,12 @@ function freezeRequest(
  * `sections` manifest (digested only here, so an unchanged step pays nothing for it) lets a reader name the
  * sections of `header.system` from the log alone.
  */
-function logHeader(rt: AgentRuntime, header: EpochHeader, spans: readonly SystemSectionSpan[] | undefined): void {
+function logHeader(rt: AgentRuntime, header: EpochHeader, system: string, spans: readonly SystemSectionSpan[]): void {
   const folded = rt.session.requestHeader()
   const record = (reason: 'initial' | 'resume' | 'change') => ({
     header,
     reason,
-    ...(spans !== undefined ? { sections: sectionManifest(header.system ?? '', spans) } : {}),
+    sections: sectionManifest(system, spans),
   })
   if (!rt.requests.headerLogged) {
     rt.session.append('request/header', record(folded ? 'resume' : 'initial'))

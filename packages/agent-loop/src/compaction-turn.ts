@@ -1,5 +1,5 @@
 import { admittedHooks } from '@bridle/scope'
-import { renderPrompt } from '@bridle/system-prompt'
+import { renderPromptSpans } from '@bridle/system-prompt'
 import { agentCarrier, emitAgentEvent } from './agent-events.js'
 import { buildRequest } from './build-request.js'
 import { consultCompaction, runCompaction } from './compaction.js'
@@ -28,8 +28,16 @@ export async function compactionTurn(rt: AgentRuntime, turn: number, signal: Abo
   signal.throwIfAborted()
   const step = 1
   const messages = rt.session.deriveMessages()
-  const system = renderPrompt(assembly)
-  const { request, prepared } = await buildRequest(rt, { turn, step, tools: assembly.tools, system, messages, signal })
+  const { text: system, spans: sections } = renderPromptSpans(assembly)
+  const { request, prepared } = await buildRequest(rt, {
+    turn,
+    step,
+    tools: assembly.tools,
+    system,
+    sections,
+    messages,
+    signal,
+  })
   rt.compaction.previous = undefined
   const contextWindow = prepared?.context?.contextWindow
   const plan = await consultCompaction(rt, { turn, step, request, contextWindow, manual: true, signal })

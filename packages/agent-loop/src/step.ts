@@ -64,7 +64,7 @@ export async function runStep(
           step,
           provider: request.provider,
           failure,
-          retryPolicy: prepared?.retryPolicy ?? safeRetryPolicy(rt, request.provider),
+          retryPolicy: prepared?.retryPolicy ?? unpreparedRetryPolicy(rt, request.provider),
           signal,
         },
         () => undefined,
@@ -89,11 +89,11 @@ export async function runStep(
   }
 }
 
-/** The route's retry policy for an unprepared request, or `undefined` when the route is unknown. */
-function safeRetryPolicy(rt: AgentRuntime, provider: string) {
-  try {
-    return service(rt, 'llm').retryPolicy(provider)
-  } catch {
-    return undefined
-  }
+/**
+ * The route's current retry policy for an unprepared request (an `llm/stream` listener may have registered its adapter
+ * meanwhile), or `undefined` when no adapter serves the route.
+ */
+function unpreparedRetryPolicy(rt: AgentRuntime, provider: string) {
+  const llm = service(rt, 'llm')
+  return llm.hasProvider(provider) ? llm.retryPolicy(provider) : undefined
 }

@@ -8,7 +8,7 @@ import { Logger } from 'cordis'
 import type { CompactionOutcome, CompactionPayload, CompactionPlan } from '@bridle/agent-loop'
 import { createUserMessage, textOf, type GenerateOptions } from '@bridle/llm'
 import { verifyDigests } from '@bridle/session'
-import { boot, say, user } from './harness.js'
+import { boot, fail, say, user } from './harness.js'
 
 const warnings: string[] = []
 let saved: unknown[] = []
@@ -119,6 +119,22 @@ describe('the compaction point', () => {
       { kind: 'compacted', turn: 3, step: 1, reason: 'threshold', replacedMessages: 4, summary: 'the summary' },
     ])
     expect(verifyDigests(agent.session.events).every((v) => v.ok)).toBe(true)
+  })
+
+  it('runs once per step, before its first attempt: a retried attempt is sent without asking the policy again', async () => {
+    const { h, payloads } = setup(() => undefined)
+    h.ctx.on('agent/request-error', () => ({ kind: 'retry' as const }))
+    const agent = h.agent()
+    h.script.push(fail('RATE_LIMIT'), fail('RATE_LIMIT'), say('third time lucky'))
+    agent.followup(user('prompt 1'))
+    await agent.whenIdle()
+    expect(h.requests).toHaveLength(3)
+    expect(payloads.map((p) => [p.turn, p.step, p.request])).toEqual([[1, 1, h.requests[0]]])
+    expect(h.trace.filter((t) => t.startsWith('S:request/digest'))).toEqual([
+      'S:request/digest 1.1#1',
+      'S:request/digest 1.1#2',
+      'S:request/digest 1.1#3',
+    ])
   })
 
   it('never runs two compaction steps in a row: a plan right after one is ignored, with a warning', async () => {

@@ -15,9 +15,9 @@ const scripted = (h: Harness) =>
     yield* await h.script.shift()!(request)
   }
 
-/** Provider `think`: a reasoning model whose default effort and token budget the test can change. */
-function thinkAdapter(h: Harness, defaults: { effort: string; maxTokens: number }) {
-  h.ctx.llm.registerAdapter(['think'], {
+/** Provider `think` (or the names given): a reasoning model whose default effort and token budget the test can change. */
+function thinkAdapter(h: Harness, defaults: { effort: string; maxTokens: number }, providers = ['think']) {
+  h.ctx.llm.registerAdapter(providers, {
     stream: scripted(h),
     resolveModel: (provider: string, model: string) =>
       ({
@@ -49,6 +49,9 @@ async function turn(agent: { followup(m: never): void; whenIdle(): Promise<void>
   agent.followup(user(text) as never)
   await agent.whenIdle()
 }
+
+const lastTurnEnd = (agent: { session: { events: readonly { type: string; data: unknown }[] } }) =>
+  (agent.session.events.findLast((e) => e.type === 'turn/end')!.data as { reason: unknown }).reason
 
 const headers = (agent: { session: { events: readonly { type: string; data: unknown }[] } }) =>
   agent.session.events.filter((e) => e.type === 'request/header').map((e) => e.data as { reason: string; header: any })
@@ -107,17 +110,54 @@ describe('a new instance over an old log starts from its own options', () => {
     const log = first.session.events
     await first.dispose()
 
-    for (const [model, expected] of [
-      ['deep', { provider: 'think', model: 'deep', reasoningEffort: 'high' }],
-      ['shallow', { provider: 'think', model: 'shallow' }],
+    for (const [provider, model, expected] of [
+      ['think', 'deep', { provider: 'think', model: 'deep', reasoningEffort: 'high' }],
+      ['think', 'shallow', { provider: 'think', model: 'shallow' }],
+      // another provider serving a model of the same name is another route
+      ['ponder', 'deep', { provider: 'ponder', model: 'deep' }],
     ] as const) {
       const h2 = boot()
-      thinkAdapter(h2, { effort: 'low', maxTokens: 1000 })
+      thinkAdapter(h2, { effort: 'low', maxTokens: 1000 }, ['think', 'ponder'])
       const seen = seeds(h2)
-      const again = h2.agent({ provider: 'think', model, seed: log })
+      const again = h2.agent({ provider, model, seed: log })
       await turn(again, h2, 'two')
       expect(seen).toEqual([expected])
+      expect(h2.requests[0]!.reasoningEffort).toBe(expected.provider === 'think' && model === 'deep' ? 'high' : 'low')
     }
+  })
+
+  it('an effort chosen on a route that supplies no defaults carries over (its header has no adapterDefaults)', async () => {
+    const h = boot()
+    // efforts to choose from, but no default effort and no default token budget
+    const plain = (x: Harness) =>
+      x.ctx.llm.registerAdapter(['plain'], {
+        stream: scripted(x),
+        resolveModel: (provider: string, model: string) =>
+          ({
+            provider,
+            id: model,
+            name: model,
+            reasoning: { efforts: ['low', 'high'].map((id) => ({ id, name: id })) },
+          }) as never,
+      })
+    plain(h)
+    seeds(h, (seed) => ({ ...seed, reasoningEffort: 'high' as never }))
+    const first = h.agent({ provider: 'plain', model: 'p1' })
+    await turn(first, h, 'one')
+    const logged = headers(first)[0]!.header
+    expect(logged.config).toEqual({ provider: 'plain', model: 'p1', reasoningEffort: 'high' })
+    expect(logged).not.toHaveProperty('adapterDefaults')
+    const log = first.session.events
+    await first.dispose()
+
+    const h2 = boot()
+    plain(h2)
+    const seen = seeds(h2)
+    const again = h2.agent({ provider: 'plain', model: 'p1', seed: log })
+    await turn(again, h2, 'two')
+    expect(seen).toEqual([{ provider: 'plain', model: 'p1', reasoningEffort: 'high' }])
+    expect(h2.requests[0]!.reasoningEffort).toBe('high')
+    expect(lastTurnEnd(again)).toEqual({ kind: 'completed' })
   })
 })
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { cachePrefixReport, reconstructRequest, sha256Hex, type SystemSectionRecord } from '@bridle/session'
+import {
+  cachePrefixReport,
+  readSectionManifest,
+  reconstructRequest,
+  sha256Hex,
+  type SystemSectionRecord,
+} from '@bridle/session'
 import { boot, say, user } from './harness.js'
 
 type HeaderData = { header: { system?: string }; reason: string; sections?: SystemSectionRecord[] }
@@ -73,5 +79,27 @@ describe('request/header section manifest', () => {
       { kind: 'added', name: 'plugin:other' },
       { kind: 'removed', name: 'plugin:note' },
     ])
+  })
+
+  it('a manual compaction that is the first request of a resumed instance logs its header with the manifest', async () => {
+    const h = boot({ systemPrompt: { persona: 'You keep notes.' } })
+    const first = h.agent()
+    h.script.push(say('noted'))
+    first.followup(user('remember this'))
+    await first.whenIdle()
+    const log = first.session.events
+    await first.dispose()
+
+    const h2 = boot({ systemPrompt: { persona: 'You keep notes.' } })
+    h2.ctx.on('agent/compaction', (_payload, next) => next()) // a policy that finds nothing to compact
+    const again = h2.agent({ seed: log })
+    expect(await again.compact()).toEqual({ kind: 'skipped', reason: 'the compaction policy found nothing to compact' })
+    const logged = headers(again.session.events).at(-1)!
+    expect(logged.reason).toBe('resume')
+    expect(logged.sections?.map((s) => [s.name, logged.header.system!.slice(s.start, s.end)])).toEqual([
+      ['harness:identity', 'You are an AI agent powered by Bridle.'],
+      ['deployment:persona', 'You keep notes.'],
+    ])
+    expect(readSectionManifest(logged.header.system!, logged.sections)).toEqual(logged.sections)
   })
 })
