@@ -18,6 +18,7 @@ export const groups = {
       'packages/session/src/digest.ts',
       'packages/session/src/reconstruct.ts',
       'packages/session/src/surface.ts',
+      'packages/session/src/step-cut.ts',
     ],
     projects: ['packages/session', 'packages/agent-loop', 'tests'],
   },
