@@ -3,6 +3,7 @@ import { ReadFile } from '@bridle/plugin-read-file'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry, type ToolAgent, type ToolExecutionResult } from '@bridle/tools'
 import { Context } from 'cordis'
+import type { PageOptions } from '../src/index.js'
 
 /** A context with the system prompt, the tool registry and read_file (with `config`). */
 export function load(config?: unknown) {
@@ -29,3 +30,13 @@ export const read = (root: Context, args: object | string, agent?: ToolAgent): P
 
 /** The text of a result's first block. */
 export const text = (r: ToolExecutionResult) => (r.content[0] as { text: string }).text
+
+/** `readPage` options with the plugin's defaults, for the display path `f.txt`; `over` replaces any of them. */
+export const pageOptions = (over: Partial<PageOptions> = {}): PageOptions => ({
+  offset: 1,
+  limit: 2000,
+  maxBytes: 64 * 1024,
+  maxLineLength: 2000,
+  displayPath: 'f.txt',
+  ...over,
+})

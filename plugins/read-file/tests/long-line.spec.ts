@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readPage, type PageOptions } from '../src/index.js'
+import { readPage } from '../src/index.js'
+import { pageOptions } from './harness.js'
 import { buildChild } from '../../../tests/support/build-child.js'
 import { runChild } from './long-line/run-child.js'
 
@@ -25,15 +26,6 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
-})
-
-const opts = (over: Partial<PageOptions> = {}): PageOptions => ({
-  offset: 1,
-  limit: 2000,
-  maxBytes: 64 * 1024,
-  maxLineLength: 2000,
-  displayPath: 'f.txt',
-  ...over,
 })
 
 /** A handle over generated content that counts the bytes it served (no disk, any size). */
@@ -74,7 +66,7 @@ describe('readPage: long lines', () => {
       if (position < head.length) head.copy(out, 0, position, Math.min(head.length, position + length))
       return out
     }, size)
-    const page = await readPage(handle as unknown as FileHandle, opts({ limit: 1 }))
+    const page = await readPage(handle as unknown as FileHandle, pageOptions({ limit: 1 }))
     expect(page).toBe('     1\tfirst\n[showing lines 1-1; more lines follow; call read_file with offset=2 to continue]')
     expect(handle.served).toBeLessThanOrEqual(64 * 1024)
   })
@@ -87,7 +79,7 @@ describe('readPage: long lines', () => {
       if (position + length > huge) tail.copy(out, Math.max(0, huge - position), Math.max(0, position - huge))
       return out
     }, huge + tail.length)
-    expect(await readPage(handle as unknown as FileHandle, opts({ offset: 2 }))).toBe(
+    expect(await readPage(handle as unknown as FileHandle, pageOptions({ offset: 2 }))).toBe(
       '     2\tafter\n[end of file: lines 2-2 of 2]',
     )
     expect(handle.served).toBe(huge + tail.length)
@@ -103,7 +95,7 @@ describe('readPage: long lines', () => {
           const line = 'ab'.repeat(Math.ceil(length / 2)).slice(0, length)
           const file = join(dir, 'prop-long.txt')
           await writeFile(file, `${line}${crlf ? '\r\n' : '\n'}next\n`)
-          const page = await readPage(file, opts({ maxLineLength, maxBytes: 16 * MiB }))
+          const page = await readPage(file, pageOptions({ maxLineLength, maxBytes: 16 * MiB }))
           const expected =
             line.length <= maxLineLength
               ? line
@@ -121,7 +113,7 @@ describe('readPage: long lines', () => {
     const first = 'c'.repeat(64 * 1024 - 1)
     const file = join(dir, 'cr-boundary.txt')
     await writeFile(file, `${first}\r\nnext\r\n`)
-    const page = await readPage(file, opts({ maxLineLength: 100_000, maxBytes: 16 * MiB }))
+    const page = await readPage(file, pageOptions({ maxLineLength: 100_000, maxBytes: 16 * MiB }))
     expect(page).toBe(`     1\t${first}\n     2\tnext\n[end of file: lines 1-2 of 2]`)
   })
 })
@@ -132,7 +124,7 @@ describe('readPage on an open handle', () => {
     await writeFile(file, 'one\ntwo\n')
     const handle = await open(file, 'r')
     try {
-      expect(await readPage(handle, opts())).toBe('     1\tone\n     2\ttwo\n[end of file: lines 1-2 of 2]')
+      expect(await readPage(handle, pageOptions())).toBe('     1\tone\n     2\ttwo\n[end of file: lines 1-2 of 2]')
       expect((await handle.stat()).size).toBe(8)
     } finally {
       await handle.close()

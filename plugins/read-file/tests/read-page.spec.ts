@@ -3,17 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readPage, ReadFileError, type PageOptions } from '../src/index.js'
+import { readPage, ReadFileError } from '../src/index.js'
+import { pageOptions } from './harness.js'
 
 let dir: string
-const opts = (over: Partial<PageOptions> = {}): PageOptions => ({
-  offset: 1,
-  limit: 2000,
-  maxBytes: 64 * 1024,
-  maxLineLength: 2000,
-  displayPath: 'f.txt',
-  ...over,
-})
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bridle-page-'))
@@ -40,41 +33,43 @@ async function failure(p: Promise<unknown>): Promise<ReadFileError> {
 describe('readPage', () => {
   it('numbers lines and notes the end of file', async () => {
     const f = await file('pkg.json', '{\n  "name": "demo"\n}\n')
-    expect(await readPage(f, opts())).toBe(
+    expect(await readPage(f, pageOptions())).toBe(
       '     1\t{\n     2\t  "name": "demo"\n     3\t}\n[end of file: lines 1-3 of 3]',
     )
   })
 
   it('handles CRLF and a missing final newline', async () => {
     const f = await file('crlf.txt', 'a\r\nb')
-    expect(await readPage(f, opts())).toBe('     1\ta\n     2\tb\n[end of file: lines 1-2 of 2]')
+    expect(await readPage(f, pageOptions())).toBe('     1\ta\n     2\tb\n[end of file: lines 1-2 of 2]')
   })
 
   it('pages with offset and limit and says how to continue', async () => {
     const f = await file('ten.txt', Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n')
-    expect(await readPage(f, opts({ offset: 3, limit: 2 }))).toBe(
+    expect(await readPage(f, pageOptions({ offset: 3, limit: 2 }))).toBe(
       '     3\tline 3\n     4\tline 4\n[showing lines 3-4; more lines follow; call read_file with offset=5 to continue]',
     )
-    expect(await readPage(f, opts({ offset: 9, limit: 2 }))).toBe(
+    expect(await readPage(f, pageOptions({ offset: 9, limit: 2 }))).toBe(
       '     9\tline 9\n    10\tline 10\n[end of file: lines 9-10 of 10]',
     )
   })
 
   it('refuses an offset past the end', async () => {
     const f = await file('two.txt', 'a\nb\n')
-    const e = await failure(readPage(f, opts({ offset: 5, displayPath: 'two.txt' })))
+    const e = await failure(readPage(f, pageOptions({ offset: 5, displayPath: 'two.txt' })))
     expect(e.code).toBe('BAD_OFFSET')
     expect(e.message).toBe('offset 5 is past the end of "two.txt" (2 lines)')
   })
 
   it('says so for an empty file', async () => {
     const f = await file('empty.txt', '')
-    expect(await readPage(f, opts({ displayPath: 'empty.txt' }))).toBe('(empty file: "empty.txt" has no content)')
+    expect(await readPage(f, pageOptions({ displayPath: 'empty.txt' }))).toBe(
+      '(empty file: "empty.txt" has no content)',
+    )
   })
 
   it('caps output bytes with a truncation note', async () => {
     const f = await file('big.txt', Array.from({ length: 1000 }, (_, i) => `row ${i + 1} ${'x'.repeat(40)}`).join('\n'))
-    const text = await readPage(f, opts({ maxBytes: 1024 }))
+    const text = await readPage(f, pageOptions({ maxBytes: 1024 }))
     const lines = text.split('\n')
     const note = lines.pop()!
     const body = lines.join('\n') + '\n'
@@ -87,7 +82,7 @@ describe('readPage', () => {
 
   it('cuts a single huge first line to the cap instead of returning nothing', async () => {
     const f = await file('one-long.txt', 'y'.repeat(5000))
-    const text = await readPage(f, opts({ maxBytes: 300, maxLineLength: 100_000 }))
+    const text = await readPage(f, pageOptions({ maxBytes: 300, maxLineLength: 100_000 }))
     expect(text.split('\n')[0]!.length).toBeLessThanOrEqual(300)
     expect(text).toContain(
       '[output truncated: the 300-byte cap was reached after line 1; call read_file with offset=2 to continue]',
@@ -96,21 +91,21 @@ describe('readPage', () => {
 
   it('cuts long lines with a marker', async () => {
     const f = await file('long.txt', 'z'.repeat(50) + '\n')
-    expect(await readPage(f, opts({ maxLineLength: 20 }))).toBe(
+    expect(await readPage(f, pageOptions({ maxLineLength: 20 }))).toBe(
       `     1\t${'z'.repeat(20)}… [line truncated: 50 characters]\n[end of file: lines 1-1 of 1]`,
     )
   })
 
   it('refuses binary content: NUL bytes', async () => {
     const f = await file('img.png', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]))
-    const e = await failure(readPage(f, opts({ displayPath: 'img.png' })))
+    const e = await failure(readPage(f, pageOptions({ displayPath: 'img.png' })))
     expect(e.code).toBe('BINARY_FILE')
     expect(e.message).toBe('"img.png" is a binary file (it contains NUL bytes); read_file only reads text')
   })
 
   it('refuses binary content: invalid UTF-8', async () => {
     const f = await file('latin1.txt', new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]))
-    const e = await failure(readPage(f, opts({ displayPath: 'latin1.txt' })))
+    const e = await failure(readPage(f, pageOptions({ displayPath: 'latin1.txt' })))
     expect(e.code).toBe('BINARY_FILE')
     expect(e.message).toContain('not valid UTF-8')
   })
@@ -118,13 +113,13 @@ describe('readPage', () => {
   it('keeps multi-byte characters split across read chunks', async () => {
     const content = 'a'.repeat(64 * 1024 - 1) + 'é\nsecond\n'
     const f = await file('chunked.txt', content)
-    const text = await readPage(f, opts({ maxBytes: 16 * 1024 * 1024, maxLineLength: 1_000_000 }))
+    const text = await readPage(f, pageOptions({ maxBytes: 16 * 1024 * 1024, maxLineLength: 1_000_000 }))
     expect(text).toContain('é\n     2\tsecond')
   })
 
   it('refuses a directory', async () => {
     await mkdir(join(dir, 'sub'), { recursive: true })
-    const e = await failure(readPage(join(dir, 'sub'), opts({ displayPath: 'sub' })))
+    const e = await failure(readPage(join(dir, 'sub'), pageOptions({ displayPath: 'sub' })))
     expect(e.code).toBe('NOT_A_FILE')
     expect(e.message).toBe('"sub" is a directory, not a file')
   })
@@ -133,7 +128,7 @@ describe('readPage', () => {
     const f = await file('abort.txt', 'a\n')
     const controller = new AbortController()
     controller.abort(new Error('stop'))
-    await expect(readPage(f, opts({ signal: controller.signal }))).rejects.toThrow('stop')
+    await expect(readPage(f, pageOptions({ signal: controller.signal }))).rejects.toThrow('stop')
   })
 
   it('property: paging through a file with any limit reproduces every line exactly once', async () => {
@@ -149,7 +144,7 @@ describe('readPage', () => {
           const seen: string[] = []
           let offset = 1
           for (;;) {
-            const page = (await readPage(f, opts({ offset, limit }))).split('\n')
+            const page = (await readPage(f, pageOptions({ offset, limit }))).split('\n')
             const note = page.pop()!
             for (const row of page) seen.push(row.slice(row.indexOf('\t') + 1))
             offset += page.length

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { confineToWorkspace, readPage, ReadFileError, type PageOptions } from '../src/index.js'
-import { load, read, text } from './harness.js'
+import { load, read, text, pageOptions } from './harness.js'
 
 let base: string
 let ws: string
@@ -37,15 +37,6 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
-const opts = (over: Partial<PageOptions> = {}): PageOptions => ({
-  offset: 1,
-  limit: 2000,
-  maxBytes: 64 * 1024,
-  maxLineLength: 2000,
-  displayPath: 'f.txt',
-  ...over,
-})
-
 async function refusal(p: Promise<unknown>): Promise<ReadFileError> {
   const e = await p.then(
     () => undefined,
@@ -63,7 +54,7 @@ describe('what is not a regular file is refused by kind, with NOT_A_FILE', () =>
     const r = await read(root, { path: 'app.sock' })
     expect(text(r)).toBe('Error: "app.sock" is not a regular file')
     expect(r.error?.info).toEqual({ name: 'ReadFileError', code: 'NOT_A_FILE' })
-    const e = await refusal(readPage(join(ws, 'app.sock'), opts({ displayPath: 'app.sock' })))
+    const e = await refusal(readPage(join(ws, 'app.sock'), pageOptions({ displayPath: 'app.sock' })))
     expect(e.code).toBe('NOT_A_FILE')
     expect(e.message).toBe('"app.sock" is not a regular file')
   })
@@ -110,11 +101,11 @@ describe('refusals keep the system error that caused them', () => {
   })
 
   it('invalid UTF-8 keeps the decoder’s error; a NUL byte has nothing underneath and shows no cause', async () => {
-    const utf8 = await refusal(readPage(join(ws, 'latin1.txt'), opts({ displayPath: 'latin1.txt' })))
+    const utf8 = await refusal(readPage(join(ws, 'latin1.txt'), pageOptions({ displayPath: 'latin1.txt' })))
     expect(utf8.code).toBe('BINARY_FILE')
     expect(utf8.cause).toBeInstanceOf(TypeError)
     expect(inspect(utf8)).toContain('[cause]: TypeError')
-    const nul = await refusal(readPage(join(ws, 'nul.bin'), opts({ displayPath: 'nul.bin' })))
+    const nul = await refusal(readPage(join(ws, 'nul.bin'), pageOptions({ displayPath: 'nul.bin' })))
     expect(nul.code).toBe('BINARY_FILE')
     expect(inspect(nul)).not.toContain('[cause]')
   })
@@ -151,12 +142,12 @@ describe('readPage(path) closes the file it opened', () => {
   it('on success, on a full page, and on every refusal', async () => {
     const notes = join(ws, 'notes.txt')
     const outcomes: [string, PageOptions][] = [
-      [notes, opts()],
-      [notes, opts({ limit: 1 })],
-      [notes, opts({ offset: 99 })],
-      [notes, opts({ signal: AbortSignal.abort(new Error('stop')) })],
-      [join(ws, 'nul.bin'), opts()],
-      [join(ws, 'latin1.txt'), opts()],
+      [notes, pageOptions()],
+      [notes, pageOptions({ limit: 1 })],
+      [notes, pageOptions({ offset: 99 })],
+      [notes, pageOptions({ signal: AbortSignal.abort(new Error('stop')) })],
+      [join(ws, 'nul.bin'), pageOptions()],
+      [join(ws, 'latin1.txt'), pageOptions()],
     ]
     for (const [path, options] of outcomes) {
       await readPage(path, options).catch(() => undefined)
