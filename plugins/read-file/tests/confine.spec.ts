@@ -4,6 +4,7 @@ import { join, resolve, sep } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { confineToWorkspace, isInside, ReadFileError, workspaceRootOf } from '../src/index.js'
+import { refusal } from './harness.js'
 
 let base: string
 let root: string
@@ -32,13 +33,9 @@ afterAll(async () => {
 })
 
 async function refused(requested: string, code = 'OUTSIDE_WORKSPACE'): Promise<ReadFileError> {
-  const error = await confineToWorkspace(root, requested).then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ReadFileError)
-  expect((error as ReadFileError).code).toBe(code)
-  return error as ReadFileError
+  const error = await refusal(confineToWorkspace(root, requested))
+  expect(error.code).toBe(code)
+  return error
 }
 
 describe('confineToWorkspace: escapes are refused', () => {

@@ -3,7 +3,8 @@ import { ReadFile } from '@bridle/plugin-read-file'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry, type ToolAgent, type ToolExecutionResult } from '@bridle/tools'
 import { Context } from 'cordis'
-import type { PageOptions } from '../src/index.js'
+import { expect } from 'vitest'
+import { type PageOptions, ReadFileError } from '../src/index.js'
 
 /** A context with the system prompt, the tool registry and read_file (with `config`). */
 export function load(config?: unknown) {
@@ -40,3 +41,13 @@ export const pageOptions = (over: Partial<PageOptions> = {}): PageOptions => ({
   displayPath: 'f.txt',
   ...over,
 })
+
+/** Awaits `p`, expecting it to reject with a `ReadFileError`, and returns that error. */
+export async function refusal(p: Promise<unknown>): Promise<ReadFileError> {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  )
+  expect(e).toBeInstanceOf(ReadFileError)
+  return e as ReadFileError
+}

@@ -6,9 +6,9 @@ import { mkdir, mkdtemp, readdir, realpath, rename, rm, symlink, writeFile } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { confineToWorkspace, openInWorkspace, ReadFileError } from '../src/index.js'
+import { confineToWorkspace, openInWorkspace } from '../src/index.js'
 import { openConfined } from '../src/open-confined.js'
-import { agentAt, load, read, text } from './harness.js'
+import { agentAt, load, read, text, refusal } from './harness.js'
 
 let base: string
 let ws: string
@@ -27,15 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(base, { recursive: true, force: true })
 })
-
-async function refusal(p: Promise<unknown>): Promise<ReadFileError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  )
-  expect(e).toBeInstanceOf(ReadFileError)
-  return e as ReadFileError
-}
 
 /** Open descriptors of this process (Linux); `undefined` elsewhere. */
 async function openDescriptors(): Promise<number | undefined> {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readPage, ReadFileError } from '../src/index.js'
-import { pageOptions } from './harness.js'
+import { readPage } from '../src/index.js'
+import { pageOptions, refusal } from './harness.js'
 
 let dir: string
 
@@ -19,15 +19,6 @@ async function file(name: string, content: string | Uint8Array): Promise<string>
   const path = join(dir, name)
   await writeFile(path, content)
   return path
-}
-
-async function failure(p: Promise<unknown>): Promise<ReadFileError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  )
-  expect(e).toBeInstanceOf(ReadFileError)
-  return e as ReadFileError
 }
 
 describe('readPage', () => {
@@ -55,7 +46,7 @@ describe('readPage', () => {
 
   it('refuses an offset past the end', async () => {
     const f = await file('two.txt', 'a\nb\n')
-    const e = await failure(readPage(f, pageOptions({ offset: 5, displayPath: 'two.txt' })))
+    const e = await refusal(readPage(f, pageOptions({ offset: 5, displayPath: 'two.txt' })))
     expect(e.code).toBe('BAD_OFFSET')
     expect(e.message).toBe('offset 5 is past the end of "two.txt" (2 lines)')
   })
@@ -98,14 +89,14 @@ describe('readPage', () => {
 
   it('refuses binary content: NUL bytes', async () => {
     const f = await file('img.png', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]))
-    const e = await failure(readPage(f, pageOptions({ displayPath: 'img.png' })))
+    const e = await refusal(readPage(f, pageOptions({ displayPath: 'img.png' })))
     expect(e.code).toBe('BINARY_FILE')
     expect(e.message).toBe('"img.png" is a binary file (it contains NUL bytes); read_file only reads text')
   })
 
   it('refuses binary content: invalid UTF-8', async () => {
     const f = await file('latin1.txt', new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]))
-    const e = await failure(readPage(f, pageOptions({ displayPath: 'latin1.txt' })))
+    const e = await refusal(readPage(f, pageOptions({ displayPath: 'latin1.txt' })))
     expect(e.code).toBe('BINARY_FILE')
     expect(e.message).toContain('not valid UTF-8')
   })
@@ -119,7 +110,7 @@ describe('readPage', () => {
 
   it('refuses a directory', async () => {
     await mkdir(join(dir, 'sub'), { recursive: true })
-    const e = await failure(readPage(join(dir, 'sub'), pageOptions({ displayPath: 'sub' })))
+    const e = await refusal(readPage(join(dir, 'sub'), pageOptions({ displayPath: 'sub' })))
     expect(e.code).toBe('NOT_A_FILE')
     expect(e.message).toBe('"sub" is a directory, not a file')
   })

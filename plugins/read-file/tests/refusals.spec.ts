@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { confineToWorkspace, readPage, ReadFileError, type PageOptions } from '../src/index.js'
-import { load, read, text, pageOptions } from './harness.js'
+import { confineToWorkspace, readPage, type ReadFileError, type PageOptions } from '../src/index.js'
+import { load, read, text, pageOptions, refusal } from './harness.js'
 
 let base: string
 let ws: string
@@ -36,15 +36,6 @@ afterAll(async () => {
   await new Promise((done) => server.close(done))
   await rm(base, { recursive: true, force: true })
 })
-
-async function refusal(p: Promise<unknown>): Promise<ReadFileError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  )
-  expect(e).toBeInstanceOf(ReadFileError)
-  return e as ReadFileError
-}
 
 const errno = (e: ReadFileError) => (e.cause as NodeJS.ErrnoException | undefined)?.code
 
