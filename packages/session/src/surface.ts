@@ -119,10 +119,9 @@ export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfaceP
   let replace: { start: number; end: number; startIndex: number; endIndex: number } | undefined
   if (surfaceOp !== 'append') {
     const op = surfaceOp as Record<string, unknown>
-    const keys = Reflect.ownKeys(op)
+    // Three own keys, and `op`, `start` and `end` each hold a valid value: so those three and nothing else.
     const shaped =
-      keys.length === 3 &&
-      keys.every((key) => key === 'op' || key === 'start' || key === 'end') &&
+      Reflect.ownKeys(op).length === 3 &&
       op.op === 'replace' &&
       isNonNegativeSafeInteger(op.start) &&
       isNonNegativeSafeInteger(op.end)
@@ -145,7 +144,7 @@ export function planSurface(view: SurfaceView, event: AnySessionEvent): SurfaceP
   if (replace === undefined) return { kind: 'append', seq }
 
   const shadowedSeqs = view.nodes.slice(replace.startIndex, replace.endIndex + 1)
-  const cited = new Set(Array.isArray(sources) ? (sources as number[]) : [])
+  const cited = new Set(sources as readonly number[] | undefined)
   const missing = shadowedSeqs.filter((node) => !cited.has(node))
   if (missing.length > 0) {
     throw new Error(

@@ -219,3 +219,94 @@ describe('property: the continued digest chain equals the from-scratch one', () 
     expect(continued).toBeGreaterThan(50)
   })
 })
+
+describe('when a recorded prefix is used', () => {
+  const bogus = (count: number) => ({ count, chain: 'f'.repeat(64) })
+
+  it('a digester that began without one ignores the prefix the loop offers at every later step', () => {
+    const s = Session.create('live')
+    s.append('user/message', user('q0'), { surfaceOp: 'append' })
+    const digester = new RequestDigester()
+    digester.digest(requestOf(s.deriveMessages()))
+    s.append('user/message', user('q1'), { surfaceOp: 'append' })
+    const messages = s.deriveMessages()
+    expect(digester.digest(requestOf(messages), bogus(1))).toEqual(requestDigestParts(requestOf(messages)))
+  })
+
+  it('a prefix that claims more messages than the request holds is not used', () => {
+    const messages = [user('only'), assistant('one')]
+    expect(new RequestDigester().digest(requestOf(messages), bogus(3))).toEqual(requestDigestParts(requestOf(messages)))
+  })
+
+  it('a prefix over the whole history is taken as recorded: a request re-sent after a reopen hashes no message', () => {
+    for (const reopened of reopen(recordedLog(4))) {
+      const messages = reopened.deriveMessages()
+      const prefix = reopened.digestedPrefix(messages)
+      expect(prefix?.count).toBe(messages.length)
+      const counted = hashedMessages()
+      expect(new RequestDigester().digest(requestOf(counted.wrap(messages)), prefix)).toEqual(
+        requestDigestParts(requestOf(messages)),
+      )
+      expect(counted.hashed()).toBe(0)
+    }
+  })
+
+  it('after continuing from it, two compactions of the new messages digest as from scratch', () => {
+    for (const s of reopen(recordedLog(2))) {
+      const digester = new RequestDigester()
+      const digestNow = () => {
+        const messages = s.deriveMessages()
+        expect(digester.digest(requestOf(messages), s.digestedPrefix(messages))).toEqual(
+          requestDigestParts(requestOf(messages)),
+        )
+      }
+      digestNow() // continues the recorded chain over the four recorded messages
+      for (const text of ['u4', 'u5', 'u6', 'u7']) s.append('user/message', user(text), { surfaceOp: 'append' })
+      digestNow()
+      const summarize = (from: number, to: number, text: string) => {
+        const nodes = s.surface.nodes
+        s.append('user/message', user(text), {
+          surfaceOp: { op: 'replace', start: nodes[from]!, end: nodes[to]! },
+          sourceEventSeqs: nodes.slice(from, to + 1),
+        })
+        digestNow()
+      }
+      summarize(5, 6, 'summary of u5 and u6') // u4, summary, u7 follow the recorded four
+      summarize(4, 4, 'summary of u4') // the first summary and u7 move: their digests are reused
+    }
+  })
+
+  it('after continuing from it, every later step digests as from scratch, through appends and replaces (fast-check)', () => {
+    // Replaces land anywhere, or among the last three nodes: after the prefix, where the digests are kept.
+    const stepArb = fc.oneof(
+      fc.constant({ kind: 'user' as const }),
+      fc.constant({ kind: 'step' as const }),
+      fc.record({ kind: fc.constant('replace' as const), a: fc.nat(), b: fc.nat(), tail: fc.boolean() }),
+    )
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.nat(1), fc.array(stepArb, { maxLength: 30 }), (n, way, ops) => {
+        const s = reopen(recordedLog(n))[way]!
+        const digester = new RequestDigester()
+        const digestNow = () => {
+          const messages = s.deriveMessages()
+          expect(digester.digest(requestOf(messages), s.digestedPrefix(messages))).toEqual(
+            requestDigestParts(requestOf(messages)),
+          )
+        }
+        digestNow()
+        ops.forEach((op, i) => {
+          if (op.kind === 'user') s.append('user/message', user(`u${i}`), { surfaceOp: 'append' })
+          else if (op.kind === 'step') digestNow()
+          else {
+            const last = s.surface.nodes.length - 1
+            const near = Math.min(3, last + 1)
+            if (op.tail && near > 0) replaceRange(s, last - (op.a % near), last - (op.b % near), i)
+            else replaceRange(s, op.a, op.b, i)
+          }
+        })
+        digestNow()
+      }),
+      { seed: SEED, numRuns: 200 },
+    )
+  })
+})
