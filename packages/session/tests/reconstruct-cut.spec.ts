@@ -19,6 +19,16 @@ const texts = (messages: readonly { content: readonly unknown[] }[]) =>
 
 const h: EpochHeader = header({ system: 'be brief' })
 
+/** A session in turn 1 step 1: the prompt, then the header the step's request is built under. */
+function firstStep(prompt: string, head: EpochHeader = h): Session {
+  const s = Session.create('s')
+  s.append('turn/start', { turn: 1 })
+  s.append('step/start', { turn: 1, step: 1 })
+  s.append('user/message', user(prompt), { surfaceOp: 'append' })
+  s.append('request/header', { header: head, reason: 'initial' })
+  return s
+}
+
 function answer(s: Session, turn: number, step: number, text: string) {
   const chunk = s.append('assistant/chunk', { turn, step, chunk: { type: 'text-delta', index: 0, text } })
   return s.append(
@@ -63,11 +73,7 @@ describe('events whose data is null', () => {
 
 describe('an answer that came without chunks (a non-streaming call)', () => {
   it('is the step’s first output: the request is cut before it and leaves it out', () => {
-    const s = Session.create('s')
-    s.append('turn/start', { turn: 1 })
-    s.append('step/start', { turn: 1, step: 1 })
-    s.append('user/message', user('q'), { surfaceOp: 'append' })
-    s.append('request/header', { header: h, reason: 'initial' })
+    const s = firstStep('q')
     const message = s.append(
       'assistant/message',
       { turn: 1, step: 1, message: assistant('a') },
@@ -89,11 +95,7 @@ describe('an answer that came without chunks (a non-streaming call)', () => {
  * began after that.
  */
 function deadStepLog() {
-  const s = Session.create('s')
-  s.append('turn/start', { turn: 1 })
-  s.append('step/start', { turn: 1, step: 1 })
-  s.append('user/message', user('one'), { surfaceOp: 'append' })
-  s.append('request/header', { header: h, reason: 'initial' })
+  const s = firstStep('one')
   s.append('step/start', { turn: 1, step: 2 })
   const sameTurn = s.append('request/compaction', summaryRecord(1, 2, 1))
   s.append('turn/start', { turn: 2 })
@@ -157,11 +159,7 @@ describe('events that begin with the step’s own step/start', () => {
 
 describe('a summary request whose count is not a positive whole number', () => {
   function logWithCount(count: number) {
-    const s = Session.create('s')
-    s.append('turn/start', { turn: 1 })
-    s.append('step/start', { turn: 1, step: 1 })
-    s.append('user/message', user('only one'), { surfaceOp: 'append' })
-    s.append('request/header', { header: header(), reason: 'initial' })
+    const s = firstStep('only one', header())
     s.append('request/compaction', summaryRecord(1, 1, count))
     return s
   }
