@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 /**
  * `pnpm test:soak [runs] [filter...]`: the whole suite several times in a row (10 by default), to show it does not fail
- * by luck or by timing; vitest file filters after `runs` soak only the matching test files. Each run's vitest JSON report goes to `<out>/run-N.json` and its output to `<out>/run-N.log`; a line per
- * run (exit status, counts, load average before and after) goes to `<out>/summary.txt` and the terminal. Every run
+ * by luck or by timing; vitest file filters after `runs` soak only the matching test files. Each run's vitest JSON
+ * report goes to `<out>/run-N.json` and its output to `<out>/run-N.log`; a line per run (exit status, counts, load
+ * average before and after) goes to `<out>/summary.txt` and the terminal. Every run
  * happens even after a failure, so one report shows how often it fails; the exit status is 1 when any run failed.
  * Run it beside other work (a mutation run, a second suite) to test under load: TESTING.md says why.
  *
  *   BRIDLE_SOAK_OUT=dir   where the reports go (default: soak-report/, ignored by git)
  */
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, mkdirSync, openSync, closeSync, readFileSync, existsSync } from 'node:fs'
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -30,9 +31,9 @@ const load = () => loadavg()[0].toFixed(2)
 function counts(reportFile) {
   if (!existsSync(reportFile)) return { failed: true, text: 'no report' }
   const report = JSON.parse(readFileSync(reportFile, 'utf8'))
-  const failedFiles = report.testResults.filter((file) => file.status === 'failed').map((file) => file.name)
-  const failed = report.numFailedTests > 0 || failedFiles.length > 0
-  const text = `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${failedFiles.length} files failed`
+  const failedFiles = report.testResults.filter((file) => file.status === 'failed').length
+  const failed = report.numFailedTests > 0 || failedFiles > 0
+  const text = `${report.numPassedTests} passed, ${report.numFailedTests} failed, ${failedFiles} files failed`
   return { failed, text }
 }
 
@@ -40,6 +41,7 @@ let failures = 0
 for (let run = 1; run <= runs; run++) {
   const reportFile = join(out, `run-${run}.json`)
   const logFile = join(out, `run-${run}.log`)
+  rmSync(reportFile, { force: true }) // an earlier soak's report must not stand in for a run that wrote none
   const loadBefore = load()
   const log = openSync(logFile, 'w')
   const child = spawnSync(process.execPath, [vitest, 'run', ...filters], {
@@ -51,7 +53,8 @@ for (let run = 1; run <= runs; run++) {
   const result = counts(reportFile)
   const failed = child.status !== 0 || result.failed
   if (failed) failures++
-  const line = `run ${run}/${runs}: exit ${child.status ?? child.signal}, ${result.text}, load ${loadBefore} -> ${load()}`
+  const exit = child.status ?? child.signal
+  const line = `run ${run}/${runs}: exit ${exit}, ${result.text}, load ${loadBefore} -> ${load()}`
   appendFileSync(join(out, 'summary.txt'), `${new Date().toISOString()} ${line}\n`)
   console.log(failed ? `${line}  FAILED, see ${logFile}` : line)
 }
