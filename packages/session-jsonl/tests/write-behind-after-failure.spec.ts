@@ -21,6 +21,16 @@ function gatedQueue(delayMs: number) {
   return { queue, batches, gates, failures }
 }
 
+/** A queue whose first background batch, `[0]`, failed with EIO. */
+async function failedFirstBatch() {
+  const q = gatedQueue(100)
+  q.queue.push(0)
+  await vi.advanceTimersByTimeAsync(100)
+  q.gates[0]!.reject(new Error('EIO'))
+  await vi.advanceTimersByTimeAsync(0)
+  return q
+}
+
 beforeEach(() => {
   vi.useFakeTimers()
 })
@@ -142,11 +152,7 @@ describe('who writes what, and when the queue is idle', () => {
   })
 
   it('a failed background batch leaves the queue busy (it still holds the batch)', async () => {
-    const q = gatedQueue(100)
-    q.queue.push(0)
-    await vi.advanceTimersByTimeAsync(100)
-    q.gates[0]!.reject(new Error('EIO'))
-    await vi.advanceTimersByTimeAsync(0)
+    const q = await failedFirstBatch()
     expect(q.failures.map(String)).toEqual(['Error: EIO'])
     expect(q.queue.idle).toBe(false)
   })
@@ -171,11 +177,7 @@ describe('who writes what, and when the queue is idle', () => {
 
 describe('after a failed background batch', () => {
   it('writing resumes with ordinary windows: one per idle start, never shortened by an earlier event', async () => {
-    const q = gatedQueue(100)
-    q.queue.push(0)
-    await vi.advanceTimersByTimeAsync(100)
-    q.gates[0]!.reject(new Error('EIO'))
-    await vi.advanceTimersByTimeAsync(0)
+    const q = await failedFirstBatch()
     expect(q.failures).toHaveLength(1)
     q.queue.push(1) // resumes: opens a window
     await vi.advanceTimersByTimeAsync(50)
