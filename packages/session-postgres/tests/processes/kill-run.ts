@@ -34,16 +34,24 @@ interface StoredRows {
   readonly eventCount: number
 }
 
+/**
+ * The event rows and the cursor, read in one statement so in one snapshot: the server finishes a statement it
+ * received before the kill, so a dead writer's last append can still commit, and two separate reads could fall on
+ * either side of that commit.
+ */
 async function storedRows(schema: string, id: string): Promise<StoredRows> {
-  const { rows } = await admin.query(`SELECT seq, body FROM "${schema}".events WHERE session_id = $1 ORDER BY seq`, [
-    id,
-  ])
-  const head = await admin.query(`SELECT event_count FROM "${schema}".sessions WHERE id = $1`, [id])
-  rows.forEach((row: { seq: number; body: string }, index: number) => {
+  const { rows } = await admin.query(
+    `SELECT s.event_count, e.seq, e.body
+       FROM "${schema}".sessions s LEFT JOIN "${schema}".events e ON e.session_id = s.id
+      WHERE s.id = $1 ORDER BY e.seq`,
+    [id],
+  )
+  const events = rows.filter((row: { seq: number | null }) => row.seq !== null)
+  events.forEach((row: { seq: number; body: string }, index: number) => {
     if (row.seq !== index || JSON.parse(row.body).seq !== index)
       throw new Error(`seq ${row.seq} stored at index ${index} of "${id}"`)
   })
-  return { bodies: rows.map((row: { body: string }) => row.body), eventCount: head.rows[0]?.event_count ?? 0 }
+  return { bodies: events.map((row: { body: string }) => row.body), eventCount: rows[0]?.event_count ?? 0 }
 }
 
 const durableOf = (lines: readonly string[]) =>
