@@ -15,6 +15,7 @@ import { memory } from './memory.mjs'
 import { manyAgents } from './many-agents.mjs'
 import { postgresBeside } from './postgres.mjs'
 import { viewerFirstPaint } from './viewer-first-paint.mjs'
+import { cliStartup } from './cli-startup.mjs'
 
 const all = [
   stepOverhead,
@@ -28,6 +29,7 @@ const all = [
   postgresBeside,
   compactionCache,
   viewerFirstPaint,
+  cliStartup,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
+import { AppConfigError } from './errors.js'
 
 /** One plugin row: a package name or a local module path (relative to the YAML file), plus its config. */
 const PluginRowSchema = z.union([
@@ -50,10 +50,7 @@ export interface AppConfig {
   scripted: Record<string, unknown> | undefined
 }
 
-/** A bridle.yaml that cannot be used; the message names the file and, where it can, the plugin and field. */
-export class AppConfigError extends Error {
-  override name = 'AppConfigError'
-}
+export { AppConfigError }
 
 function describeRow(raw: unknown, index: number): string {
   if (typeof raw === 'string') return `plugin "${raw}"`
@@ -111,6 +108,8 @@ export async function loadAppConfig(file: string): Promise<AppConfig> {
   } catch (error) {
     throw new AppConfigError(`${path}: cannot read app config: ${(error as Error).message}`)
   }
+  // the YAML parser is loaded only for an app that has a file (the built-in app needs none)
+  const { parse: parseYaml } = await import('yaml')
   let raw: unknown
   try {
     raw = parseYaml(text)

@@ -1,16 +1,12 @@
 import { Context } from 'cordis'
-import { AgentLoop } from '@bridle/agent-loop'
 import { LlmRuntime } from '@bridle/llm'
 import { SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
-import { SystemPrompt } from '@bridle/system-prompt'
-import { ToolRegistry } from '@bridle/tools'
 import type { AppConfig, PluginRow } from './app-config.js'
 import { AppConfigError, appLabel, rowName } from './app-config.js'
-import { chooseModel, type ModelChoice, type ModelFlags } from './model-selection.js'
+import { appSecrets, chooseModel, type ModelChoice, type ModelFlags } from './model-selection.js'
 import { importPluginModule, pickPlugin } from './plugin-loader.js'
 import { holdCordisLog, type HeldLog } from './cordis-log.js'
-import { appSecrets } from './redaction.js'
 
 /** Rows that provide `ctx.sessionPersistence`; when an app lists none, the CLI loads session-jsonl itself. */
 const PERSISTENCE_ROWS = new Set(['@bridle/session-jsonl', '@bridle/session-postgres'])
@@ -107,6 +103,16 @@ async function settle(ctx: Context, fork: Fork, where: string, held: HeldLog) {
   throw new AppConfigError(`${where} failed to start: ${(error as Error).message ?? String(error)}`, { cause: error })
 }
 
+/** The core packages an agent needs beyond the session store: imported only by a boot that runs one. */
+async function agentPackages() {
+  const [{ SystemPrompt }, { ToolRegistry }, { AgentLoop }] = await Promise.all([
+    import('@bridle/system-prompt'),
+    import('@bridle/tools'),
+    import('@bridle/agent-loop'),
+  ])
+  return { SystemPrompt, ToolRegistry, AgentLoop }
+}
+
 /**
  * Boots an app: the core services (llm, system-prompt, sessions, tools, agent-loop), session persistence
  * (session-jsonl unless the app lists a persistence row, such as session-postgres), the model route, then the app's
@@ -147,16 +153,20 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
     return start(plugin, row, where)
   }
 
+  // a read-only boot runs no agent, so it does not load the packages that make one
+  const full = readOnly ? undefined : await agentPackages()
   ctx.plugin(LlmRuntime)
-  if (!readOnly) {
+  if (full) {
+    const { SystemPrompt } = full
     const systemPromptRow: PluginRow = { package: '@bridle/system-prompt', config: app.systemPrompt }
     checkConfig(SystemPrompt, systemPromptRow, `${appLabel(app.file)}: systemPrompt`)
     ctx.plugin(SystemPrompt, app.systemPrompt as never)
   }
   ctx.plugin(SessionStore)
-  if (!readOnly) ctx.plugin(ToolRegistry)
+  if (full) ctx.plugin(full.ToolRegistry)
   if (!app.plugins.some(isPersistenceRow)) ctx.plugin(SessionJsonl, {} as never)
-  if (!readOnly) {
+  if (full) {
+    const { AgentLoop } = full
     const loopRow: PluginRow = { package: '@bridle/agent-loop', config: app.agentLoop }
     checkConfig(AgentLoop, loopRow, `${appLabel(app.file)}: agentLoop`)
     ctx.plugin(AgentLoop, (app.agentLoop ?? {}) as never)

@@ -1,14 +1,7 @@
-import { Command, CommanderError } from 'commander'
-import { AppConfigError } from './app-config.js'
-import { registerDev } from './commands/dev.js'
-import { registerInspect } from './commands/inspect.js'
-import { registerRun } from './commands/run.js'
-import { registerSessions } from './commands/sessions.js'
-import { registerView } from './commands/view.js'
-import type { CommandContext } from './commands/command-context.js'
-import { routeCordisLog } from './cordis-log.js'
+import { CommanderError } from 'commander'
 import { errorText } from './error-text.js'
-import { errorLine, errorStack, EXIT, RuntimeFailure, UsageError } from './errors.js'
+import { AppConfigError, errorLine, errorStack, EXIT, RuntimeFailure, UsageError } from './errors.js'
+import { program } from './program.js'
 import { envSecrets, redactingIo } from './redaction.js'
 import type { Io } from './terminal.js'
 
@@ -21,19 +14,9 @@ function commanderErrorLine(text: string, command: string): string {
   return errorLine(`${message} (see '${command} --help')`)
 }
 
-/** Builds the `bridle` program. Each action stores its exit code in `exit.code`. */
-function program(io: Io, exit: { code: number }) {
-  const cli = new Command('bridle')
-    .description('Run, inspect and develop Bridle agents')
-    .option('-c, --config <file>', 'app config (default: ./bridle.yaml, else the built-in app)')
-    .option('--verbose', 'show stacks of plugin failures and everything cordis logs')
-    .exitOverride()
-  const context: CommandContext = { io, exit, config: () => cli.opts<{ config?: string }>().config }
-  registerRun(cli, context)
-  registerSessions(cli, context)
-  registerInspect(cli, context)
-  registerDev(cli, context)
-  registerView(cli, context)
+/** The `bridle` program, its errors in the CLI's grammar. Each action stores its exit code in `exit.code`. */
+function cliProgram(io: Io, exit: { code: number }) {
+  const cli = program(io, exit)
   for (const command of [cli, ...cli.commands]) {
     const name = command === cli ? 'bridle' : `bridle ${command.name()}`
     command.configureOutput({
@@ -78,14 +61,19 @@ export async function main(argv: readonly string[], rawIo: Io, env: NodeJS.Proce
   // every line the CLI prints passes the redaction of the keys it knows
   const io = redactingIo(rawIo, new Set([...(rawIo.secrets ?? []), ...envSecrets(env)]))
   const verbose = wantsVerbose(argv)
-  const log = routeCordisLog(io, verbose)
   const exit = { code: 0 }
+  const cli = cliProgram(io, exit)
+  // cordis' logger is routed when a command is about to run, so `--help` and a usage error never load cordis
+  let log: { close(): void } | undefined
+  cli.hook('preAction', async () => {
+    log ??= (await import('./cordis-log.js')).routeCordisLog(io, verbose)
+  })
   try {
-    await program(io, exit).parseAsync([...argv], { from: 'user' })
+    await cli.parseAsync([...argv], { from: 'user' })
     return exit.code
   } catch (error) {
     return reportError(error, io, verbose)
   } finally {
-    log.close()
+    log?.close()
   }
 }

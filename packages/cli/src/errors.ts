@@ -19,6 +19,11 @@ export class UsageError extends Error {
   override name = 'UsageError'
 }
 
+/** A bridle.yaml that cannot be used; the message names the file and, where it can, the plugin and field (exit 2). */
+export class AppConfigError extends Error {
+  override name = 'AppConfigError'
+}
+
 /** A runtime failure that is not a usage error, e.g. a session that does not exist: exit 1. */
 export class RuntimeFailure extends Error {
   override name = 'RuntimeFailure'

@@ -148,3 +148,21 @@ export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flag
     notice: 'bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model',
   }
 }
+
+/** The values of the key variables the app's `@bridle/llm-openai` rows name (`apiKeyEnv`, default DEEPSEEK_API_KEY). */
+export function appSecrets(app: AppConfig, env: NodeJS.ProcessEnv): string[] {
+  const values: string[] = []
+  for (const row of app.plugins) {
+    if (rowName(row) !== LLM_OPENAI) continue
+    const config = (row.config ?? {}) as { apiKeyEnv?: unknown; baseURL?: unknown }
+    const name =
+      typeof config.apiKeyEnv === 'string'
+        ? config.apiKeyEnv
+        : config.baseURL === undefined
+          ? 'DEEPSEEK_API_KEY'
+          : undefined
+    const value = name === undefined ? undefined : env[name]
+    if (value) values.push(value)
+  }
+  return values
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseAppConfig } from '../src/index.js'
-import { appSecrets, envSecrets, redactingIo } from '../src/redaction.js'
+import { appSecrets } from '../src/model-selection.js'
+import { envSecrets, redactingIo } from '../src/redaction.js'
 import type { Io } from '../src/terminal.js'
 
 describe('CLI output redaction', () => {

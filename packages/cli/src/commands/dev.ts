@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
-import type { Command } from 'commander'
 import type { Agent } from '@bridle/agent-loop'
 import { boot } from '../boot.js'
 import { resolveApp } from '../default-app.js'
@@ -10,11 +9,10 @@ import { EXIT } from '../errors.js'
 import { HotReloader, type ReloadReport } from '../hot-reload.js'
 import { paint, type Io } from '../terminal.js'
 import { checkAppPaths, dryAssemble } from '../validate.js'
-import type { CommandContext } from './command-context.js'
 import { compactNow, COMPACT_LINE } from './dev-compact.js'
 import { openCheckedAgent, runPrompt } from './run.js'
 
-interface DevOptions {
+export interface DevOptions {
   config?: string
   watch?: string
   session?: string
@@ -28,7 +26,7 @@ interface DevOptions {
  * set of plugins. A `path:` row inside the watched folder is loaded by the watcher (with its config), never by
  * boot as well; rows that do not hot-reload are named at start.
  */
-async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
+export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const p = paint(io)
   const app = await resolveApp(options.config)
   checkAppPaths(app)
@@ -115,18 +113,4 @@ async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStream = p
     io.err(`bridle: session ${opened.id}\n`)
   }
   return code
-}
-
-/** Registers `bridle dev` on the program. */
-export function registerDev(cli: Command, { io, exit, config }: CommandContext): void {
-  cli
-    .command('dev')
-    .description('interactive session; plugins in the watched folder hot-reload')
-    .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
-    .option('-s, --session <id>', 'resume this session')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (o: Omit<DevOptions, 'config'>) => {
-      exit.code = await dev({ ...o, config: config() }, io)
-    })
 }

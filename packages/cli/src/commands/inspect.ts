@@ -1,4 +1,3 @@
-import type { Command } from 'commander'
 import { cachePrefixReport, requestSteps, type SessionEvent } from '@bridle/session'
 import { openReader, type SessionReader } from '../reader.js'
 import { EXIT } from '../errors.js'
@@ -14,10 +13,8 @@ import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { renderVerify, verifySession } from '../inspect/verify.js'
 import { UsageError } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
-import type { CommandContext } from './command-context.js'
-import { inspectHtml } from './view.js'
 
-interface InspectOptions {
+export interface InspectOptions {
   config?: string
   step?: string
   turn?: string
@@ -63,7 +60,7 @@ function pickStep(events: readonly SessionEvent[], stepText: string, turnText: s
  * only a log written before manifests falls back to matching the current app's sections, and only then is the whole
  * app started.
  */
-async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
+export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const reader = await openReader(options.config, io.secrets)
   try {
     const code = await inspectSession(reader, id, options, io)
@@ -123,29 +120,4 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
 
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : text)
   return code
-}
-
-/** Registers `bridle inspect` on the program. */
-export function registerInspect(cli: Command, { io, exit, config }: CommandContext): void {
-  cli
-    .command('inspect')
-    .description("a session's turns and steps, or what one step's request contained")
-    .argument('<id>', 'session id')
-    .option('--step <n>', "show step N's request (N, or TURN.STEP)")
-    .option('--turn <t>', 'the turn --step refers to (default: the last turn with that step)')
-    .option('--events', 'list every event (stream chunks are folded otherwise); without --step, the whole log')
-    .option('--json', 'machine-readable output')
-    .option('--verify', 'rebuild every request from the log and check it against request/digest')
-    .option('--cache', 'per request, how much of the previous prefix held and why it broke')
-    .option('--follow', 'then print each new event as it is written, by any process, until Ctrl-C')
-    .option('--html <file>', 'write the session as one self-contained HTML page (the viewer, no server needed)')
-    .action(async (id: string, o: Omit<InspectOptions, 'config'> & { html?: string }) => {
-      const { html, ...rest } = o
-      if (html === undefined) return void (exit.code = await inspect(id, { ...rest, config: config() }, io))
-      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow'] as const).find(
-        (k) => rest[k] !== undefined,
-      )
-      if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
-      exit.code = await inspectHtml(id, html, { config: config() }, io)
-    })
 }

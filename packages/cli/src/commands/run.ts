@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { Command } from 'commander'
 import { createUserMessage } from '@bridle/llm'
 import type { Agent } from '@bridle/agent-loop'
 import { boot, type BootedApp } from '../boot.js'
@@ -9,9 +8,8 @@ import { cancelOnInterrupt } from '../interrupt.js'
 import { attachLiveView } from '../live-view.js'
 import { paint, type Io } from '../terminal.js'
 import { checkAppPaths, checkSessionCwd, dryAssemble } from '../validate.js'
-import type { CommandContext } from './command-context.js'
 
-interface RunOptions {
+export interface RunOptions {
   config?: string
   session?: string
   model?: string
@@ -110,7 +108,7 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
 }
 
 /** `bridle run "prompt"`. */
-async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
+export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
   const app = await resolveApp(options.config)
   checkAppPaths(app)
   const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
@@ -127,18 +125,4 @@ async function run(prompt: string, options: RunOptions, io: Io): Promise<number>
   } finally {
     await booted.close()
   }
-}
-
-/** Registers `bridle run` on the program. */
-export function registerRun(cli: Command, { io, exit, config }: CommandContext): void {
-  cli
-    .command('run')
-    .description('run one prompt as a turn, streaming the answer; persists the session')
-    .argument('<prompt>', 'what to ask')
-    .option('-s, --session <id>', 'resume this session instead of starting one')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (prompt: string, o: { session?: string; model?: string; baseUrl?: string }) => {
-      exit.code = await run(prompt, { ...o, config: config() }, io)
-    })
 }

@@ -1,8 +1,6 @@
-import type { Command } from 'commander'
 import type { SessionPersistence } from '@bridle/session'
 import { openReader } from '../reader.js'
 import { paint, type Io } from '../terminal.js'
-import type { CommandContext } from './command-context.js'
 
 interface SessionRow {
   id: string
@@ -15,7 +13,7 @@ interface SessionRow {
 const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
-async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
+export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
   const reader = await openReader(options.config, io.secrets)
   try {
     return await listSessions(reader.persistence, options, io)
@@ -52,15 +50,4 @@ async function listSessions(persistence: SessionPersistence, options: { json?: b
     )
   }
   return 0
-}
-
-/** Registers `bridle sessions` on the program. */
-export function registerSessions(cli: Command, { io, exit, config }: CommandContext): void {
-  cli
-    .command('sessions')
-    .description('list stored sessions: id, created, turns, last activity')
-    .option('--json', 'machine-readable output')
-    .action(async (o: { json?: boolean }) => {
-      exit.code = await sessions({ ...o, config: config() }, io)
-    })
 }

@@ -1,5 +1,4 @@
 import { isIP } from 'node:net'
-import type { Command } from 'commander'
 import { redactSecrets } from '@bridle/llm'
 import type { SessionPersistence } from '@bridle/session'
 import { openReader } from '../reader.js'
@@ -9,9 +8,8 @@ import { loadAssets } from '../view/assets.js'
 import { writeSessionHtml } from '../view/export.js'
 import { startViewServer } from '../view/server.js'
 import { ViewSource } from '../view/source.js'
-import type { CommandContext } from './command-context.js'
 
-interface ViewOptions {
+export interface ViewOptions {
   config?: string
   port?: string
   host?: string
@@ -53,7 +51,7 @@ function untilSignal(): Promise<void> {
  * `bridle view [ID]`: serves the session viewer on loopback (a free port unless `--port`) until interrupted, and
  * prints its URL (the session's page when ID is given). It only reads the app's session backend.
  */
-async function view(
+export async function view(
   id: string | undefined,
   options: ViewOptions,
   io: Io,
@@ -124,21 +122,4 @@ export async function inspectHtml(id: string, file: string, options: { config?: 
     `bridle: wrote ${file} (session ${id}, ${requests} request${requests === 1 ? '' : 's'}, ${Math.ceil(bytes / 1024)} KiB)\n`,
   )
   return 0
-}
-
-/** Registers `bridle view` on the program. */
-export function registerView(cli: Command, { io, exit, config }: CommandContext): void {
-  cli
-    .command('view')
-    .description('serve a read-only web viewer of the stored sessions on loopback; prints its URL')
-    .argument('[id]', 'open this session')
-    .option('-p, --port <port>', 'port to listen on (default: a free one)')
-    .option('--host <address>', 'address to bind (default: 127.0.0.1)')
-    .option(
-      '--expose',
-      'allow a --host that is not loopback (no authentication: anyone who reaches it reads every session)',
-    )
-    .action(async (id: string | undefined, o: { port?: string; host?: string; expose?: boolean }) => {
-      exit.code = await view(id, { ...o, config: config() }, io)
-    })
 }

@@ -1,0 +1,98 @@
+import { Command } from 'commander'
+import type { DevOptions } from './commands/dev.js'
+import type { InspectOptions } from './commands/inspect.js'
+import type { RunOptions } from './commands/run.js'
+import type { ViewOptions } from './commands/view.js'
+import { UsageError } from './errors.js'
+import type { Io } from './terminal.js'
+
+/**
+ * The `bridle` program's grammar: each command's arguments, options and help. A command's code (and the packages
+ * it boots) is imported only when that command runs, so `--help`, a usage error and a read command load no more
+ * than they use (README.md, "Commands").
+ */
+export function program(io: Io, exit: { code: number }): Command {
+  const cli = new Command('bridle')
+    .description('Run, inspect and develop Bridle agents')
+    .option('-c, --config <file>', 'app config (default: ./bridle.yaml, else the built-in app)')
+    .option('--verbose', 'show stacks of plugin failures and everything cordis logs')
+    .exitOverride()
+  const config = () => cli.opts<{ config?: string }>().config
+
+  cli
+    .command('run')
+    .description('run one prompt as a turn, streaming the answer; persists the session')
+    .argument('<prompt>', 'what to ask')
+    .option('-s, --session <id>', 'resume this session instead of starting one')
+    .option('-m, --model <model>', 'model id for the chosen route')
+    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
+      const { run } = await import('./commands/run.js')
+      exit.code = await run(prompt, { ...o, config: config() }, io)
+    })
+
+  cli
+    .command('sessions')
+    .description('list stored sessions: id, created, turns, last activity')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { json?: boolean }) => {
+      const { sessions } = await import('./commands/sessions.js')
+      exit.code = await sessions({ ...o, config: config() }, io)
+    })
+
+  cli
+    .command('inspect')
+    .description("a session's turns and steps, or what one step's request contained")
+    .argument('<id>', 'session id')
+    .option('--step <n>', "show step N's request (N, or TURN.STEP)")
+    .option('--turn <t>', 'the turn --step refers to (default: the last turn with that step)')
+    .option('--events', 'list every event (stream chunks are folded otherwise); without --step, the whole log')
+    .option('--json', 'machine-readable output')
+    .option('--verify', 'rebuild every request from the log and check it against request/digest')
+    .option('--cache', 'per request, how much of the previous prefix held and why it broke')
+    .option('--follow', 'then print each new event as it is written, by any process, until Ctrl-C')
+    .option('--html <file>', 'write the session as one self-contained HTML page (the viewer, no server needed)')
+    .action(async (id: string, o: Omit<InspectOptions, 'config'> & { html?: string }) => {
+      const { html, ...rest } = o
+      if (html === undefined) {
+        const { inspect } = await import('./commands/inspect.js')
+        exit.code = await inspect(id, { ...rest, config: config() }, io)
+        return
+      }
+      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow'] as const).find(
+        (k) => rest[k] !== undefined,
+      )
+      if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
+      const { inspectHtml } = await import('./commands/view.js')
+      exit.code = await inspectHtml(id, html, { config: config() }, io)
+    })
+
+  cli
+    .command('dev')
+    .description('interactive session; plugins in the watched folder hot-reload')
+    .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
+    .option('-s, --session <id>', 'resume this session')
+    .option('-m, --model <model>', 'model id for the chosen route')
+    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .action(async (o: Omit<DevOptions, 'config'>) => {
+      const { dev } = await import('./commands/dev.js')
+      exit.code = await dev({ ...o, config: config() }, io)
+    })
+
+  cli
+    .command('view')
+    .description('serve a read-only web viewer of the stored sessions on loopback; prints its URL')
+    .argument('[id]', 'open this session')
+    .option('-p, --port <port>', 'port to listen on (default: a free one)')
+    .option('--host <address>', 'address to bind (default: 127.0.0.1)')
+    .option(
+      '--expose',
+      'allow a --host that is not loopback (no authentication: anyone who reaches it reads every session)',
+    )
+    .action(async (id: string | undefined, o: Omit<ViewOptions, 'config'>) => {
+      const { view } = await import('./commands/view.js')
+      exit.code = await view(id, { ...o, config: config() }, io)
+    })
+
+  return cli
+}
