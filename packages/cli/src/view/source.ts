@@ -1,5 +1,5 @@
 import type { AnySessionEvent, SessionHeader, SessionPersistence } from '@bridle/session'
-import { MessageViews, requestViews } from './model/request.js'
+import { RequestViewCursor, requestViews } from './model/request.js'
 import { sessionSummary, sessionView } from './model/timeline.js'
 import type { RequestRow, RequestView, SessionSummary, SessionView } from './types.js'
 
@@ -18,6 +18,8 @@ interface Entry {
   summary?: SessionSummary
   view?: SessionView
   requests: Map<number, RequestView>
+  /** The replay request views are served from, kept open between them. */
+  cursor?: RequestViewCursor
 }
 
 /**
@@ -89,12 +91,10 @@ export class ViewSource {
     entry.view ??= sessionView(entry.meta, entry.events)
     const row = findRequest(entry.view, seq)
     if (row === undefined) return undefined
-    // the log is replayed up to this request, which rebuilds it and the request it is compared with
-    for (const view of requestViews(id, entry.events, (at) => (at === seq ? row : undefined), { until: seq })) {
-      entry.requests.set(seq, view)
-      return view
-    }
-    return undefined
+    // the open replay goes on to this request (or starts again, for one before the last asked)
+    const view = (entry.cursor ??= new RequestViewCursor(id, entry.events)).view(seq, row)
+    if (view) entry.requests.set(seq, view)
+    return view
   }
 
   /**
@@ -108,8 +108,7 @@ export class ViewSource {
     for (const turn of view.turns)
       for (const step of turn.steps) for (const row of step.requests) rows.set(row.seq, row)
     const out: Record<string, RequestView> = {}
-    const messages = new MessageViews(entry.events)
-    for (const request of requestViews(id, entry.events, (seq) => rows.get(seq), { messages })) {
+    for (const request of requestViews(id, entry.events, (seq) => rows.get(seq))) {
       out[request.row.seq] = request
     }
     return out

@@ -126,25 +126,75 @@ export function requestView({ sessionId, events, row, current, previous, message
   return view
 }
 
+/** A replayed request and the request its cache row compares it with, when the replay still holds that one. */
+interface ComparedRequest {
+  current: ReplayedRequest
+  previous: ReplayedRequest | undefined
+}
+
 /**
- * The request view of every row `rowOf` names, in log order, from one replay of the log: each request is rebuilt once
- * and compared with the request its cache row names (the previous conversation request, which the replay still
- * holds). Stops after the row `until`, when given.
+ * Every request of the log from one replay, each with the request its cache row names (`cache.previousSeq`: the
+ * conversation request before it, since a summary request is never a baseline), which the replay still holds.
  */
-export function* requestViews(
-  sessionId: string,
-  events: readonly AnySessionEvent[],
-  rowOf: (seq: number) => RequestRow | undefined,
-  options: { messages?: MessageViews; until?: number } = {},
-): Generator<RequestView> {
-  const messages = options.messages ?? new MessageViews(events)
+function* comparedRequests(events: readonly AnySessionEvent[]): Generator<ComparedRequest> {
   let conversation: ReplayedRequest | undefined
   for (const current of replayRequests(events)) {
     const previousSeq: number | undefined = current.cache.previousSeq
     const previous = previousSeq !== undefined && conversation?.seq === previousSeq ? conversation : undefined
     if (current.record.purpose !== 'compaction') conversation = current
+    yield { current, previous }
+  }
+}
+
+/**
+ * The request view of every row `rowOf` names, in log order, from one replay of the log: each request is rebuilt once
+ * and compared with the request its cache row names. Views of the same message from the same event are one object
+ * (`messages`), so a file that carries them all can store each once.
+ */
+export function* requestViews(
+  sessionId: string,
+  events: readonly AnySessionEvent[],
+  rowOf: (seq: number) => RequestRow | undefined,
+  messages: MessageViews = new MessageViews(events),
+): Generator<RequestView> {
+  for (const { current, previous } of comparedRequests(events)) {
     const row = rowOf(current.seq)
     if (row !== undefined) yield requestView({ sessionId, events, row, current, previous, messages })
-    if (current.seq === options.until) return
+  }
+}
+
+/**
+ * Request views asked for one at a time (the viewer's server), from one replay kept open between them: views asked in
+ * log order cost one replay in all, and only asking for a request before the last one asked starts the replay again.
+ */
+export class RequestViewCursor {
+  private replay: Generator<ComparedRequest> | undefined
+  /** The seq of the last request the open replay passed; -1 before the first. */
+  private passed = -1
+  private readonly messages: MessageViews
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly events: readonly AnySessionEvent[],
+  ) {
+    this.messages = new MessageViews(events)
+  }
+
+  /** The view of the request whose `request/digest` is at `seq`, shown with `row`; `undefined` when there is none. */
+  view(seq: number, row: RequestRow): RequestView | undefined {
+    if (this.replay === undefined || seq <= this.passed) {
+      this.replay = comparedRequests(this.events)
+      this.passed = -1
+    }
+    for (let next = this.replay.next(); !next.done; next = this.replay.next()) {
+      const { current, previous } = next.value
+      this.passed = current.seq
+      if (current.seq === seq) {
+        const { sessionId, events, messages } = this
+        return requestView({ sessionId, events, row, current, previous, messages })
+      }
+      if (current.seq > seq) return undefined
+    }
+    return undefined
   }
 }
