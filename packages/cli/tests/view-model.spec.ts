@@ -150,9 +150,10 @@ describe('view model: a real session through ViewSource', () => {
   })
 
   it('a file stores each message once, and its request views read back as the server shows them', async () => {
-    const views = await source.allRequests(fixture.id)
+    const { session, requests: views } = await source.wholeSession(fixture.id)
+    expect(session).toEqual(await new ViewSource(ctx.sessionPersistence!).session(fixture.id))
     const packed = packRequests(views)
-    const data = { session: await source.session(fixture.id), ...packed, generatedAt: 0 }
+    const data = { session, ...packed, generatedAt: 0 }
     const sent = Object.values(views).reduce((n, v) => n + v.messages.length, 0)
     expect(packed.messages.length).toBeLessThan(sent)
     // each message from each event once: a request repeats the history before it, it does not copy it

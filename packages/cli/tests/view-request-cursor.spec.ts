@@ -47,8 +47,10 @@ describe('served request views, in any order', () => {
   it('equal the views a replay from the start gives, and the ones an --html file carries', async () => {
     expect(seqs.length).toBeGreaterThanOrEqual(5)
     expect([...fresh.values()].every((view) => view?.row !== undefined)).toBe(true)
-    const carried = await new ViewSource(ctx.sessionPersistence!).allRequests(id)
-    for (const seq of seqs) expect(carried[seq]).toEqual(fresh.get(seq))
+    const carried = await new ViewSource(ctx.sessionPersistence!).wholeSession(id)
+    expect(Object.keys(carried.requests).map(Number)).toEqual(seqs)
+    for (const seq of seqs) expect(carried.requests[seq]).toEqual(fresh.get(seq))
+    expect(carried.session).toEqual(await new ViewSource(ctx.sessionPersistence!).session(id))
     await fc.assert(
       fc.asyncProperty(fc.shuffledSubarray(seqs, { minLength: 1 }), async (order) => {
         const source = new ViewSource(ctx.sessionPersistence!)

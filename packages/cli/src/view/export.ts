@@ -8,8 +8,8 @@ import type { EmbeddedData } from './types.js'
 
 /** The data an `--html` file carries for session `id`: its session view and every request view, messages once. */
 export async function embeddedData(source: ViewSource, id: string): Promise<EmbeddedData> {
-  const session = await source.session(id)
-  return { session, ...packRequests(await source.allRequests(id)), generatedAt: Date.now() }
+  const { session, requests } = await source.wholeSession(id)
+  return { session, ...packRequests(requests), generatedAt: Date.now() }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AnySessionEvent, SessionHeader, SessionPersistence } from '@bridle/session'
-import { RequestViewCursor, requestViews } from './model/request.js'
+import { RequestViewCursor } from './model/request.js'
 import { sessionSummary, sessionView } from './model/timeline.js'
+import { wholeSession } from './model/whole-session.js'
 import type { RequestRow, RequestView, SessionSummary, SessionView } from './types.js'
 
 /** A session the backend does not have. */
@@ -98,20 +99,14 @@ export class ViewSource {
   }
 
   /**
-   * Every request view of a session, for a file that carries the whole session, from one replay of its log. Views of
-   * the same message from the same event are one object, so the file can store each once.
+   * The session page and every request view it lists, for a file that carries the whole session, from one replay of
+   * its log (`wholeSession`).
    */
-  async allRequests(id: string): Promise<Record<string, RequestView>> {
+  async wholeSession(id: string): Promise<{ session: SessionView; requests: Record<string, RequestView> }> {
     const entry = await this.entry(id)
-    const view = (entry.view ??= sessionView(entry.meta, entry.events))
-    const rows = new Map<number, RequestRow>()
-    for (const turn of view.turns)
-      for (const step of turn.steps) for (const row of step.requests) rows.set(row.seq, row)
-    const out: Record<string, RequestView> = {}
-    for (const request of requestViews(id, entry.events, (seq) => rows.get(seq))) {
-      out[request.row.seq] = request
-    }
-    return out
+    const whole = wholeSession(id, entry.meta, entry.events)
+    entry.view ??= whole.session
+    return whole
   }
 }
 

@@ -4,6 +4,7 @@ import {
   type CachePrefixRow,
   type DigestVerification,
   type ReconstructedRequest,
+  type ReplayedRequest,
 } from '@bridle/session'
 import { breakCause } from './cause.js'
 import { comparePrompts } from './prefix.js'
@@ -42,33 +43,48 @@ function listedDigests(events: readonly AnySessionEvent[]): Set<number> {
   return listed
 }
 
-/**
- * Every digested request's verification, cache-prefix row, prompt share kept and break cause, from one replay of the
- * log (`replayRequests`): each request is rebuilt once, and only the previous one is held to compare with.
- */
-export function requestFacts(events: readonly AnySessionEvent[]): {
+/** What the session page shows of every digested request, by the seq of its `request/digest`. */
+export interface SessionFacts {
   verifications: DigestVerification[]
   facts: Map<number, RequestFacts>
-} {
-  const listed = listedDigests(events)
-  const verifications: DigestVerification[] = []
-  const facts = new Map<number, RequestFacts>()
-  let previous: ReconstructedRequest | undefined
-  for (const { seq, rebuilt, verification, cache } of replayRequests(events)) {
-    verifications.push(verification)
-    if (!listed.has(seq)) {
-      facts.set(seq, { verification, cache })
-      continue
+}
+
+/**
+ * Folds replayed requests, in log order, into the session page's facts: each request's verification, cache-prefix
+ * row, prompt share kept and break cause. Only the previous listed request is held to compare with.
+ */
+export class RequestFactsFold implements SessionFacts {
+  readonly verifications: DigestVerification[] = []
+  readonly facts = new Map<number, RequestFacts>()
+  private readonly listed: Set<number>
+  private previous: ReconstructedRequest | undefined
+
+  constructor(private readonly events: readonly AnySessionEvent[]) {
+    this.listed = listedDigests(events)
+  }
+
+  add({ seq, rebuilt, verification, cache }: ReplayedRequest): void {
+    this.verifications.push(verification)
+    if (!this.listed.has(seq)) {
+      this.facts.set(seq, { verification, cache })
+      return
     }
+    const previous = this.previous
     const share = rebuilt && previous ? prefixShare(previous, rebuilt) : undefined
-    const cause = breakCause(events, cache, rebuilt, previous)
-    facts.set(seq, {
+    const cause = breakCause(this.events, cache, rebuilt, previous)
+    this.facts.set(seq, {
       verification,
       cache,
       ...(share !== undefined ? { prefixShare: share } : {}),
       ...(cause !== undefined ? { breakCause: cause } : {}),
     })
-    previous = rebuilt
+    this.previous = rebuilt
   }
-  return { verifications, facts }
+}
+
+/** The session page's facts from one replay of the log (`replayRequests`): each request is rebuilt once. */
+export function requestFacts(events: readonly AnySessionEvent[]): SessionFacts {
+  const fold = new RequestFactsFold(events)
+  for (const replayed of replayRequests(events)) fold.add(replayed)
+  return fold
 }

@@ -127,7 +127,7 @@ export function requestView({ sessionId, events, row, current, previous, message
 }
 
 /** A replayed request and the request its cache row compares it with, when the replay still holds that one. */
-interface ComparedRequest {
+export interface ComparedRequest {
   current: ReplayedRequest
   previous: ReplayedRequest | undefined
 }
@@ -136,30 +136,13 @@ interface ComparedRequest {
  * Every request of the log from one replay, each with the request its cache row names (`cache.previousSeq`: the
  * conversation request before it, since a summary request is never a baseline), which the replay still holds.
  */
-function* comparedRequests(events: readonly AnySessionEvent[]): Generator<ComparedRequest> {
+export function* comparedRequests(events: readonly AnySessionEvent[]): Generator<ComparedRequest> {
   let conversation: ReplayedRequest | undefined
   for (const current of replayRequests(events)) {
     const previousSeq: number | undefined = current.cache.previousSeq
     const previous = previousSeq !== undefined && conversation?.seq === previousSeq ? conversation : undefined
     if (current.record.purpose !== 'compaction') conversation = current
     yield { current, previous }
-  }
-}
-
-/**
- * The request view of every row `rowOf` names, in log order, from one replay of the log: each request is rebuilt once
- * and compared with the request its cache row names. Views of the same message from the same event are one object
- * (`messages`), so a file that carries them all can store each once.
- */
-export function* requestViews(
-  sessionId: string,
-  events: readonly AnySessionEvent[],
-  rowOf: (seq: number) => RequestRow | undefined,
-  messages: MessageViews = new MessageViews(events),
-): Generator<RequestView> {
-  for (const { current, previous } of comparedRequests(events)) {
-    const row = rowOf(current.seq)
-    if (row !== undefined) yield requestView({ sessionId, events, row, current, previous, messages })
   }
 }
 

@@ -18,7 +18,7 @@ import type {
   VerifyState,
 } from '../types.js'
 import { describeSource, describeTurnEnd, plainText } from './describe.js'
-import { requestFacts } from './replayed.js'
+import { requestFacts, type SessionFacts } from './replayed.js'
 
 type Data = Record<string, unknown>
 
@@ -59,10 +59,14 @@ export function sessionSummary(
 /**
  * Everything the session page shows, from one pass over the log plus one replay of its requests (`requestFacts`:
  * ✓/✗ per request from `verifyDigests`, and from `cachePrefixReport` what of the previous prompt each request kept,
- * and why not).
+ * and why not). A caller that replays the log for more than this passes the facts it folded as `known`.
  */
-export function sessionView(meta: SessionHeader, events: readonly AnySessionEvent[]): SessionView {
-  const { verifications: results, facts } = requestFacts(events)
+export function sessionView(
+  meta: SessionHeader,
+  events: readonly AnySessionEvent[],
+  known: SessionFacts = requestFacts(events),
+): SessionView {
+  const { verifications: results, facts } = known
   const turns: TurnRow[] = []
   const replacements: SessionView['replacements'] = []
   const calls = new Map<string, StepRow['toolCalls'][number]>()
