@@ -1,16 +1,19 @@
 /**
  * @bridle/plugin-mcp through the real `bridle` binary: a bridle.yaml row that declares the filesystem server, a
- * scripted-model turn that calls one of its tools (the result reaches the log and the next request, and
- * `inspect --verify` passes), and `bridle dev` hot-reloading a plugin file that declares MCP servers (the old
- * server's child exits, the new server's tools are in the next request).
+ * scripted-model turn that calls one of its tools (the result reaches the log and the next request, `inspect --verify`
+ * passes, and `bridle view` in headless Chromium shows the tool and its result), and `bridle dev` hot-reloading a
+ * plugin file that declares MCP servers (the old server's child exits, the new server's tools are in the next request).
  */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { reconstructRequest, type SessionEvent } from '@bridle/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { Browser } from 'puppeteer-core'
+import { closeBrowser, launchBrowser, pageErrors, textOnce } from '../packages/cli/tests/browser.js'
 import { DevSession } from '../packages/cli/tests/dev-session.js'
 import { bridle, sessionIdOf } from '../packages/cli/tests/helpers.js'
+import { startView } from '../packages/cli/tests/view-server.js'
 import { childProcesses, CONTROL, FILESYSTEM, gone, isAlive, tempDir } from '../plugins/mcp/tests/helpers.js'
 
 // real child processes on a shared machine: starting one can take seconds
@@ -90,6 +93,27 @@ scripted:
     expect(verified.code).toBe(0)
     expect(verified.stdout).toContain('✓ turn 1 step 1 attempt 1')
     expect(verified.stdout).toContain('✓ turn 1 step 2 attempt 1')
+
+    // the viewer shows the server's tool in the request and its result among the messages the next request sent
+    const view = await startView([id], app)
+    let browser: Browser | undefined
+    try {
+      browser = await launchBrowser()
+      const page = await browser.newPage()
+      const errors = pageErrors(page)
+      await page.goto(view.url)
+      await page.click('[data-step="1.2"] a[href*="/request/"]')
+      await textOnce(page, '.block.tool-result')
+      expect(await page.$eval('#tools', (tools) => tools.textContent)).toContain('fs__read_text_file')
+      expect(await page.$eval('.block.tool-result', (result) => result.textContent)).toContain(
+        'The launch code word is heliotrope.',
+      )
+      expect(errors).toEqual([])
+      await page.goto('about:blank')
+    } finally {
+      await closeBrowser(browser)
+      expect((await view.stop()).code).toBe(0)
+    }
   })
 })
 
