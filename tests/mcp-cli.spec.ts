@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { reconstructRequest, type SessionEvent } from '@bridle/session'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { Browser } from 'puppeteer-core'
 import { closeBrowser, launchBrowser, pageErrors, textOnce } from '../packages/cli/tests/browser.js'
 import { DevSession } from '../packages/cli/tests/dev-session.js'
 import { bridle, sessionIdOf } from '../packages/cli/tests/helpers.js'
@@ -96,7 +95,7 @@ scripted:
 
     // the viewer shows the server's tool in the request and its result among the messages the next request sent
     const view = await startView([id], app)
-    let browser: Browser | undefined
+    let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined
     try {
       browser = await launchBrowser()
       const page = await browser.newPage()
