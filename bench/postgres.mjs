@@ -9,9 +9,7 @@ import { Context } from 'cordis'
 import { llm, quick, session, sessionJsonl, tick } from './lib.mjs'
 
 const sessionPostgres = await import(new URL('../packages/session-postgres/dist/index.js', import.meta.url).href)
-const { startServer } = await import(
-  new URL('../packages/session-postgres/testing/pg-server.mjs', import.meta.url).href
-)
+const { startServer } = await import(new URL('../packages/test-postgres/dist/index.js', import.meta.url).href)
 
 const WINDOW_MS = 10
 

@@ -1,1 +1,1 @@
-export { default } from '../testing/global-setup.mjs'
+export { default } from '@bridle/test-postgres/vitest-setup'

@@ -11,19 +11,10 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildChild } from '../../../../tests/support/build-child.js'
 import { spawnChild } from './spawn.js'
-// @ts-expect-error: a plain .mjs helper without type declarations
-import { startServer } from '../../testing/pg-server.mjs'
-
-interface Server {
-  url: string
-  external: boolean
-  stop(): Promise<void>
-  crash(): Promise<void>
-  restart(): Promise<void>
-}
+import { startServer, type TestServer } from '@bridle/test-postgres'
 
 let bundle: string
-let server: Server
+let server: TestServer
 beforeAll(async () => {
   ;[bundle, server] = await Promise.all([
     buildChild(fileURLToPath(new URL('./child.ts', import.meta.url)), { bundleDependencies: true }),
