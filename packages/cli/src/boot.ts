@@ -1,5 +1,6 @@
 import { Context } from 'cordis'
 import { LlmRuntime } from '@bridle/llm'
+import { shutdown } from '@bridle/scope'
 import { SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import type { AppConfig, PluginRow } from './app-config.js'
@@ -177,11 +178,6 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
     if (options.skipRow?.(row) || (readOnly && !isPersistenceRow(row))) continue
     await load(row)
   }
-  const close = async () => {
-    const persistence = ctx.get('sessionPersistence') as { whenStopped?: () => Promise<void> } | undefined
-    ctx.scope.dispose()
-    await ctx.lifecycle.flush()
-    await persistence?.whenStopped?.()
-  }
+  const close = () => shutdown(ctx)
   return { ctx, app, model, resolve, start, close }
 }

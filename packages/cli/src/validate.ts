@@ -2,6 +2,7 @@ import { statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import type { Context } from 'cordis'
 import type { Agent } from '@bridle/agent-loop'
+import type { SessionPersistence } from '@bridle/session'
 import { PERSONA_SECTION, renderContextSections, renderPrompt } from '@bridle/system-prompt'
 import { AppConfigError, appLabel, rowName, type AppConfig } from './app-config.js'
 import { UsageError } from './errors.js'
@@ -52,15 +53,16 @@ export function checkAppPaths(app: AppConfig): void {
 }
 
 /**
- * A resumed session's working directory must still exist: its tools and its `{{cwd}}` resolve against it. Throws a
- * `UsageError` naming the session (exit 2, before any model call).
+ * A session to resume must still have its working directory: its tools and its `{{cwd}}` resolve against it. Checked
+ * from the stored header before the resume, so a refused resume writes nothing into the log. Throws a `UsageError`
+ * naming the session (exit 2, before any model call); an unknown id is left to the resume's own error.
  */
-export function checkSessionCwd(agent: Agent): void {
-  const cwd = agent.session.header.cwd
+export async function checkStoredCwd(persistence: SessionPersistence, id: string): Promise<void> {
+  const cwd = (await persistence.list()).find((header) => header.id === id)?.cwd
   if (cwd === undefined) return
   const problem = directoryProblem(cwd)
   if (problem) {
-    throw new UsageError(`session ${agent.id}: cwd: ${problem} (restore the folder, or start a new session without -s)`)
+    throw new UsageError(`session ${id}: cwd: ${problem} (restore the folder, or start a new session without -s)`)
   }
 }
 

@@ -29,14 +29,34 @@ describe('bridle run (offline, scripted model)', () => {
     expect(readdirSync(join(app, 'sessions'))).toContain(`${id}.jsonl`)
   })
 
-  it('lists the session', async () => {
+  it('lists the session with its model and first prompt', async () => {
     const listed = await bridle(['sessions'], app)
     expect(listed.code).toBe(0)
+    expect(listed.stdout.split('\n')[0]).toMatch(
+      /^ID\s+CREATED \(UTC\)\s+TURNS\s+LAST ACTIVITY \(UTC\)\s+MODEL\s+FIRST PROMPT$/,
+    )
     expect(listed.stdout).toMatch(
-      new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+1\\s+\\d{4}-`, 'm'),
+      new RegExp(
+        `^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+1\\s+\\d{4}-\\S+ \\S+\\s+scripted/scripted-demo\\s+${QUESTION.replace('?', '\\?')}$`,
+        'm',
+      ),
     )
     const json = JSON.parse((await bridle(['sessions', '--json'], app)).stdout)
-    expect(json).toEqual([expect.objectContaining({ id, turns: 1 })])
+    expect(json).toEqual([
+      expect.objectContaining({ id, turns: 1, model: 'scripted/scripted-demo', firstPrompt: QUESTION }),
+    ])
+  })
+
+  it('lists sessions newest first', async () => {
+    const other = makeApp(DEMO_YAML)
+    const ids: string[] = []
+    for (const prompt of ['first one', 'second one'])
+      ids.push(sessionIdOf((await bridle(['run', prompt], other)).stderr))
+    const json = JSON.parse((await bridle(['sessions', '--json'], other)).stdout)
+    expect(json.map((row: { id: string; firstPrompt: string }) => [row.id, row.firstPrompt])).toEqual([
+      [ids[1], 'second one'],
+      [ids[0], 'first one'],
+    ])
   })
 
   it('inspects the session as turns and steps', async () => {

@@ -10,6 +10,7 @@ export { AnonymousEntries } from './anonymous-entries.js'
 export { type ScopeLayer, type EffectOptions, ScopedLayers } from './scoped-layers.js'
 export { ownedEffect } from './owned-effect.js'
 export { HomeService } from './home-service.js'
+export { shutdown } from './shutdown.js'
 export {
   type ContainOptions,
   type EventArgs,

@@ -8,6 +8,7 @@ import {
   type SessionPreparation,
   type SessionRawLog,
   type SessionSnapshotInfo,
+  type SessionSummary,
   type SessionStore,
 } from '@bridle/session'
 import { BindingRegistry, type PreparedSession } from './binding-registry.js'
@@ -23,6 +24,7 @@ import { recoveryOf, recoveryWarning } from './recovery.js'
 import { commitRepair, type RepairedLog } from './repair.js'
 import { encodeSegment } from './segment.js'
 import { storedMetaOf } from './stored-meta.js'
+import { readSummaries } from './summary-read.js'
 
 /** Everything a `JsonlBackend` is built from. `root` must be absolute. */
 export interface JsonlBackendOptions {
@@ -186,6 +188,12 @@ export class JsonlBackend extends BindingRegistry<LiveBinding, PreparedEntry> {
   /** `{meta, revision}` for every materialized session (same set and order as `list`). */
   listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
     return listStoredSessions(this.fs, this.root, this.reader, this.warn, signal)
+  }
+
+  /** A summary of every materialized session (same set and order as `list`), read from both ends of each log. */
+  async summaries(signal?: AbortSignal): Promise<readonly SessionSummary[]> {
+    const snapshots = await this.listSnapshots(signal)
+    return readSummaries(this.fs, this.root, (id) => this.pathOf(id), snapshots, signal)
   }
 
   /** The exact file text of `id`, read revision-stably; `undefined` when absent; a corrupt header rejects. */

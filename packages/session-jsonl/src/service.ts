@@ -75,6 +75,15 @@ export class SessionJsonl extends HomeService<SessionJsonlConfig> implements Ses
     return this.backend.listSnapshots(signal)
   }
 
+  /**
+   * A summary of every materialized session (header, event count, turns, last activity, model, first prompt), in
+   * `list()` order; each log is read from its two ends only, so listing long logs costs about what listing short ones
+   * does.
+   */
+  summaries(signal?: AbortSignal) {
+    return this.backend.summaries(signal)
+  }
+
   /** `{header, fileName, content}` with the exact file text; `undefined` when absent. */
   readRaw(id: string, signal?: AbortSignal) {
     return this.backend.readRaw(id, signal)

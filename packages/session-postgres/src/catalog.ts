@@ -1,8 +1,14 @@
-import type { SessionEvent, SessionHeader, SessionRawLog, SessionSnapshotInfo } from '@bridle/session'
+import type { SessionEvent, SessionHeader, SessionRawLog, SessionSnapshotInfo, SessionSummary } from '@bridle/session'
 import { encodeSegment } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import { headerText, type HeaderRow } from './records.js'
 import { revisionString, type SessionReader } from './reader.js'
+import { summaryOf, type SummaryRow } from './summary-columns.js'
+
+/** `createdAt`, then id in code-unit order: the order of every listing. */
+function byCreation(a: SessionHeader, b: SessionHeader): number {
+  return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+}
 
 /**
  * Reads that need no live state: the list of stored sessions, the raw stored text of one, and the committed events
@@ -30,23 +36,45 @@ export class Catalog {
     signal?.throwIfAborted()
     const out: SessionSnapshotInfo[] = []
     for (const row of rows as (HeaderRow & { revision: string })[]) {
-      const location = this.locationOf(row.id)
-      try {
-        const meta = this.reader.metaOf(row, location)
-        out.push(
-          Object.freeze({
-            meta: Object.freeze({ ...meta }) as SessionHeader,
-            revision: revisionString(this.tables.schema, row.id, row.revision),
-          }),
-        )
-      } catch (error) {
-        this.warn(`session-postgres: skipping "${location}": ${String(error)}`)
-      }
+      const snapshot = this.snapshotOf(row)
+      if (snapshot !== undefined) out.push(snapshot)
     }
-    out.sort(
-      (a, b) => a.meta.createdAt - b.meta.createdAt || (a.meta.id < b.meta.id ? -1 : a.meta.id > b.meta.id ? 1 : 0),
+    return Object.freeze(out.sort((a, b) => byCreation(a.meta, b.meta)))
+  }
+
+  /** The snapshot of one row; a refused header is skipped with a warning (`undefined`). */
+  private snapshotOf(row: HeaderRow & { revision: string }): SessionSnapshotInfo | undefined {
+    const location = this.locationOf(row.id)
+    try {
+      const meta = this.reader.metaOf(row, location)
+      return Object.freeze({
+        meta: Object.freeze({ ...meta }) as SessionHeader,
+        revision: revisionString(this.tables.schema, row.id, row.revision),
+      })
+    } catch (error) {
+      this.warn(`session-postgres: skipping "${location}": ${String(error)}`)
+      return undefined
+    }
+  }
+
+  /**
+   * The listing summary of every stored session, in `snapshots` order, from the summary columns each write keeps; a
+   * row that keeps none (written by an older version, or repaired) is summarized from its events.
+   */
+  async summaries(signal?: AbortSignal): Promise<readonly SessionSummary[]> {
+    signal?.throwIfAborted()
+    const { rows } = await this.pool.query(
+      `SELECT id, format_version, created_at, cwd, parent_session, seed_length, revision, event_count, summarized,
+              turns, last_activity, model_provider, model_name, first_prompt FROM ${this.tables.sessions}`,
     )
-    return Object.freeze(out)
+    const out: SessionSummary[] = []
+    for (const row of rows as (HeaderRow & SummaryRow & { revision: string })[]) {
+      signal?.throwIfAborted()
+      const snapshot = this.snapshotOf(row)
+      if (snapshot === undefined) continue
+      out.push(await summaryOf(snapshot, row, () => this.eventsFrom(row.id, 0, Number(row.event_count))))
+    }
+    return Object.freeze(out.sort((a, b) => byCreation(a.meta, b.meta)))
   }
 
   /**

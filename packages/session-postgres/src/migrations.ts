@@ -11,6 +11,9 @@ import type { PoolLike, Tables } from './database.js'
  *   `json`/`jsonb` column would re-order keys or re-format numbers, and a reload must reproduce the same bytes).
  * - `messages`: messages posted to a session from any process, kept until an `agent/inbox/spliced` event that
  *   inserted them is durable (`delivered_seq`), or until they are refused (`rejected`).
+ * - version 2: the listing summary on `sessions` (`turns`, `last_activity`, `model_provider`, `model_name`,
+ *   `first_prompt`), kept by the statement that writes each batch. `summarized` is false for rows written before it
+ *   and after a repair; a listing computes those from their events.
  */
 export const MIGRATIONS: readonly ((t: Tables) => string)[] = [
   (t) => `
@@ -47,6 +50,15 @@ export const MIGRATIONS: readonly ((t: Tables) => string)[] = [
       UNIQUE (session_id, message_id)
     );
     CREATE INDEX messages_pending ON ${t.messages} (session_id, pos) WHERE delivered_seq IS NULL AND rejected IS NULL;
+  `,
+  (t) => `
+    ALTER TABLE ${t.sessions}
+      ADD COLUMN summarized boolean NOT NULL DEFAULT false,
+      ADD COLUMN turns integer NOT NULL DEFAULT 0,
+      ADD COLUMN last_activity bigint,
+      ADD COLUMN model_provider text,
+      ADD COLUMN model_name text,
+      ADD COLUMN first_prompt text;
   `,
 ]
 

@@ -11,6 +11,7 @@ import type {
   SessionPreparation,
   SessionRawLog,
   SessionSnapshotInfo,
+  SessionSummary,
 } from '@bridle/session'
 import { enterPrepared, listenToSessions, loadLive, registerCheckpoints } from '@bridle/session-jsonl'
 import { HomeService } from '@bridle/scope'
@@ -113,6 +114,15 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
   /** Headers of every stored session, sorted by `createdAt` then id; refused headers are skipped with a warning. */
   async list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
     return Object.freeze((await this.listSnapshots(signal)).map((snapshot) => snapshot.meta))
+  }
+
+  /**
+   * A summary of every stored session (header, event count, turns, last activity, model, first prompt), in `list()`
+   * order: one query over the session rows, whose summary columns every write keeps current.
+   */
+  async summaries(signal?: AbortSignal): Promise<readonly SessionSummary[]> {
+    await this.ready
+    return this.catalog.summaries(signal)
   }
 
   /** `{meta, revision}` for every stored session; a revision changes on every append or repair. */

@@ -3,6 +3,7 @@ import type { StoredMeta } from '@bridle/session-jsonl'
 import type { PoolLike, Tables } from './database.js'
 import { SessionLeaseLostError } from './errors.js'
 import { batchText, eventText, headerValues } from './records.js'
+import { batchSummaryParams, foldSummarySql } from './summary-columns.js'
 
 /** The part of the backend a write needs. */
 export interface WriteContext {
@@ -68,12 +69,16 @@ export async function publish(
 ): Promise<'published' | 'exists'> {
   const t = w.tables
   const values: unknown[] = [meta.id, ...headerValues(meta), events.length, w.owner, w.leaseMs, batchText(events)]
+  const summary = values.push(...batchSummaryParams(events)) - 4
   const cte = deliveryCte(t, values, events)
+  const [turn, time, provider, model, prompt] = [0, 1, 2, 3, 4].map((i) => `$${summary + i}`)
   const result = await w.pool.query(
     `WITH s AS (
        INSERT INTO ${t.sessions} (id, format_version, created_at, cwd, parent_session, seed_length, event_count, revision,
-                                  lease_owner, lease_token, lease_expires)
-       VALUES ($1, 0, $2, $3, $4, $5, $6, 1, $7, 1, now() + $8 * interval '1 millisecond')
+                                  lease_owner, lease_token, lease_expires,
+                                  summarized, turns, last_activity, model_provider, model_name, first_prompt)
+       VALUES ($1, 0, $2, $3, $4, $5, $6, 1, $7, 1, now() + $8 * interval '1 millisecond',
+               true, coalesce(${turn}::integer, 0), ${time}::bigint, ${provider}::text, ${model}::text, ${prompt}::text)
        ON CONFLICT (id) DO NOTHING
        RETURNING id)${cte}
      INSERT INTO ${t.events} (session_id, seq, body)
@@ -103,12 +108,13 @@ export async function append(
 ): Promise<void> {
   const t = w.tables
   const values: unknown[] = [id, token, first, events.length, w.leaseMs, w.owner, batchText(events)]
+  const summary = values.push(...batchSummaryParams(events)) - 4
   const cte = deliveryCte(t, values, events)
   const result = await w.pool.query(
     `WITH s AS (
        UPDATE ${t.sessions}
           SET event_count = event_count + $4, revision = revision + 1, updated_at = now(),
-              lease_expires = now() + $5 * interval '1 millisecond'
+              lease_expires = now() + $5 * interval '1 millisecond', ${foldSummarySql(summary)}
         WHERE id = $1 AND lease_token = $2 AND lease_owner = $6 AND event_count = $3
         RETURNING id)${cte}
      INSERT INTO ${t.events} (session_id, seq, body)
@@ -210,7 +216,8 @@ export async function repair(
   try {
     await client.query('BEGIN')
     const moved = await client.query(
-      `UPDATE ${t.sessions} SET event_count = $4, revision = revision + 1, updated_at = now()
+      // the dropped tail may have carried summary facts: the next listing summarizes the events again
+      `UPDATE ${t.sessions} SET event_count = $4, revision = revision + 1, updated_at = now(), summarized = false
         WHERE id = $1 AND lease_token = $2 AND lease_owner = $3`,
       [id, token, w.owner, committed + closers.length],
     )

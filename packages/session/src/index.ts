@@ -60,6 +60,13 @@ export {
   SessionFormatUnsupportedError,
   createSessionPreparation,
 } from './persistence.js'
+export {
+  type SessionSummary,
+  type SummaryFacts,
+  FIRST_PROMPT_CHARS,
+  summaryFacts,
+  summarizeEvents,
+} from './summary.js'
 export { SessionStore, type SessionMeta, type PrepareSessionOptions } from './store.js'
 export { canonicalJson, sha256Hex } from './canonical.js'
 export { writeJsonIteratively, type JsonWalkOptions } from './json-walk.js'

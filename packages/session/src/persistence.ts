@@ -5,6 +5,7 @@
 import type { SessionEvent } from './events.js'
 import type { SessionHeader } from './header.js'
 import type { Session } from './session.js'
+import type { SessionSummary } from './summary.js'
 
 /** Where a backend keeps (or would keep) a session; never an authorization. */
 export interface SessionLocation {
@@ -87,6 +88,11 @@ export interface SessionPersistence {
   load(id: string): Promise<SessionInspection>
   prepare(id: string, signal?: AbortSignal): Promise<SessionPreparation>
   resume(id: string, signal?: AbortSignal): Promise<Session>
+  /**
+   * Optional: a summary of every stored session (header, event count, turns, last activity, model, first prompt), in
+   * `list()` order, read without loading whole logs. `bridle sessions` uses it; without it a listing reads every log.
+   */
+  summaries?(signal?: AbortSignal): Promise<readonly SessionSummary[]>
   /**
    * Optional: the stored events of a session as they are written — by this process or any other — from `from` on,
    * until the signal aborts. Backends that several processes write (such as session-postgres) provide it.

@@ -1,6 +1,17 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, parse } from 'node:path'
@@ -71,7 +82,8 @@ export function blockingFolder(path: string, runner: Runner): string | undefined
     } catch {
       return `${dir} (missing)`
     }
-    const bits = stat.uid === runner.uid ? (stat.mode >> 6) & 7 : stat.gid === runner.gid ? (stat.mode >> 3) & 7 : stat.mode & 7
+    const bits =
+      stat.uid === runner.uid ? (stat.mode >> 6) & 7 : stat.gid === runner.gid ? (stat.mode >> 3) & 7 : stat.mode & 7
     if ((bits & 1) === 0 && runner.uid !== 0) {
       return `${dir} (mode ${(stat.mode & 0o777).toString(8).padStart(3, '0')}, owner uid ${stat.uid})`
     }
@@ -124,7 +136,10 @@ export function runnableBinaries(runner: Runner, options: BinaryOptions = {}): P
   const packaged =
     options.native === undefined
       ? packagedNative()
-      : { native: options.native, version: `custom-${createHash('sha256').update(options.native).digest('hex').slice(0, 8)}` }
+      : {
+          native: options.native,
+          version: `custom-${createHash('sha256').update(options.native).digest('hex').slice(0, 8)}`,
+        }
   const own = binariesIn(packaged.native, false)
   const ownProblem = whyNotRunnable(own, runner)
   if (ownProblem === undefined) return own
@@ -145,7 +160,9 @@ export function runnableBinaries(runner: Runner, options: BinaryOptions = {}): P
   if (copyProblem === undefined) return copy
 
   const who = `user "${runner.name}" (uid ${runner.uid})`
-  const why = runner.switched ? `PostgreSQL refuses to run as root, so it runs as "${runner.name}"` : 'the server runs as you'
+  const why = runner.switched
+    ? `PostgreSQL refuses to run as root, so it runs as "${runner.name}"`
+    : 'the server runs as you'
   const blocked = blockingFolder(own.postgres, runner)
   throw new PostgresStartError(
     [

@@ -73,7 +73,9 @@ async function initdb(binaries: PostgresBinaries, runner: Runner, dataDir: strin
         (error, _stdout, stderr) => {
           if (!error) return resolve()
           const detail = String(stderr).trim() || error.message
-          reject(new PostgresStartError(`PostgreSQL cannot start: initdb failed for ${dataDir}: ${detail}`, { dataDir }))
+          reject(
+            new PostgresStartError(`PostgreSQL cannot start: initdb failed for ${dataDir}: ${detail}`, { dataDir }),
+          )
         },
       )
     })
@@ -100,10 +102,16 @@ function launch(
       clearTimeout(timer)
       child.kill('SIGKILL')
       const tail = output.trim().split('\n').slice(-5).join('\n')
-      reject(new PostgresStartError(`PostgreSQL cannot start: ${why}${tail ? `\n${tail}` : ''}`, { binary: binaries.postgres }))
+      reject(
+        new PostgresStartError(`PostgreSQL cannot start: ${why}${tail ? `\n${tail}` : ''}`, {
+          binary: binaries.postgres,
+        }),
+      )
     }
     const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs)
-    child.on('error', (error) => fail(`${binaries.postgres} could not be started as user "${runner.name}": ${error.message}`))
+    child.on('error', (error) =>
+      fail(`${binaries.postgres} could not be started as user "${runner.name}": ${error.message}`),
+    )
     child.on('exit', (code, signal) => fail(`the server exited during start-up (${signal ?? `code ${code}`})`))
     child.stdout?.on('data', (chunk: Buffer) => log(String(chunk)))
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -135,7 +143,15 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     const unsupported = async () => {
       throw new Error('BRIDLE_TEST_PG_URL points at an external server: this test cannot stop or restart it')
     }
-    return { url: external, port: 0, external: true, dataDir: '', stop: async () => {}, crash: unsupported, restart: unsupported }
+    return {
+      url: external,
+      port: 0,
+      external: true,
+      dataDir: '',
+      stop: async () => {},
+      crash: unsupported,
+      restart: unsupported,
+    }
   }
   const timeoutMs = options.timeoutMs ?? 120_000
   const log = options.log ?? (() => {})

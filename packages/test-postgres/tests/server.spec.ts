@@ -12,7 +12,6 @@ import { freePort, packagedNative, PostgresStartError, startServer } from '../sr
 
 const root = userInfo().uid === 0
 
-
 /** Command lines of live processes that mention `needle`. */
 function processesMentioning(needle: string): string[] {
   const found: string[] = []

@@ -7,7 +7,7 @@ import { EXIT } from '../errors.js'
 import { cancelOnInterrupt } from '../interrupt.js'
 import { attachLiveView } from '../live-view.js'
 import { paint, type Io } from '../terminal.js'
-import { checkAppPaths, checkSessionCwd, dryAssemble } from '../validate.js'
+import { checkAppPaths, checkStoredCwd, dryAssemble } from '../validate.js'
 
 export interface RunOptions {
   config?: string
@@ -33,7 +33,11 @@ async function openAgent(booted: BootedApp, options: { session?: string; cwd?: s
     ...(model ? { provider: model.provider, model: model.model } : {}),
     ...(app.agent.maxTokens ? { maxTokens: app.agent.maxTokens } : {}),
   }
-  if (options.session !== undefined) return ctx.agentLoop.resume(options.session, agentOptions)
+  if (options.session !== undefined) {
+    const persistence = ctx.get('sessionPersistence')
+    if (persistence) await checkStoredCwd(persistence, options.session)
+    return ctx.agentLoop.resume(options.session, agentOptions)
+  }
   return ctx.agentLoop.create({
     ...agentOptions,
     sessionId: newSessionId(),
@@ -42,14 +46,12 @@ async function openAgent(booted: BootedApp, options: { session?: string; cwd?: s
 }
 
 /**
- * Opens the agent and checks, before any model call, that its first step can be built: the dry assembly
- * (`dryAssemble`), and that a resumed session's cwd still exists. A failure disposes the agent (a new session has
- * written nothing yet) and rethrows.
+ * Opens the agent (a resumed session's cwd is checked first) and checks, before any model call, that its first step
+ * can be built (`dryAssemble`). A failure disposes the agent (a new session has written nothing yet) and rethrows.
  */
 export async function openCheckedAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
   const agent = await openAgent(booted, options)
   try {
-    checkSessionCwd(agent)
     await dryAssemble(booted.app, booted.ctx, agent)
   } catch (error) {
     await agent.dispose()

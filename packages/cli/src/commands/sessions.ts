@@ -1,18 +1,22 @@
-import type { SessionPersistence } from '@bridle/session'
+import { type SessionPersistence, type SessionSummary, summarizeEvents } from '@bridle/session'
 import { openReader } from '../reader.js'
-import { paint, type Io } from '../terminal.js'
+import { oneLine, paint, type Io } from '../terminal.js'
 
 interface SessionRow {
   id: string
   createdAt: number
   turns: number
   lastActivity: number
+  events: number
+  /** `provider/model` of the latest request or answer. */
+  model: string | null
+  firstPrompt: string | null
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC: sortable and short enough for a table. */
 const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
-/** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
+/** `bridle sessions`: every stored session, newest first, with its turns, last activity, model and first prompt. */
 export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
   const reader = await openReader(options.config, io.secrets)
   try {
@@ -22,17 +26,34 @@ export async function sessions(options: { config?: string; json?: boolean }, io:
   }
 }
 
-async function listSessions(persistence: SessionPersistence, options: { json?: boolean }, io: Io): Promise<number> {
-  const rows: SessionRow[] = []
-  for (const header of await persistence.list()) {
-    const { events } = await persistence.inspect(header.id)
-    rows.push({
-      id: header.id,
-      createdAt: header.createdAt,
-      turns: events.filter((e) => e.type === 'turn/start').length,
-      lastActivity: events.at(-1)?.time ?? header.createdAt,
-    })
+/**
+ * The backend's summaries (read without loading whole logs); a backend that keeps none is summarized from each full
+ * log, which gives the same rows.
+ */
+async function summariesOf(persistence: SessionPersistence): Promise<readonly SessionSummary[]> {
+  if (persistence.summaries) return persistence.summaries()
+  const out: SessionSummary[] = []
+  for (const { meta, revision } of await persistence.listSnapshots()) {
+    out.push(summarizeEvents(meta, revision, (await persistence.inspect(meta.id)).events))
   }
+  return out
+}
+
+function rowOf(summary: SessionSummary): SessionRow {
+  return {
+    id: summary.meta.id,
+    createdAt: summary.meta.createdAt,
+    turns: summary.turns,
+    lastActivity: summary.lastActivity,
+    events: summary.events,
+    model: summary.model ? `${summary.model.provider}/${summary.model.model}` : null,
+    firstPrompt: summary.firstPrompt ?? null,
+  }
+}
+
+async function listSessions(persistence: SessionPersistence, options: { json?: boolean }, io: Io): Promise<number> {
+  // newest first: the session a user just ran is the one on top
+  const rows = (await summariesOf(persistence)).map(rowOf).reverse()
   if (options.json) {
     io.out(`${JSON.stringify(rows, null, 2)}\n`)
     return 0
@@ -43,10 +64,16 @@ async function listSessions(persistence: SessionPersistence, options: { json?: b
     return 0
   }
   const width = Math.max(2, ...rows.map((r) => r.id.length))
-  io.out(p.bold(`${'ID'.padEnd(width)}  ${'CREATED (UTC)'.padEnd(19)}  TURNS  LAST ACTIVITY`) + '\n')
+  const modelWidth = Math.max(5, ...rows.map((r) => (r.model ?? '—').length))
+  io.out(
+    p.bold(
+      `${'ID'.padEnd(width)}  ${'CREATED (UTC)'.padEnd(19)}  TURNS  ${'LAST ACTIVITY (UTC)'.padEnd(19)}  ${'MODEL'.padEnd(modelWidth)}  FIRST PROMPT`,
+    ) + '\n',
+  )
   for (const r of rows) {
+    const prompt = r.firstPrompt === null ? '—' : oneLine(r.firstPrompt, 60)
     io.out(
-      `${r.id.padEnd(width)}  ${stamp(r.createdAt).padEnd(19)}  ${String(r.turns).padStart(5)}  ${stamp(r.lastActivity)}\n`,
+      `${r.id.padEnd(width)}  ${stamp(r.createdAt).padEnd(19)}  ${String(r.turns).padStart(5)}  ${stamp(r.lastActivity)}  ${(r.model ?? '—').padEnd(modelWidth)}  ${prompt}\n`,
     )
   }
   return 0
