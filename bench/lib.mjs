@@ -152,3 +152,37 @@ export function seedHistory(count) {
 }
 
 export const tick = () => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * A ratio measured in pairs: each sample times `a()` and `b()` back to back (alternating which goes first, so neither
+ * always runs on a warmer cache) and divides the two; the result is the median of those per-pair ratios. Load that
+ * arrives mid-run falls on both sides of a pair alike, so the ratio is steadier than one of two medians measured minutes
+ * apart. Each function returns its own duration in ms (so it can leave set-up outside the clock).
+ */
+export async function pairedRatio(a, b, samples) {
+  const ratios = []
+  const as = []
+  const bs = []
+  for (let i = 0; i < samples; i++) {
+    let ta
+    let tb
+    if (i % 2 === 0) {
+      ta = await a()
+      tb = await b()
+    } else {
+      tb = await b()
+      ta = await a()
+    }
+    as.push(ta)
+    bs.push(tb)
+    ratios.push(ta / tb)
+  }
+  return { ratio: middle(ratios), ratios, a: middle(as), b: middle(bs) }
+}
+
+/** Times one call of `fn` (sync or async) in ms. */
+export async function timeOf(fn) {
+  const started = performance.now()
+  await fn()
+  return performance.now() - started
+}
