@@ -45,10 +45,10 @@ export async function cliStartup() {
     rmSync(cwd, { recursive: true, force: true })
   }
   const medians = times.map(middle)
-  const floor = medians[0]
-  const ratio = (k) => medians[k] / floor
+  // each spawn is paired with the `node -e 0` of its own round: the median of those ratios
+  const ratio = (k) => middle(times[k].map((ms, i) => ms / times[0][i]))
   return {
-    title: `CLI start-up, a fresh process each time, ${SPAWNS} spawns each (interleaved): medians`,
+    title: `CLI start-up, a fresh process each time, ${SPAWNS} spawns each (interleaved): medians, ratios paired by round`,
     columns: ['command', 'spawn → exit (ms, median)', 'ratio to `node -e 0`'],
     rows: commands.map((command, k) => [command.name, Math.round(medians[k]), ratio(k).toFixed(2)]),
     // `sessions` has no bar: what it loads (zod, cordis, the session packages) is what reading a session needs

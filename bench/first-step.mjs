@@ -7,31 +7,35 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { benchApp, llm, median, middle, quick, seedHistory } from './lib.mjs'
+import { benchApp, llm, middle, quick, seedHistory, stopwatch, stringifyTime } from './lib.mjs'
 
-const HISTORY = quick ? 2_000 : 10_000
-const SAMPLES = quick ? 3 : 7
+// the same size in --quick: the first step has costs that do not grow with H, so a smaller H would give another ratio
+const HISTORY = 10_000
+const SAMPLES = quick ? 5 : 9
 
-/** Times the first step of agents made by `make`, `samples` times; the median and the last first request. */
+/**
+ * Times the first step of agents made by `make`, `samples` times, each divided by one `JSON.stringify` of its own
+ * request timed right after it (paired); the median ratio and the last first request.
+ */
 async function firstSteps(_ctx, probe, make, samples) {
-  const times = []
+  const ratios = []
   let request
   for (let i = 0; i < samples; i++) {
     const agent = await make()
-    probe.started = performance.now()
+    probe.read = stopwatch()
     agent.followup(llm.createUserMessage('next question'))
     await agent.whenIdle()
-    times.push(probe.toRequest)
     request = probe.request
+    ratios.push(probe.toRequest / stringifyTime(request))
     await agent.dispose()
   }
-  return { step: middle(times), request }
+  return { ratio: middle(ratios), request }
 }
 
 function probeApp(options) {
-  const probe = { started: 0, toRequest: 0, request: undefined }
+  const probe = { read: () => 0, toRequest: 0, request: undefined }
   const ready = benchApp((request) => {
-    probe.toRequest = performance.now() - probe.started
+    probe.toRequest = probe.read()
     probe.request = request
   }, options)
   return { probe, ready }
@@ -97,15 +101,14 @@ export async function firstStep() {
     ['resumed from session-jsonl, checkpoint flush + fsync included (no bar)', checkpointed, false],
     ['seeded with bare messages, no request/digest (no bar)', undigested, false],
   ]) {
-    const stringify = await median(`stringify ${label}`, () => JSON.stringify(r.request))
-    rows.push({ label, bar, messages: r.request.messages.length, ratio: r.step / stringify })
+    rows.push({ label, bar, messages: r.request.messages.length, ratio: r.ratio })
   }
   await quietApp.scope.dispose()
   await durableApp.scope.dispose()
   await seededApp.scope.dispose()
   for (const root of roots) rmSync(root, { recursive: true, force: true })
   return {
-    title: `First step of a fresh agent at H = ${HISTORY.toLocaleString('en')} (claim → frozen request, median of ${SAMPLES})`,
+    title: `First step of a fresh agent at H = ${HISTORY.toLocaleString('en')} (claim → frozen request ÷ its own request's stringify, median of ${SAMPLES} paired samples)`,
     columns: ['agent', 'messages in its first request', 'first step / JSON.stringify(request)'],
     rows: rows.map((r) => [r.label, String(r.messages), r.ratio.toFixed(3)]),
     bars: rows

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
-import { bootCore, llm, middle, quick, RUNS, spread, tick } from './lib.mjs'
+import { bootCore, llm, middle, quick, RUNS, spread, tick, timeOf } from './lib.mjs'
 
 async function writeLog(root, count) {
   const writer = bootCore({ persistence: { root } })
@@ -21,7 +21,8 @@ async function writeLog(root, count) {
 }
 
 export async function jsonlReload() {
-  const count = quick ? 5_000 : 50_000
+  // the same size in --quick (fewer pairs): the ratio of a validating reader to a plain parse depends on the size
+  const count = 50_000
   const root = mkdtempSync(join(tmpdir(), 'bridle-bench-reload-'))
   // A reload happens in a process that did not just write 50,000 events: the log is written in a worker thread (its
   // own heap), so the writer's live and discarded objects are not in the heap the reader's garbage collector walks.
@@ -49,25 +50,18 @@ export async function jsonlReload() {
     const inspect = () => reader.sessionPersistence.inspect(id)
     // A resume's preparation: repair check, validation and the unpublished session, released again.
     const prepare = async () => (await reader.sessionPersistence.prepare(id))[Symbol.dispose]()
-    const [warm, pairs] = quick ? [2, 7] : [2, 11]
-    const plainTimes = []
-    const inspectTimes = []
-    const prepareTimes = []
+    const [warm, pairs] = quick ? [2, 5] : [2, 11]
+    const speed = []
+    const resume = []
     for (let i = 0; i < warm + pairs; i++) {
-      let t = performance.now()
-      await plainRead()
-      const p = performance.now() - t
-      t = performance.now()
-      await inspect()
-      const q = performance.now() - t
-      t = performance.now()
-      await prepare()
-      const r = performance.now() - t
-      if (i >= warm) plainTimes.push(p), inspectTimes.push(q), prepareTimes.push(r)
+      const p = await timeOf(plainRead)
+      const q = await timeOf(inspect)
+      const r = await timeOf(prepare)
+      if (i >= warm) speed.push(p / q), resume.push(p / r)
     }
     await reader.scope.dispose()
-    speeds.push(middle(plainTimes) / middle(inspectTimes))
-    resumes.push(middle(plainTimes) / middle(prepareTimes))
+    speeds.push(middle(speed))
+    resumes.push(middle(resume))
   }
   rmSync(root, { recursive: true, force: true })
   const speed = spread(speeds)

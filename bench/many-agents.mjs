@@ -1,7 +1,7 @@
 // Many agents in one process: one agent's turn while 199 other agents sit idle in the same Context, against the same
-// turn in an app where it is the only agent. The two apps are built alike and their turns alternate, so both see the
-// same machine state; medians.
-import { benchApp, llm, middle, quick, seedHistory } from './lib.mjs'
+// turn in an app where it is the only agent. The two apps are built alike and their turns are paired (alternating
+// which goes first), so both see the same machine state; the median of the per-pair ratios.
+import { benchApp, llm, pairedRatio, quick, seedHistory, stopwatch } from './lib.mjs'
 
 const IDLE = 199
 const HISTORY = 100
@@ -14,26 +14,20 @@ export async function manyAgents() {
   const single = alone.agentLoop.create({ ...options, seed })
   const timed = crowded.agentLoop.create({ ...options, seed })
   for (let i = 0; i < IDLE; i++) crowded.agentLoop.create({ ...options, seed })
-  const turn = async (agent) => {
-    const started = performance.now()
+  const turn = (agent) => async () => {
+    const read = stopwatch()
     agent.followup(llm.createUserMessage('next question'))
     await agent.whenIdle()
-    return performance.now() - started
+    return read()
   }
-  const [warm, samples] = quick ? [10, 40] : [30, 200]
-  const one = []
-  const many = []
-  for (let i = 0; i < warm + samples; i++) {
-    const a = await turn(single)
-    const b = await turn(timed)
-    if (i >= warm) one.push(a), many.push(b)
-  }
+  const [warm, samples] = quick ? [10, 60] : [30, 200]
+  await pairedRatio(turn(timed), turn(single), warm)
+  const { ratio } = await pairedRatio(turn(timed), turn(single), samples)
   const live = crowded.agentLoop.list().length
   await alone.scope.dispose()
   await crowded.scope.dispose()
-  const ratio = middle(many) / middle(one)
   return {
-    title: `Many live agents in one Context (H = ${HISTORY}, medians of ${samples} alternating turns)`,
+    title: `Many live agents in one Context (H = ${HISTORY}, median of ${samples} paired turns)`,
     columns: ['live agents in the Context', 'turn / turn with one live agent'],
     rows: [
       ['1', '1.00'],

@@ -1,6 +1,7 @@
-// `pnpm bench [--quick] [--only <scenario>[,<scenario>…]]` (or `--only=…`): runs every scenario (or the named ones),
-// prints the tables and, for a full run of all of them, writes them into BENCHMARKS.md. Results are ratios from one run
+// `pnpm bench [--quick] [--busy] [--only <scenario>[,<scenario>…]]` (or `--only=…`): runs every scenario (or the named
+// ones), prints the tables and, for a full quiet run of all of them, writes them into BENCHMARKS.md. Results are ratios from one run
 // on one machine; a bar that fails makes the exit code 1.
+import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { quick } from './lib.mjs'
@@ -44,6 +45,11 @@ if (unknown.length > 0) {
   process.exit(2)
 }
 const scenarios = only.length > 0 ? all.filter((s) => only.includes(s.name)) : all
+// `--busy`: one CPU-bound process beside the benchmarks for the whole run (what a shared machine often has), so a
+// bar can be checked for robustness against load; it only prints, like `--quick`.
+const busy = process.argv.includes('--busy')
+const burner = busy ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }) : undefined
+process.on('exit', () => burner?.kill('SIGKILL'))
 const started = Date.now()
 // Other processes share these cores: the run records the load averages (as `uptime` prints them) at both ends.
 const loads = () =>
@@ -75,13 +81,14 @@ for (const scenario of scenarios) {
 
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`
 const body = [
-  `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}; ` +
+  `Run of ${new Date().toISOString().slice(0, 10)} on ${machine}; ${Math.round((Date.now() - started) / 1000)} s${quick ? ' (quick)' : ''}${busy ? ' (busy)' : ''}; ` +
     `load average (1, 5, 15 min) ${loadBefore} at the start and ${loads()} at the end (other processes share the cores).`,
   '',
   ...sections.flatMap((s) => [s, '']),
 ].join('\n')
 
-if (!quick && only.length === 0) {
+burner?.kill('SIGKILL')
+if (!quick && !busy && only.length === 0) {
   const file = new URL('../BENCHMARKS.md', import.meta.url)
   const text = readFileSync(file, 'utf8')
   const [head, rest] = text.split('<!-- results:start -->')

@@ -82,7 +82,9 @@ async function clonePostgres(backend) {
 /** Milliseconds from spawning `bridle -c config sessions --json` to its exit (it must list `SESSIONS` rows). */
 function cliListing(config) {
   const started = performance.now()
-  const child = spawn(process.execPath, [BIN, '-c', config, 'sessions', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, '-c', config, 'sessions', '--json'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   let err = ''
   child.stdout.on('data', (d) => (out += d))

@@ -3,67 +3,107 @@
 // at once; the clock runs from `followup()` (the inbox append the step claims) to the moment the adapter receives the
 // frozen request, so it covers claim → assembly → runtime-context snapshot → pre-step → session appends →
 // `deriveMessages()` → render → header → frozen request → digest → `llm/stream` dispatch. The rest of the turn (chunk
-// and message appends, turn end) is timed too ("whole turn"). The whole scenario runs RUNS times, each run in a fresh
-// app; the table gives min / median / max of each ratio over the runs, and the bars hold the median.
-import { benchApp, llm, median, middle, quick, RUNS, seedHistory, spread } from './lib.mjs'
+// and message appends, turn end) is timed too ("whole turn").
+//
+// Every ratio is paired sample by sample: each turn's step is divided by one `JSON.stringify` of that turn's own
+// request, timed right after it (the fastest of three), and `step(H) / step(H=100)` divides two steps taken moments
+// apart (the apps of the three sizes take turns). A burst of load then falls on both sides of a ratio alike; the table
+// gives the median of the paired ratios. Times are charged as the smaller of wall and CPU time (`stopwatch`). The whole scenario runs RUNS times, each
+// in fresh apps; the table gives min / median / max over the runs, and the bars hold the median.
+import { benchApp, llm, middle, quick, RUNS, seedHistory, spread, stopwatch, stringifyTime } from './lib.mjs'
 
 const TURNS_PER_AGENT = 10
 const SIZES = [100, 1000, 10000]
 
-async function measure(history) {
-  let lastRequest
-  let started
-  const toRequest = []
+/** One app at history size `history`; `next()` runs one turn and returns its step, turn and stringify times. */
+async function runner(history) {
+  const probe = { read: () => 0, toRequest: 0, request: undefined }
   const ctx = await benchApp((request) => {
-    lastRequest = request
-    toRequest.push(performance.now() - started)
+    probe.toRequest = probe.read()
+    probe.request = request
   })
   // A fresh agent (same seed) every few turns keeps the history near H: each turn adds two messages.
   const seed = seedHistory(history)
-  const turns = []
   let agent
-  const turn = async (record) => {
-    started = performance.now()
+  let turns = TURNS_PER_AGENT
+  const turn = async () => {
+    probe.read = stopwatch()
     agent.followup(llm.createUserMessage('next question'))
     await agent.whenIdle()
-    if (record) turns.push(performance.now() - started)
-    else toRequest.pop()
+    return probe.read()
   }
-  const round = async (record) => {
-    agent = ctx.agentLoop.create({ provider: 'bench', model: 'instant', seed })
-    await turn(false) // the agent's first request logs its header; steady state starts after it
-    for (let i = 0; i < TURNS_PER_AGENT; i++) await turn(record)
-    await agent.dispose()
+  return {
+    history,
+    ctx,
+    async next() {
+      if (turns === TURNS_PER_AGENT) {
+        await agent?.dispose()
+        agent = ctx.agentLoop.create({ provider: 'bench', model: 'instant', seed })
+        await turn() // the agent's first request logs its header; steady state starts after it
+        turns = 0
+      }
+      turns++
+      const whole = await turn()
+      const step = probe.toRequest
+      return { step, turn: whole, stringify: stringifyTime(probe.request), messages: probe.request.messages.length }
+    },
   }
-  // Warm-up rounds, then at least `minRounds` measured rounds and at least `budget` ms of them.
-  const [warmRounds, minRounds, budget] = quick ? [2, 4, 200] : [4, 12, 1200]
-  for (let i = 0; i < warmRounds; i++) await round(false)
-  const begin = performance.now()
-  for (let i = 0; i < minRounds || performance.now() - begin < budget; i++) await round(true)
-  // `lastRequest` is the last request of the last round: H seeded messages plus that round's turns.
-  const stringify = await median(`stringify H=${history}`, () => JSON.stringify(lastRequest))
-  await ctx.scope.dispose()
-  return { history, step: middle(toRequest), turn: middle(turns), stringify, messages: lastRequest.messages.length }
+}
+
+/** `count` samples of each runner after `warm` unrecorded ones, one turn of each in turn (the order alternating). */
+async function interleaved(runners, warm, count) {
+  const results = runners.map(() => [])
+  for (let i = 0; i < warm + count; i++) {
+    const order = i % 2 === 0 ? [...runners.keys()] : [...runners.keys()].reverse()
+    for (const k of order) {
+      const sample = await runners[k].next()
+      if (i >= warm) results[k].push(sample)
+    }
+  }
+  return results
+}
+
+/**
+ * One run, in two phases. Step ÷ stringify: each history size alone in a fresh app (its heap holds one app, as a
+ * process serving one agent does), each turn's step divided by its own request's stringify. Step(H) ÷ step(H=100): the
+ * three apps side by side, one turn of each in turn, each turn divided by the H = 100 turn next to it.
+ */
+async function measure() {
+  const [warm, count] = quick ? [30, 80] : [40, 150]
+  const alone = []
+  for (const h of SIZES) {
+    const r = await runner(h)
+    alone.push((await interleaved([r], warm, count))[0])
+    await r.ctx.scope.dispose()
+  }
+  const runners = []
+  for (const h of SIZES) runners.push(await runner(h))
+  const side = await interleaved(runners, warm, count)
+  for (const r of runners) await r.ctx.scope.dispose()
+  return SIZES.map((history, k) => ({
+    history,
+    messages: alone[k].at(-1).messages,
+    flat: middle(side[k].map((x, i) => x.step / side[0][i].step)),
+    step: middle(alone[k].map((x) => x.step / x.stringify)),
+    turn: middle(alone[k].map((x) => x.turn / x.stringify)),
+  }))
 }
 
 export async function stepOverhead() {
   const runs = []
-  for (let run = 0; run < RUNS; run++) {
-    const rows = []
-    for (const h of SIZES) rows.push(await measure(h))
-    runs.push(rows)
-  }
-  const column = (index, ratio) =>
+  for (let run = 0; run < RUNS; run++) runs.push(await measure())
+  const column = (index, key) =>
     spread(
-      runs.map((rows) => ratio(rows[index], rows[0])),
+      runs.map((rows) => rows[index][key]),
       3,
     )
-  const flat = column(SIZES.length - 1, (r, base) => r.step / base.step)
-  const big = column(SIZES.length - 1, (r) => r.step / r.stringify)
-  const smallStep = column(0, (r) => r.step / r.stringify)
-  const smallTurn = column(0, (r) => r.turn / r.stringify)
+  const last = SIZES.length - 1
+  const flat = column(last, 'flat')
+  const big = column(last, 'step')
+  const smallStep = column(0, 'step')
+  const smallTurn = column(0, 'turn')
   return {
-    title: `Per-step harness overhead (claim → frozen request), ${RUNS} run${RUNS > 1 ? 's' : ''}: min / median / max`,
+    title: `Per-step harness overhead (claim → frozen request), ${RUNS} run${RUNS > 1 ? 's' : ''} of paired samples: min / median / max`,
     columns: [
       'history H',
       'messages in the last request',
@@ -74,9 +114,9 @@ export async function stepOverhead() {
     rows: SIZES.map((h, i) => [
       String(h),
       String(runs[0][i].messages),
-      column(i, (r, base) => r.step / base.step).text,
-      column(i, (r) => r.step / r.stringify).text,
-      column(i, (r) => r.turn / r.stringify).text,
+      column(i, 'flat').text,
+      column(i, 'step').text,
+      column(i, 'turn').text,
     ]),
     bars: [
       { name: 'step(H=10,000) ≤ 2 × step(H=100) (median of runs)', value: flat.median, ok: flat.median <= 2 },

@@ -101,7 +101,10 @@ scripted:
       const page = await browser.newPage()
       const errors = pageErrors(page)
       await page.goto(view.url)
-      await page.click('[data-step="1.2"] a[href*="/request/"]')
+      // the page renders after its data arrives: wait for the link rather than race the client
+      const link = '[data-step="1.2"] a[href*="/request/"]'
+      await page.waitForSelector(link)
+      await page.click(link)
       await textOnce(page, '.block.tool-result')
       expect(await page.$eval('#tools', (tools) => tools.textContent)).toContain('fs__read_text_file')
       expect(await page.$eval('.block.tool-result', (result) => result.textContent)).toContain(
