@@ -3,7 +3,7 @@
  * section produced which span of `header.system`, so a reader names sections and cache breaks from the log alone.
  * The format is described in this package's README ("Section manifest").
  */
-import { sha256Hex } from './canonical.js'
+import { sha256Hex } from '../json/canonical.js'
 
 /** One section's span in the system string of a `request/header`. */
 export interface SystemSectionRecord {

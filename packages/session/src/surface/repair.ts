@@ -2,7 +2,7 @@
  * Crash repair (docs/surface-and-reconstruction.md#closing-an-interrupted-turn): the synthetic events that close a turn
  * left open by a crash.
  */
-import type { AnySessionEvent, SessionEventEnvelope } from './events.js'
+import type { AnySessionEvent, SessionEventEnvelope } from '../events/events.js'
 
 export const TOOL_NOT_STARTED = 'TOOL_NOT_STARTED'
 export const TOOL_OUTCOME_UNKNOWN = 'TOOL_OUTCOME_UNKNOWN'

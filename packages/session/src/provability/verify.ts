@@ -3,9 +3,9 @@
  * log prefix before it, as an independent check of the live path (through `replayRequests`, which hashes every log
  * object afresh, once).
  */
-import type { AnySessionEvent, RequestDigestRecord } from './events.js'
+import type { AnySessionEvent, RequestDigestRecord } from '../events/events.js'
 import type { DigestVerification } from './digest-verdict.js'
-import { requestSteps } from './reconstruct.js'
+import { requestSteps } from '../surface/reconstruct.js'
 import { replayRequests } from './replay.js'
 
 export type { DigestPart, DigestVerification } from './digest-verdict.js'

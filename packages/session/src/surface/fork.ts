@@ -2,7 +2,7 @@
  * Fork boundaries (docs/surface-and-reconstruction.md#forks): which prefix of a live session a child inherits, and the
  * coded errors of `ctx.sessions.branch`.
  */
-import type { AnySessionEvent } from './events.js'
+import type { AnySessionEvent } from '../events/events.js'
 
 export type SessionForkErrorCode =
   | 'SESSION_ALREADY_EXISTS'

@@ -1,7 +1,7 @@
 /**
  * Package-private wiring between `Session` and `SessionStore`. Not re-exported from the package face.
  */
-import type { AnySessionEvent } from './events.js'
+import type { AnySessionEvent } from '../events/events.js'
 
 /** How an attached session publishes its appends (docs/session-events.md#how-an-append-is-published). */
 export interface SessionPublisher {

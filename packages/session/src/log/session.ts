@@ -11,15 +11,15 @@ import type {
   SessionEvent,
   SessionEventEnvelope,
   SessionEventMap,
-} from './events.js'
-import { validateSessionHeader, type SessionHeader } from './header.js'
-import { jsonViolationError, snapshotForLog } from './json.js'
-import { freezeInPlace } from './freeze-in-place.js'
-import { MessageProjection } from './derive.js'
-import { DigestAnchors, type DigestedPrefix } from './digest-anchor.js'
-import { RequestFacts } from './request-header.js'
-import { legacyViolation } from './shape.js'
-import { planSurface, SurfaceState, type SurfacePlan, type SurfaceView } from './surface.js'
+} from '../events/events.js'
+import { validateSessionHeader, type SessionHeader } from '../events/header.js'
+import { jsonViolationError, snapshotForLog } from '../json/json.js'
+import { freezeInPlace } from '../json/freeze-in-place.js'
+import { MessageProjection } from '../surface/derive.js'
+import { DigestAnchors, type DigestedPrefix } from '../provability/digest-anchor.js'
+import { RequestFacts } from '../surface/request-header.js'
+import { legacyViolation } from '../events/shape.js'
+import { planSurface, SurfaceState, type SurfacePlan, type SurfaceView } from '../surface/surface.js'
 import { PUBLISHER, PUBLISHING, type SessionPublisher } from './internal.js'
 import { readSeed, checkSeedEvent, planSeedEvent, SEED_NOT_ARRAY, type SeedPlan } from './seed-read.js'
 

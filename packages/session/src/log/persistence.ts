@@ -2,8 +2,8 @@
  * Types and error classes shared with durable backends (docs/persistence.md#the-backend-contract). A backend such as
  * `@bridle/session-jsonl` implements `SessionPersistence` and provides it as `ctx.sessionPersistence`.
  */
-import type { SessionEvent } from './events.js'
-import type { SessionHeader } from './header.js'
+import type { SessionEvent } from '../events/events.js'
+import type { SessionHeader } from '../events/header.js'
 import type { Session } from './session.js'
 
 /** Where a backend keeps (or would keep) a session; never an authorization. */

@@ -5,8 +5,8 @@
  * whose messages are still a prefix of the history and hashes only the messages after it. `verifyDigests` still
  * recomputes every digest from scratch, so a log whose recorded chain is wrong is still caught there.
  */
-import type { AnySessionEvent } from './events.js'
-import type { SurfacePlan } from './surface.js'
+import type { AnySessionEvent } from '../events/events.js'
+import type { SurfacePlan } from '../surface/surface.js'
 import { isRecord } from '@bridle/llm'
 
 /** `messages.count` and `messages.chain` of a recorded `request/digest`: the chain over the first `count` messages. */

@@ -5,10 +5,10 @@
  * session wrote); `replay.ts` sends any other log down the per-request path.
  */
 import type { Message } from '@bridle/llm'
-import type { AnySessionEvent } from './events.js'
-import { deriveEventMessage } from './derive.js'
-import { lastRequestHeaderRecord } from './request-header.js'
-import { SurfaceManager } from './surface.js'
+import type { AnySessionEvent } from '../events/events.js'
+import { deriveEventMessage } from '../surface/derive.js'
+import { lastRequestHeaderRecord } from '../surface/request-header.js'
+import { SurfaceManager } from '../surface/surface.js'
 
 /** The messages of a prefix's surface, and for each the seq of the surface event it is the projection of. */
 export interface SurfaceMessages {

@@ -6,7 +6,7 @@
  * nothing can go stale between calls.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
-import { canonicalJson, sha256Hex } from './canonical.js'
+import { canonicalJson, sha256Hex } from '../json/canonical.js'
 import {
   assembleDigestParts,
   configDigest,
@@ -16,8 +16,8 @@ import {
   toolsDigest,
   type RequestDigestParts,
 } from './digest.js'
-import type { EpochHeader } from './events.js'
-import type { ReconstructedRequest } from './reconstruct.js'
+import type { EpochHeader } from '../events/events.js'
+import type { ReconstructedRequest } from '../surface/reconstruct.js'
 
 interface Serialized {
   readonly json: string

@@ -3,11 +3,11 @@
  * step was built from, using only a log prefix.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
-import type { AnySessionEvent, CompactionRequestRecord, RequestContext } from './events.js'
+import type { AnySessionEvent, CompactionRequestRecord, RequestContext } from '../events/events.js'
 import { deriveEventMessage } from './derive.js'
-import type { DigestableRequest } from './digest.js'
+import type { DigestableRequest } from '../provability/digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
-import { readSectionManifest } from './section-manifest.js'
+import { readSectionManifest } from '../events/section-manifest.js'
 import {
   checkCompactionCount,
   compactionRecordIn,

@@ -2,7 +2,7 @@
  * Projection of surface nodes into model messages (docs/surface-and-reconstruction.md#deriving-messages).
  */
 import { extendHistory, type Message, isRecord } from '@bridle/llm'
-import type { AnySessionEvent } from './events.js'
+import type { AnySessionEvent } from '../events/events.js'
 import type { SurfacePlan } from './surface.js'
 
 /**

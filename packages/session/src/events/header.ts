@@ -4,7 +4,7 @@
  */
 import { isAbsolute } from 'node:path'
 import { deepFreeze, JSON_LIMITS, JsonLimitError, type SessionId } from '@bridle/llm'
-import { jsonViolationError, snapshotWithinLimits } from './json.js'
+import { jsonViolationError, snapshotWithinLimits } from '../json/json.js'
 
 export const SESSION_FORMAT_VERSION = 0
 

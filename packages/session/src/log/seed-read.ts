@@ -3,9 +3,9 @@
  * each, before a session is built from it.
  */
 import { isRecord, JSON_LIMITS, JsonLimitError, jsonLimitViolation } from '@bridle/llm'
-import type { AnySessionEvent } from './events.js'
-import { jsonViolationError, snapshotForLog, type JsonViolation } from './json.js'
-import { assertSeedRequestHeader, hasValidEventEnvelope, legacySeedViolation, messageShapeProblem } from './shape.js'
+import type { AnySessionEvent } from '../events/events.js'
+import { jsonViolationError, snapshotForLog, type JsonViolation } from '../json/json.js'
+import { assertSeedRequestHeader, hasValidEventEnvelope, legacySeedViolation, messageShapeProblem } from '../events/shape.js'
 import {
   planSurface,
   releaseSurfaceState,
@@ -13,7 +13,7 @@ import {
   type SurfacePlan,
   type SurfaceState,
   type SurfaceView,
-} from './surface.js'
+} from '../surface/surface.js'
 
 /** Checked seed events with the surface plan of each. */
 export interface SeedPlan {

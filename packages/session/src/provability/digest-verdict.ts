@@ -2,9 +2,9 @@
  * The verdict on one recorded `request/digest` given the request the log rebuilds for it: shared by the incremental
  * replay and the per-request path, so both word every failure the same way.
  */
-import type { RequestDigestRecord } from './events.js'
+import type { RequestDigestRecord } from '../events/events.js'
 import type { RequestDigestParts } from './digest.js'
-import type { ReconstructedRequest } from './reconstruct.js'
+import type { ReconstructedRequest } from '../surface/reconstruct.js'
 
 export type DigestPart = 'config' | 'system' | 'tools' | 'messages' | 'request'
 

@@ -9,7 +9,7 @@ import type {
   EpochHeaderAdapterDefaults,
   RequestContext,
   RequestHeaderReason,
-} from './events.js'
+} from '../events/events.js'
 
 /**
  * Builds the canonical form of a header as a new object: `config` verbatim, `adapterDefaults` whole only when a flag

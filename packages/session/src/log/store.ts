@@ -17,11 +17,11 @@ import {
   warnContained,
   HomeService,
 } from '@bridle/scope'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../events/events.js'
 import { Session } from './session.js'
 import type { SessionPersistence } from './persistence.js'
 import { PUBLISHER, PUBLISHING, type SessionPublisher } from './internal.js'
-import { forkErrors, forkPrefix } from './fork.js'
+import { forkErrors, forkPrefix } from '../surface/fork.js'
 
 declare module 'cordis' {
   interface Context {

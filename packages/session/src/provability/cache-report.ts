@@ -4,7 +4,7 @@
  * broke, beside the cached input tokens the provider reported. The rows are compared in `cache-row.ts` and come from
  * one pass over the log (`replayRequests`).
  */
-import type { AnySessionEvent } from './events.js'
+import type { AnySessionEvent } from '../events/events.js'
 import type { CachePrefixRow } from './cache-types.js'
 import { replayRequests } from './replay.js'
 

@@ -4,15 +4,15 @@
  * prefixes then depend on the seqs in ways one pass cannot follow); the tests hold the incremental pass to it.
  */
 import type { TokenUsage } from '@bridle/llm'
-import type { AnySessionEvent, RequestDigestRecord } from './events.js'
+import type { AnySessionEvent, RequestDigestRecord } from '../events/events.js'
 import { cachePrefixRow, usageIn, type Digested, type RowFacts } from './cache-row.js'
-import { canonicalJson } from './canonical.js'
-import { deriveEventMessage } from './derive.js'
+import { canonicalJson } from '../json/canonical.js'
+import { deriveEventMessage } from '../surface/derive.js'
 import { messageChain, messageDigest, requestDigestParts } from './digest.js'
 import { digestVerdict, errorText, type RebuildOutcome } from './digest-verdict.js'
-import { reconstructRequest, type ReconstructedRequest } from './reconstruct.js'
+import { reconstructRequest, type ReconstructedRequest } from '../surface/reconstruct.js'
 import type { ReplayedRequest } from './replay.js'
-import { foldSurface } from './surface.js'
+import { foldSurface } from '../surface/surface.js'
 
 /** Rebuilds the request a digest at `seq` describes: `reconstructRequest` over `events[0..seq)`. */
 export function requestForDigest(

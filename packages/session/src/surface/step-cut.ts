@@ -10,9 +10,9 @@ import type {
   EpochHeader,
   RequestContext,
   RequestHeaderReason,
-} from './events.js'
+} from '../events/events.js'
 import type { ReconstructedModelRequest, ReconstructedRequest } from './reconstruct.js'
-import type { SystemSectionRecord } from './section-manifest.js'
+import type { SystemSectionRecord } from '../events/section-manifest.js'
 
 interface TurnStep {
   readonly turn?: unknown

@@ -4,11 +4,11 @@
  * questions in {@link RowFacts} (memoized over one pass, or recomputed from scratch).
  */
 import type { Message, TokenUsage, ToolSchema } from '@bridle/llm'
-import type { AnySessionEvent, CompactionRequestRecord, RequestDigestRecord } from './events.js'
-import { isReplacementSurfaceEvent } from './events.js'
+import type { AnySessionEvent, CompactionRequestRecord, RequestDigestRecord } from '../events/events.js'
+import { isReplacementSurfaceEvent } from '../events/events.js'
 import type { CachePrefixRow, CompactionBreak, MessageBreakCause } from './cache-types.js'
-import type { ReconstructedRequest } from './reconstruct.js'
-import { sectionChanges } from './section-manifest.js'
+import type { ReconstructedRequest } from '../surface/reconstruct.js'
+import { sectionChanges } from '../events/section-manifest.js'
 
 /** A `request/digest` of the log with what the report needs of it. */
 export interface Digested {

@@ -6,7 +6,7 @@
  * candidate leaves the nodes and the replace generation unchanged, and applying an accepted plan is a separate step.
  */
 import { SeqSet } from './seq-set.js'
-import { isSurfaceEligibleType, type AnySessionEvent } from './events.js'
+import { isSurfaceEligibleType, type AnySessionEvent } from '../events/events.js'
 
 /** A recorded replacement: event `seq` replaced nodes `start..end`, shadowing `shadowedSeqs`. */
 export interface SurfaceReplacement {

@@ -6,11 +6,11 @@
  * requests × history.
  */
 import type { TokenUsage } from '@bridle/llm'
-import type { AnySessionEvent, RequestDigestRecord } from './events.js'
+import type { AnySessionEvent, RequestDigestRecord } from '../events/events.js'
 import { cachePrefixRow, usageIn, type Digested, type RowFacts } from './cache-row.js'
 import type { CachePrefixRow } from './cache-types.js'
 import { digestVerdict, errorText, type DigestVerification, type RebuildOutcome } from './digest-verdict.js'
-import type { ReconstructedRequest } from './reconstruct.js'
+import type { ReconstructedRequest } from '../surface/reconstruct.js'
 import { LogFold } from './replay-fold.js'
 import { ReplayHashes } from './replay-hashes.js'
 import { RequestRebuilder } from './replay-rebuild.js'

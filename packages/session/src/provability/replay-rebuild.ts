@@ -11,12 +11,12 @@ import type {
   RequestContext,
   RequestDigestRecord,
   RequestHeaderReason,
-} from './events.js'
+} from '../events/events.js'
 import type { LogFold } from './replay-fold.js'
-import { canonicalHeader } from './request-header.js'
-import type { ReconstructedRequest } from './reconstruct.js'
-import { readSectionManifest, type SystemSectionRecord } from './section-manifest.js'
-import * as cut from './step-cut.js'
+import { canonicalHeader } from '../surface/request-header.js'
+import type { ReconstructedRequest } from '../surface/reconstruct.js'
+import { readSectionManifest, type SystemSectionRecord } from '../events/section-manifest.js'
+import * as cut from '../surface/step-cut.js'
 
 interface HeaderFacts {
   readonly header: EpochHeader

@@ -1,6 +1,6 @@
 /** The rows of `cachePrefixReport` (docs/provability.md#the-cache-prefix-report). */
-import type { CompactionRequestRecord } from './events.js'
-import type { SectionChange } from './section-manifest.js'
+import type { CompactionRequestRecord } from '../events/events.js'
+import type { SectionChange } from '../events/section-manifest.js'
 
 /** What one compaction did, as the cache report names it beside the break it caused. */
 export interface CompactionBreak {

@@ -10,7 +10,7 @@ import {
   type Message,
   type ToolSchema,
 } from '@bridle/llm'
-import { canonicalJson, sha256Hex } from './canonical.js'
+import { canonicalJson, sha256Hex } from '../json/canonical.js'
 import { DigestColumn } from './digest-column.js'
 
 /** The model-facing fields of a request that take part in its digest. */
