@@ -26,7 +26,12 @@ export {
   isReplacementSurfaceEvent,
 } from './events/events.js'
 export { SESSION_FORMAT_VERSION, type SessionHeader } from './events/header.js'
-export { assertMessageEventShape, adoptSessionEvent, legacyStoredViolation, snapshotSessionEvent } from './events/shape.js'
+export {
+  assertMessageEventShape,
+  adoptSessionEvent,
+  legacyStoredViolation,
+  snapshotSessionEvent,
+} from './events/shape.js'
 export {
   type SurfaceReplacement,
   type FoldedSurface,
@@ -82,7 +87,12 @@ export {
   type DigestVerification,
   type UndigestedStep,
 } from './provability/verify.js'
-export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './provability/cache-report.js'
+export {
+  cachePrefixReport,
+  type CachePrefixRow,
+  type CompactionBreak,
+  type MessageBreakCause,
+} from './provability/cache-report.js'
 export { replayRequests, type ReplayedRequest } from './provability/replay.js'
 export {
   sectionManifest,

@@ -5,7 +5,12 @@
 import { isRecord, JSON_LIMITS, JsonLimitError, jsonLimitViolation } from '@bridle/llm'
 import type { AnySessionEvent } from '../events/events.js'
 import { jsonViolationError, snapshotForLog, type JsonViolation } from '../json/json.js'
-import { assertSeedRequestHeader, hasValidEventEnvelope, legacySeedViolation, messageShapeProblem } from '../events/shape.js'
+import {
+  assertSeedRequestHeader,
+  hasValidEventEnvelope,
+  legacySeedViolation,
+  messageShapeProblem,
+} from '../events/shape.js'
 import {
   planSurface,
   releaseSurfaceState,

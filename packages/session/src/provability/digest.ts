@@ -12,13 +12,9 @@ import {
 } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from '../json/canonical.js'
 import { DigestColumn } from './digest-column.js'
+import type { DigestableRequest } from '../events/model-request.js'
 
-/** The model-facing fields of a request that take part in its digest. */
-export type DigestableRequest = LlmCallConfig & {
-  readonly system?: string
-  readonly tools?: readonly ToolSchema[]
-  readonly messages: readonly Message[]
-}
+export type { DigestableRequest }
 
 /** The digests recorded by `request/digest` (without turn/step/attempt/algorithm). */
 export interface RequestDigestParts {

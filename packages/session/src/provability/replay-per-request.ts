@@ -11,7 +11,7 @@ import { deriveEventMessage } from '../surface/derive.js'
 import { messageChain, messageDigest, requestDigestParts } from './digest.js'
 import { digestVerdict, errorText, type RebuildOutcome } from './digest-verdict.js'
 import { reconstructRequest, type ReconstructedRequest } from '../surface/reconstruct.js'
-import type { ReplayedRequest } from './replay.js'
+import type { ReplayedRequest } from './replayed-request.js'
 import { foldSurface } from '../surface/surface.js'
 
 /** Rebuilds the request a digest at `seq` describes: `reconstructRequest` over `events[0..seq)`. */

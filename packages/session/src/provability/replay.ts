@@ -8,31 +8,14 @@
 import type { TokenUsage } from '@bridle/llm'
 import type { AnySessionEvent, RequestDigestRecord } from '../events/events.js'
 import { cachePrefixRow, usageIn, type Digested, type RowFacts } from './cache-row.js'
-import type { CachePrefixRow } from './cache-types.js'
 import { digestVerdict, errorText, type DigestVerification, type RebuildOutcome } from './digest-verdict.js'
-import type { ReconstructedRequest } from '../surface/reconstruct.js'
 import { LogFold } from './replay-fold.js'
 import { ReplayHashes } from './replay-hashes.js'
 import { RequestRebuilder } from './replay-rebuild.js'
 import { replayPerRequest } from './replay-per-request.js'
+import type { ReplayedRequest } from './replayed-request.js'
 
-/** One digested request of a log, as {@link replayRequests} yields it. */
-export interface ReplayedRequest {
-  /** Seq of its `request/digest`. */
-  readonly seq: number
-  readonly record: RequestDigestRecord
-  /** The request rebuilt from the log before the digest; `undefined` when the log cannot rebuild it. */
-  readonly rebuilt: ReconstructedRequest | undefined
-  /**
-   * For each message of `rebuilt`, the seq of the surface event it is the projection of (`undefined` for a summary
-   * request's instruction, which no surface event carries); empty when `rebuilt` is `undefined`.
-   */
-  readonly messageSeqs: readonly (number | undefined)[]
-  /** Its `verifyDigests` result. */
-  readonly verification: DigestVerification
-  /** Its `cachePrefixReport` row. */
-  readonly cache: CachePrefixRow
-}
+export type { ReplayedRequest } from './replayed-request.js'
 
 /** A digest whose cache row waits for the usage its step reports after it. */
 interface Pending {

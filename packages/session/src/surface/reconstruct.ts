@@ -3,9 +3,8 @@
  * step was built from, using only a log prefix.
  */
 import { deepFreeze, type Message } from '@bridle/llm'
-import type { AnySessionEvent, CompactionRequestRecord, RequestContext } from '../events/events.js'
+import type { AnySessionEvent } from '../events/events.js'
 import { deriveEventMessage } from './derive.js'
-import type { DigestableRequest } from '../provability/digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
 import { readSectionManifest } from '../events/section-manifest.js'
 import {
@@ -14,26 +13,13 @@ import {
   isPositiveSafeInteger,
   cutStep,
   modelRequestOf,
-  type RequestHeading,
+  type ReconstructedRequest,
   rebuiltRecord,
-  type StepCut,
   turnStepOf,
 } from './step-cut.js'
 import { foldSurface } from './surface.js'
 
-/** The model-facing fields of a dispatched request (without `signal` / `sessionId`): exactly what a digest covers. */
-export type ReconstructedModelRequest = DigestableRequest
-
-/** A past step's request, rebuilt: where it was cut, the header it was built under, and what it carried. */
-export interface ReconstructedRequest extends StepCut, RequestHeading {
-  readonly context: RequestContext | undefined
-  readonly messages: readonly Message[]
-  readonly request: ReconstructedModelRequest
-  /** `'compaction'` when the step's request was a summary request (a `request/compaction` record); else absent. */
-  readonly purpose?: 'compaction'
-  /** The step's `request/compaction` record and its seq, for a summary request. */
-  readonly compaction?: { readonly seq: number; readonly record: CompactionRequestRecord }
-}
+export type { ReconstructedModelRequest, ReconstructedRequest } from './step-cut.js'
 
 /** One `step/start` of a log. */
 export interface RequestStep {

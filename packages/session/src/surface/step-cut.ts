@@ -11,7 +11,7 @@ import type {
   RequestContext,
   RequestHeaderReason,
 } from '../events/events.js'
-import type { ReconstructedModelRequest, ReconstructedRequest } from './reconstruct.js'
+import type { DigestableRequest } from '../events/model-request.js'
 import type { SystemSectionRecord } from '../events/section-manifest.js'
 
 interface TurnStep {
@@ -132,6 +132,20 @@ export interface RequestHeading {
    * before manifests, or when the recorded manifest does not fit the system string.
    */
   readonly sections: readonly SystemSectionRecord[] | undefined
+}
+
+/** The model-facing fields of a dispatched request (without `signal` / `sessionId`): exactly what a digest covers. */
+export type ReconstructedModelRequest = DigestableRequest
+
+/** A past step's request, rebuilt: where it was cut, the header it was built under, and what it carried. */
+export interface ReconstructedRequest extends StepCut, RequestHeading {
+  readonly context: RequestContext | undefined
+  readonly messages: readonly Message[]
+  readonly request: ReconstructedModelRequest
+  /** `'compaction'` when the step's request was a summary request (a `request/compaction` record); else absent. */
+  readonly purpose?: 'compaction'
+  /** The step's `request/compaction` record and its seq, for a summary request. */
+  readonly compaction?: { readonly seq: number; readonly record: CompactionRequestRecord }
 }
 
 /** What a rebuilt request carries after its cut and heading. */
