@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RequestView, SessionView } from '../src/view/types.js'
+import type { RequestView, SessionView } from '@bridle/view'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bridle } from './helpers.js'
 import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './view-fixture.js'

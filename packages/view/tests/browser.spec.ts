@@ -5,10 +5,10 @@ import { pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { closeBrowser, launchBrowser, pageErrors, textOnce as textOnceOn } from './browser.js'
-import { bridle } from './helpers.js'
+import { bridle } from '../../cli/tests/helpers.js'
 import { viewerSourceDigest } from './screenshots.js'
-import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './view-fixture.js'
-import { startView, type RunningView } from './view-server.js'
+import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from '../../cli/tests/view-fixture.js'
+import { startView, type RunningView } from '../../cli/tests/view-server.js'
 
 let fixture: ViewFixture
 let browser: Browser

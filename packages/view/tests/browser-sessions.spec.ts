@@ -10,9 +10,9 @@ import { startMockServer, textEvents, toolCallEvents, type WireUsage } from '@br
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { closeBrowser, launchBrowser, pageErrors, textOnce } from './browser.js'
-import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from './helpers.js'
+import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from '../../cli/tests/helpers.js'
 import { writeLongSession } from './long-session.js'
-import { startView } from './view-server.js'
+import { startView } from '../../cli/tests/view-server.js'
 
 const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/bridle.yaml', import.meta.url))
 

@@ -1,5 +1,5 @@
 import type { AnySessionEvent, CachePrefixRow, MessageBreakCause, ReconstructedRequest } from '@bridle/session'
-import { describeCompaction } from '../../inspect/cache.js'
+import { describeCompaction } from './compaction.js'
 import { commonPrefix } from './prompt-text.js'
 import { sectionAt, systemSpans } from './sections.js'
 

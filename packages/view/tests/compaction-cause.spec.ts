@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeMessageCause } from '../src/view/model/cause.js'
+import { describeMessageCause } from '../src/model/cause.js'
 
 describe('the viewer names a compaction as the cause of its break', () => {
   it('with the messages it replaced and the tokens it saved, when usage was reported', () => {

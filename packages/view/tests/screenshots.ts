@@ -15,7 +15,7 @@ function viewerFiles(): string[] {
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
       entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
     )
-  return [...walk(join(PACKAGE, 'src', 'view')), join(PACKAGE, 'tests', 'view-fixture.ts')]
+  return [...walk(join(PACKAGE, 'src')), join(PACKAGE, '..', 'cli', 'tests', 'view-fixture.ts')]
     .map((file) => relative(PACKAGE, file).split('\\').join('/'))
     .sort()
 }

@@ -4,9 +4,9 @@ import fc from 'fast-check'
 import { SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ViewSource } from '../src/view/source.js'
-import type { RequestView } from '../src/view/types.js'
-import { bridle, DEMO_YAML, makeApp, sessionIdOf } from './helpers.js'
+import { ViewSource } from '../src/source.js'
+import type { RequestView } from '../src/types.js'
+import { bridle, DEMO_YAML, makeApp, sessionIdOf } from '../../cli/tests/helpers.js'
 
 // The server keeps one replay open between request views; whatever order a reader opens requests in, each view must
 // be the one a replay from the start gives.

@@ -2,18 +2,18 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
-/** The page's client bundle, built by `pnpm build` into `dist/view/` (see tsup.view.config.ts). */
+/** The page's client bundle, built by `pnpm build` into `dist/client/` (see tsup.client.config.ts). */
 export interface ViewerAssets {
   script: string
   style: string
 }
 
 /**
- * Where the bundle is: beside the built CLI (`dist/view/`), or — for code run from `src/` by the tests — in the
- * package's `dist/view/`.
+ * Where the bundle is: beside the built package (`dist/client/`), or — for code run from `src/` by the tests — in
+ * the package's `dist/client/`.
  */
 export function assetsDir(): string {
-  const candidates = [new URL('./view/', import.meta.url), new URL('../../dist/view/', import.meta.url)]
+  const candidates = [new URL('./client/', import.meta.url), new URL('../dist/client/', import.meta.url)]
   for (const url of candidates) {
     const dir = fileURLToPath(url)
     if (existsSync(`${dir}viewer.js`)) return dir
