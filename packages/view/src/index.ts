@@ -1,4 +1,11 @@
 export { ViewSource, SessionNotFoundError } from './source.js'
+export {
+  createViewHandler,
+  viewRoute,
+  type ViewHandler,
+  type ViewHandlerOptions,
+  type ViewRoute,
+} from './handler.js'
 export { startViewServer, type ViewServer, type ViewServerOptions } from './server.js'
 export { embeddedData, writeSessionHtml } from './export.js'
 export { loadAssets, type ViewerAssets } from './assets.js'
