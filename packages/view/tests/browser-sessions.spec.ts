@@ -1,20 +1,20 @@
 /// <reference lib="dom" />
 /**
  * The viewer in headless Chromium on sessions other than the main fixture: one whose provider reported usage (the
- * loopback OpenAI mock, so the token chart has real numbers), the demo's session, and one that compacted its history
- * (the checkpoint shows as the cache break it caused, with its cause). Every page opens without a console error.
+ * loopback OpenAI mock, so the token chart has real numbers), a long one, a one-turn session opened at its own
+ * address, and one that compacted its history (the checkpoint shows as the cache break it caused, with its cause).
+ * Every page opens without a console error.
  */
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { startMockServer, textEvents, toolCallEvents, type WireUsage } from '@bridle/llm-openai/testing'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { writeSessionHtml } from '../src/index.js'
+import { ask, makeApp, openSource, type TestApp } from './app.js'
 import { closeBrowser, launchBrowser, pageErrors, textOnce } from './browser.js'
-import { bridle, DEMO_YAML, makeApp, offlineEnv, sessionIdOf } from '../../cli/tests/helpers.js'
 import { writeLongSession } from './long-session.js'
-import { startView } from '../../cli/tests/view-server.js'
-
-const DEMO_CONFIG = fileURLToPath(new URL('../../../examples/demo/bridle.yaml', import.meta.url))
+import { serveView } from './serve.js'
 
 let browser: Browser
 let page: Page
@@ -32,6 +32,18 @@ afterAll(() => closeBrowser(browser))
 afterEach(() => {
   expect(errors.splice(0)).toEqual([])
 })
+
+/** Writes the HTML export of session `id` into `app` and resolves its path. */
+async function exportHtml(app: TestApp, id: string, name: string): Promise<string> {
+  const file = join(app.dir, name)
+  const opened = await openSource(app)
+  try {
+    await writeSessionHtml(opened.source, id, file)
+  } finally {
+    await opened.close()
+  }
+  return file
+}
 
 /** Per request label, the token chart's bars: the number each one's title states, and its drawn height. */
 async function tokenBars(): Promise<{ label: string; kind: string; tokens: number; height: number }[]> {
@@ -60,20 +72,14 @@ describe('the viewer on more sessions', () => {
       },
       { kind: 'sse', events: textEvents(['It is ', 'acme-invoice-parser.'], { usage: usage[1] }) },
     ])
-    const app = makeApp(DEMO_YAML)
+    const app = makeApp()
     let id: string
     try {
-      const env = offlineEnv({ BRIDLE_BASE_URL: server.url, BRIDLE_MODEL: 'mock-usage' })
-      const run = await bridle(['run', 'What is the package name?'], app, env)
-      expect(run.code, run.stderr).toBe(0)
-      id = sessionIdOf(run.stderr)
+      id = await ask(app, 'What is the package name?', { baseURL: server.url })
     } finally {
       await server.close()
     }
-    const file = join(app, 'usage.html')
-    const html = await bridle(['inspect', id, '--html', file], app)
-    expect(html.code, html.stderr).toBe(0)
-    await page.goto(pathToFileURL(file).href)
+    await page.goto(pathToFileURL(await exportHtml(app, id, 'usage.html')).href)
 
     const text = await textOnce(page, '[data-step="1.2"]')
     expect(text).toContain('in 200 · cached 1,000 · out 40')
@@ -96,9 +102,9 @@ describe('the viewer on more sessions', () => {
   })
 
   it('shows a long session whole: its first turns at once, then every turn in order', async () => {
-    const app = makeApp(DEMO_YAML)
-    await writeLongSession(app, 'long', 150)
-    const view = await startView(['long'], app)
+    const app = makeApp()
+    await writeLongSession(app.sessions, 'long', 150)
+    const view = await serveView(app)
     // how many turns the page's first timeline held, recorded as it appears
     const watch = await page.evaluateOnNewDocument(() => {
       new MutationObserver((_, observer) => {
@@ -109,7 +115,7 @@ describe('the viewer on more sessions', () => {
       }).observe(document, { subtree: true, childList: true })
     })
     try {
-      await page.goto(view.url)
+      await page.goto(`${view.url}#/session/long`)
       await page.waitForSelector('[data-turn="150"]', { timeout: 60_000 })
       const first = await page.evaluate(() => (window as unknown as { firstTurns: number }).firstTurns)
       expect(first).toBeGreaterThan(0)
@@ -122,19 +128,16 @@ describe('the viewer on more sessions', () => {
     } finally {
       await page.removeScriptToEvaluateOnNewDocument(watch.identifier)
       await page.goto('about:blank')
-      expect((await view.stop()).code).toBe(0)
+      await view.close()
     }
   })
 
-  it("renders the demo's session: its tool call, the answer, every request verified", async () => {
-    const cwd = makeApp('')
-    const run = await bridle(['-c', DEMO_CONFIG, 'run', 'What is the package name of this project?'], cwd)
-    expect(run.code, run.stderr).toBe(0)
-    const id = sessionIdOf(run.stderr)
-    const view = await startView(['-c', DEMO_CONFIG, id], cwd)
+  it('renders a one-turn session at its own address: its tool call, the answer, every request verified', async () => {
+    const app = makeApp()
+    const id = await ask(app, 'What is the package name of this project?')
+    const view = await serveView(app)
     try {
-      expect(view.url).toMatch(new RegExp(`#/session/${id}$`))
-      await page.goto(view.url)
+      await page.goto(`${view.url}#/session/${id}`)
       const text = await textOnce(page, '[data-step="1.2"]')
       expect(text).toContain(`Session ${id}`)
       expect(text).toContain('✓ all verify')
@@ -154,25 +157,19 @@ describe('the viewer on more sessions', () => {
     } finally {
       // leave the page first, so its event stream does not retry against a stopped server
       await page.goto('about:blank')
-      expect((await view.stop()).code).toBe(0)
+      await view.close()
     }
   })
 
   it('shows a compaction checkpoint as the cache break it caused, naming the compaction', async () => {
-    const yaml = DEMO_YAML.replace(
-      'plugins:\n',
-      'plugins:\n  - package: "@bridle/plugin-compaction"\n    config: { contextWindow: 1200, threshold: 0.5, lowWater: 0.45, summaryMaxTokens: 20 }\n',
-    )
-    const app = makeApp(yaml)
-    const first = await bridle(['run', 'What is in package.json?'], app)
-    expect(first.code, first.stderr).toBe(0)
-    const id = sessionIdOf(first.stderr)
-    const second = await bridle(['run', '--session', id, 'What is in README.md?'], app)
-    expect(second.code, second.stderr).toBe(0)
+    const app = makeApp()
+    const compaction = { contextWindow: 1200, threshold: 0.5, lowWater: 0.45, summaryMaxTokens: 20 }
+    const id = await ask(app, 'What is in package.json?', { compaction })
+    await ask(app, 'What is in README.md?', { session: id, compaction })
 
-    const view = await startView([id], app)
+    const view = await serveView(app)
     try {
-      await page.goto(view.url)
+      await page.goto(`${view.url}#/session/${id}`)
       await page.waitForSelector('tr.request .tag')
       // the summary request is marked as such
       const tags = await page.$$eval('tr.request .tag', (t) => t.map((e) => e.textContent))
@@ -201,7 +198,7 @@ describe('the viewer on more sessions', () => {
     } finally {
       // leave the page first, so its event stream does not retry against a stopped server
       await page.goto('about:blank')
-      expect((await view.stop()).code).toBe(0)
+      await view.close()
     }
   })
 })

@@ -5,20 +5,21 @@ import { pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { closeBrowser, launchBrowser, pageErrors, textOnce as textOnceOn } from './browser.js'
-import { bridle } from '../../cli/tests/helpers.js'
+import { writeSessionHtml } from '../src/index.js'
+import { ask, openSource } from './app.js'
+import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './fixture.js'
 import { viewerSourceDigest } from './screenshots.js'
-import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from '../../cli/tests/view-fixture.js'
-import { startView, type RunningView } from '../../cli/tests/view-server.js'
+import { serveView, type ServedView } from './serve.js'
 
 let fixture: ViewFixture
 let browser: Browser
 let page: Page
-let server: RunningView | undefined
+let server: ServedView | undefined
 let errors: string[]
 const taken = new Set<string>()
 
 /**
- * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter bridle screenshots`), each page this test checks is also saved as
+ * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter @bridle/view screenshots`), each page this test checks is also saved as
  * DIR/NAME.png: the README's pictures are the pages the assertions just passed on. Once all are taken, the digest of
  * the viewer source they show is recorded beside them (screenshots.spec.ts compares it with the current source).
  */
@@ -38,7 +39,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await server?.stop()
+  await server?.close()
   await closeBrowser(browser)
   const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
   if (dir && taken.size === 3) writeFileSync(join(dir, 'viewer-source.sha256'), `${viewerSourceDigest()}\n`)
@@ -93,10 +94,14 @@ async function expectPersonaBreak(): Promise<void> {
 }
 
 describe('the viewer in headless Chromium', () => {
-  it('the --html file opens from disk with no server and shows the session, its chart and the cache break', async () => {
-    const file = join(fixture.app, 'session.html')
-    const out = await bridle(['inspect', fixture.id, '--html', file], fixture.app)
-    expect(out.code, out.stderr).toBe(0)
+  it('the HTML export opens from disk with no server and shows the session, its chart and the cache break', async () => {
+    const file = join(fixture.app.dir, 'session.html')
+    const opened = await openSource(fixture.app)
+    try {
+      expect(await writeSessionHtml(opened.source, fixture.id, file)).toMatchObject({ requests: 3 })
+    } finally {
+      await opened.close()
+    }
     const requests: string[] = []
     page.on('request', (r) => requests.push(r.url()))
     await page.goto(pathToFileURL(file).href)
@@ -108,8 +113,8 @@ describe('the viewer in headless Chromium', () => {
     expect(requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:'))).toEqual([])
   })
 
-  it('bridle view lists sessions newest first with ✗ on the tampered one, and opens a session', async () => {
-    server = await startView([], fixture.app)
+  it('the served viewer lists sessions newest first with ✗ on the tampered one, and opens a session', async () => {
+    server = await serveView(fixture.app)
     await page.goto(server.url)
     await page.waitForSelector('tr[data-session]')
     const rows = await page.$$eval('tr[data-session]', (trs) =>
@@ -124,11 +129,10 @@ describe('the viewer in headless Chromium', () => {
     await expectPersonaBreak()
   })
 
-  it('updates the open session page while another process appends a turn', async () => {
+  it('updates the open session page while an agent appends a turn', async () => {
     await page.goto(`${server!.url}#/session/${fixture.id}`)
     await page.waitForSelector('[data-turn="2"]')
-    const appended = await bridle(['run', '-s', fixture.id, 'Anything else?'], fixture.app)
-    expect(appended.code, appended.stderr).toBe(0)
+    await ask(fixture.app, 'Anything else?', { session: fixture.id })
     await page.waitForSelector('[data-turn="3"]', { timeout: 60_000 })
     expect(await page.$$eval('[data-turn]', (turns) => turns.length)).toBe(3)
   })

@@ -1,17 +1,16 @@
-import { join } from 'node:path'
 import { Context } from 'cordis'
 import { createAssistantMessage, createUserMessage } from '@bridle/llm'
 import { reconstructRequest, requestDigestParts, SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 
 /**
- * Writes a session of `turns` turns (a prompt and an answer each, every request digested) into `app`'s session
- * folder in-process, as the agent loop would log it: a timeline far longer than a page shows at once.
+ * Writes a session of `turns` turns (a prompt and an answer each, every request digested) into the session folder
+ * `root`, as the agent loop would log it: a timeline far longer than a page shows at once.
  */
-export async function writeLongSession(app: string, id: string, turns: number): Promise<void> {
+export async function writeLongSession(root: string, id: string, turns: number): Promise<void> {
   const ctx = new Context()
   ctx.plugin(SessionStore)
-  ctx.plugin(SessionJsonl, { root: join(app, 'sessions') })
+  ctx.plugin(SessionJsonl, { root })
   await new Promise((resolve) => setTimeout(resolve, 0))
   const session = ctx.sessions.create(id)
   session.append('request/header', {

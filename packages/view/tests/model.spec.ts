@@ -1,17 +1,13 @@
-import { join } from 'node:path'
-import { Context } from 'cordis'
 import fc from 'fast-check'
-import { SessionStore } from '@bridle/session'
-import { SessionJsonl } from '@bridle/session-jsonl'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isLoopback } from '../../cli/src/commands/view.js'
 import { packRequests, unpackRequest } from '../src/embedded.js'
 import { systemLineDiff } from '../src/model/diff.js'
 import { prefixBytes, promptBytes, utf8Bytes } from '../src/model/prompt-text.js'
 import { sectionAt, systemSpans } from '../src/model/sections.js'
 import { scriptSafeJson } from '../src/page.js'
 import { SessionNotFoundError, ViewSource } from '../src/source.js'
-import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from '../../cli/tests/view-fixture.js'
+import { openSource, type OpenedSource } from './app.js'
+import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './fixture.js'
 
 describe('view model: system spans and the line diff', () => {
   const manifest = (system: string, names: string[]) => {
@@ -79,29 +75,19 @@ describe('view model: page data and addresses', () => {
       }),
     )
   })
-
-  it('treats only loopback names and addresses as loopback', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
-      expect(isLoopback(host), host).toBe(true)
-    for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.com', '128.0.0.1'])
-      expect(isLoopback(host), host).toBe(false)
-  })
 })
 
 describe('view model: a real session through ViewSource', () => {
   let fixture: ViewFixture
-  let ctx: Context
+  let opened: OpenedSource
   let source: ViewSource
 
   beforeAll(async () => {
     fixture = await makeViewFixture()
-    ctx = new Context()
-    ctx.plugin(SessionStore)
-    ctx.plugin(SessionJsonl, { root: join(fixture.app, 'sessions') })
-    await new Promise((resolve) => setTimeout(resolve, 0))
-    source = new ViewSource(ctx.sessionPersistence!)
+    opened = await openSource(fixture.app)
+    source = opened.source
   })
-  afterAll(() => ctx?.registry.get(SessionJsonl as never)?.dispose())
+  afterAll(() => opened?.close())
 
   it('lists sessions newest first, with turns, requests and whether every request verifies', async () => {
     const rows = await source.sessions()
@@ -151,7 +137,7 @@ describe('view model: a real session through ViewSource', () => {
 
   it('a file stores each message once, and its request views read back as the server shows them', async () => {
     const { session, requests: views } = await source.wholeSession(fixture.id)
-    expect(session).toEqual(await new ViewSource(ctx.sessionPersistence!).session(fixture.id))
+    expect(session).toEqual(await new ViewSource(opened.persistence).session(fixture.id))
     const packed = packRequests(views)
     const data = { session, ...packed, generatedAt: 0 }
     const sent = Object.values(views).reduce((n, v) => n + v.messages.length, 0)
@@ -160,7 +146,7 @@ describe('view model: a real session through ViewSource', () => {
     const keys = packed.messages.map((m) => JSON.stringify(m))
     expect(new Set(keys).size).toBe(keys.length)
     for (const [seq, stored] of Object.entries(packed.requests)) {
-      const served = await new ViewSource(ctx.sessionPersistence!).request(fixture.id, Number(seq))
+      const served = await new ViewSource(opened.persistence).request(fixture.id, Number(seq))
       expect(unpackRequest(data, stored)).toEqual(served)
       expect(views[seq]).toEqual(served)
     }

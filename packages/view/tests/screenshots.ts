@@ -9,13 +9,13 @@ const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
 export const SCREENSHOTS = join(PACKAGE, 'docs', 'screenshots')
 export const SOURCE_RECORD = join(SCREENSHOTS, 'viewer-source.sha256')
 
-/** Every file that decides what the screenshots show: the viewer's source and the sessions the test writes. */
+/** Every file that decides what the screenshots show: the viewer's source and the app that writes the sessions. */
 function viewerFiles(): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
       entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
     )
-  return [...walk(join(PACKAGE, 'src')), join(PACKAGE, '..', 'cli', 'tests', 'view-fixture.ts')]
+  return [...walk(join(PACKAGE, 'src')), join(PACKAGE, 'tests', 'fixture.ts'), join(PACKAGE, 'tests', 'app.ts')]
     .map((file) => relative(PACKAGE, file).split('\\').join('/'))
     .sort()
 }
