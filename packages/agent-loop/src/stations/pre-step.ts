@@ -1,7 +1,7 @@
 import { isIdentifiedUserMessage, type UserMessage } from '@bridle/llm'
-import { agentWaterfall } from './agent-events.js'
+import { agentWaterfall } from '../vocabulary/agent-events.js'
 import type { AgentRuntime } from './runtime.js'
-import type { PreStepDecision } from './types.js'
+import type { PreStepDecision } from '../vocabulary/types.js'
 
 function assertEnteredMessage(m: unknown, index: number): asserts m is UserMessage {
   if (!isIdentifiedUserMessage(m)) {

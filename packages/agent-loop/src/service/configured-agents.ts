@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { errorChain } from '@bridle/llm'
 import { emitContained } from '@bridle/scope'
 import type { Context } from 'cordis'
-import { warn } from './agent-events.js'
+import { warn } from '../vocabulary/agent-events.js'
 import type { AgentLoop } from './agent-loop.js'
-import type { ConfiguredAgent } from './config.js'
+import type { ConfiguredAgent } from '../vocabulary/config.js'
 
 /** Resolves once no live session holds `id` (a disposing predecessor during hot reload detaches first). */
 function whenDetached(ctx: Context, id: string): Promise<void> {

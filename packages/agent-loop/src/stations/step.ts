@@ -1,12 +1,12 @@
 import { LlmError, type LlmFailure, type ToolCallBlock } from '@bridle/llm'
 import { renderPromptSpans, type PromptAssembly, type RenderedPrompt } from '@bridle/system-prompt'
-import { agentWaterfall } from './agent-events.js'
+import { agentWaterfall } from '../vocabulary/agent-events.js'
 import { buildRequest } from './build-request.js'
 import { consultCompaction, runCompaction } from './compaction.js'
 import { dispatchRecorded } from './dispatch.js'
 import { runToolCalls } from './tool-calls.js'
 import { service, type AgentRuntime } from './runtime.js'
-import type { StepEnding } from './types.js'
+import type { StepEnding } from '../vocabulary/types.js'
 
 /**
  * One opened step after its user messages are durable: the attempt loop of stations S8–S10, the

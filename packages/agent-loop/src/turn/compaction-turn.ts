@@ -1,11 +1,11 @@
 import { admittedHooks } from '@bridle/scope'
 import { renderPromptSpans } from '@bridle/system-prompt'
-import { agentCarrier, emitAgentEvent } from './agent-events.js'
-import { buildRequest } from './build-request.js'
-import { consultCompaction, runCompaction } from './compaction.js'
-import { failureOf } from './failure.js'
-import { running, service, type AgentRuntime } from './runtime.js'
-import type { CompactionOutcome } from './types.js'
+import { agentCarrier, emitAgentEvent } from '../vocabulary/agent-events.js'
+import { buildRequest } from '../stations/build-request.js'
+import { consultCompaction, runCompaction } from '../stations/compaction.js'
+import { failureOf } from '../vocabulary/failure.js'
+import { running, service, type AgentRuntime } from '../stations/runtime.js'
+import type { CompactionOutcome } from '../vocabulary/types.js'
 
 /**
  * The body of a compaction turn, which serves the `agent.compact()` calls waiting when it started (the caller has

@@ -3,13 +3,13 @@ import type { UserMessage } from '@bridle/llm'
 import { createScope, type Scope } from '@bridle/scope'
 import { RequestDigester, type AgentCancelCause, type Session } from '@bridle/session'
 import type { Context } from 'cordis'
-import { emitAgentEvent, warn } from './agent-events.js'
+import { emitAgentEvent, warn } from '../vocabulary/agent-events.js'
 import type { AgentLoop } from './agent-loop.js'
-import { RuntimeContextProjection } from './runtime-context.js'
-import type { AgentRuntime, RunningPhase } from './runtime.js'
-import { runTurn } from './turn.js'
+import { RuntimeContextProjection } from '../stations/runtime-context.js'
+import type { AgentRuntime, RunningPhase } from '../stations/runtime.js'
+import { runTurn } from '../turn/turn.js'
 import type { SessionObservers } from './session-observers.js'
-import type { AgentOptions, AgentStatus, CompactionOutcome } from './types.js'
+import type { AgentOptions, AgentStatus, CompactionOutcome } from '../vocabulary/types.js'
 
 /** What the AgentLoop hands an Agent it constructs. Not part of the public API. */
 export interface AgentInit {

@@ -2,7 +2,7 @@ import { joinContextSections, renderContextSections, type PromptAssembly } from 
 import type { InboxTarget } from '@bridle/inbox'
 import { preStep } from './pre-step.js'
 import { service, type AgentRuntime } from './runtime.js'
-import type { PreStepDecision } from './types.js'
+import type { PreStepDecision } from '../vocabulary/types.js'
 
 /** A decided proposal: what enters the step, and the assembly the step's request is built from. */
 export interface Proposal {

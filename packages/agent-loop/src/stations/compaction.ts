@@ -12,10 +12,10 @@ import {
   type UserMessage,
 } from '@bridle/llm'
 import { deriveEventMessage } from '@bridle/session'
-import { agentWaterfall, emitAgentEvent, warn } from './agent-events.js'
+import { agentWaterfall, emitAgentEvent, warn } from '../vocabulary/agent-events.js'
 import { service, type AgentRuntime } from './runtime.js'
-import { failureOf } from './failure.js'
-import type { CompactionOutcome, CompactionPlan } from './types.js'
+import { failureOf } from '../vocabulary/failure.js'
+import type { CompactionOutcome, CompactionPlan } from '../vocabulary/types.js'
 import { dispatchRecorded } from './dispatch.js'
 
 /** Inputs of the compaction point: the step's built request and what the policy needs to judge it. */

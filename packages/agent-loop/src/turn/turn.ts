@@ -1,15 +1,15 @@
 import type { InboxTarget } from '@bridle/inbox'
 import type { TurnEndReason } from '@bridle/session'
-import { emitAgentEvent, turnStopping } from './agent-events.js'
+import { emitAgentEvent, turnStopping } from '../vocabulary/agent-events.js'
 import { abortedCompaction, compactionTurn } from './compaction-turn.js'
-import { enterStep } from './enter-step.js'
-import { failureOf } from './failure.js'
-import { propose } from './propose-step.js'
-import { running, type AgentRuntime } from './runtime.js'
-import { runStep } from './step.js'
-import type { CompactionOutcome, StepEnding } from './types.js'
+import { enterStep } from '../stations/enter-step.js'
+import { failureOf } from '../vocabulary/failure.js'
+import { propose } from '../stations/propose-step.js'
+import { running, type AgentRuntime } from '../stations/runtime.js'
+import { runStep } from '../stations/step.js'
+import type { CompactionOutcome, StepEnding } from '../vocabulary/types.js'
 
-export { failureOf } from './failure.js'
+export { failureOf } from '../vocabulary/failure.js'
 
 /**
  * One turn (docs/step-pipeline.md#the-turn-loop): `turn/start`, then proposals (first `next-turn`, then `next-step`)

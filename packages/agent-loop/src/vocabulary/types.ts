@@ -2,8 +2,8 @@ import type { GenerateOptions, LlmCallConfig, LlmFailure, LlmRetryPolicy, UserMe
 import type { Awaitable } from '@bridle/scope'
 import type { AgentCancelCause, SessionEvent } from '@bridle/session'
 
-import type { Agent } from './agent.js'
-import type { AgentLoop } from './agent-loop.js'
+import type { Agent } from '../service/agent.js'
+import type { AgentLoop } from '../service/agent-loop.js'
 
 /** Per-instance model route and budget. Not persisted: a resumed agent uses what `resume` is given. */
 export interface AgentOptions {

@@ -15,7 +15,7 @@ import {
   type EpochHeader,
   type SystemSectionSpan,
 } from '@bridle/session'
-import { agentWaterfall } from './agent-events.js'
+import { agentWaterfall } from '../vocabulary/agent-events.js'
 import { service, type AgentRuntime } from './runtime.js'
 
 /** Inputs of station S10 for one attempt. */

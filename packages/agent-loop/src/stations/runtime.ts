@@ -2,10 +2,10 @@ import type { Inbox } from '@bridle/inbox'
 import type { RequestDigester, Session } from '@bridle/session'
 import { rawService } from '@bridle/scope'
 import type { Context } from 'cordis'
-import type { Agent } from './agent.js'
-import type { AgentLoop } from './agent-loop.js'
+import type { Agent } from '../service/agent.js'
+import type { AgentLoop } from '../service/agent-loop.js'
 import type { RuntimeContextProjection } from './runtime-context.js'
-import type { CompactionOutcome } from './types.js'
+import type { CompactionOutcome } from '../vocabulary/types.js'
 
 /** Driver phase `idle`: nothing runs; `lastTurn` is the number of the last opened turn. */
 interface IdlePhase {
