@@ -36,9 +36,9 @@ export const groups = {
   },
   'agent-loop': {
     mutate: [
-      'packages/agent-loop/src/build-request.ts',
-      'packages/agent-loop/src/step.ts',
-      'packages/agent-loop/src/tool-calls.ts',
+      'packages/agent-loop/src/stations/build-request.ts',
+      'packages/agent-loop/src/stations/step.ts',
+      'packages/agent-loop/src/stations/tool-calls.ts',
     ],
     projects: ['packages/agent-loop', 'tests'],
   },
