@@ -10,6 +10,12 @@ import { SessionObservers } from './session-observers.js'
 import type { AgentOptions, CreateAgentOptions, ResumeAgentOptions } from '../vocabulary/types.js'
 import { abortLoser, raceAgainst, type RaceLoser } from './abort-race.js'
 
+declare module 'cordis' {
+  interface Context {
+    agentLoop: AgentLoop
+  }
+}
+
 interface Entry {
   agent: Agent
   detach?: () => void
@@ -147,7 +153,7 @@ export class AgentLoop extends HomeService<ResolvedAgentLoopConfig> {
     const entry: Partial<Entry> & { released: boolean } = { released: false }
     try {
       agent = new Agent({
-        loop: this,
+        config: this.config,
         loopCtx: this.home,
         session,
         options,

@@ -4,7 +4,7 @@ import { createScope, type Scope } from '@bridle/scope'
 import { RequestDigester, type AgentCancelCause, type Session } from '@bridle/session'
 import type { Context } from 'cordis'
 import { emitAgentEvent, warn } from '../vocabulary/agent-events.js'
-import type { AgentLoop } from './agent-loop.js'
+import type { ResolvedAgentLoopConfig } from '../vocabulary/config.js'
 import { RuntimeContextProjection } from '../stations/runtime-context.js'
 import type { AgentRuntime, RunningPhase } from '../stations/runtime.js'
 import { runTurn } from '../turn/turn.js'
@@ -13,7 +13,8 @@ import type { AgentOptions, AgentStatus, CompactionOutcome } from '../vocabulary
 
 /** What the AgentLoop hands an Agent it constructs. Not part of the public API. */
 export interface AgentInit {
-  loop: AgentLoop
+  /** The loop's config. */
+  config: ResolvedAgentLoopConfig
   /** The AgentLoop's own context: the agent scope mounts under it. */
   loopCtx: Context
   session: Session
@@ -25,6 +26,14 @@ export interface AgentInit {
 }
 
 const ABORT_SETUP = Symbol('bridle.agent.abortSetup')
+
+/** This module's class, named so the merge below can extend it. */
+type AgentClass = Agent
+
+declare module '../vocabulary/agent.js' {
+  /** The vocabulary's agent is this class: every `agent` the types, events and stations name is one. */
+  interface Agent extends AgentClass {}
+}
 
 /**
  * Loop-internal rollback of a failed publication: marks the agent disposed and disposes its scope
@@ -81,7 +90,7 @@ export class Agent {
     const projection = new RuntimeContextProjection(init.session)
     this.#rt = {
       agent: this,
-      loop: init.loop,
+      config: init.config,
       ctx: loopCtx,
       session: init.session,
       inbox: this.inbox,

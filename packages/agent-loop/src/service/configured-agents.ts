@@ -3,8 +3,15 @@ import { errorChain } from '@bridle/llm'
 import { emitContained } from '@bridle/scope'
 import type { Context } from 'cordis'
 import { warn } from '../vocabulary/agent-events.js'
-import type { AgentLoop } from './agent-loop.js'
 import type { ConfiguredAgent } from '../vocabulary/config.js'
+import type { CreateAgentOptions, ResumeAgentOptions } from '../vocabulary/types.js'
+
+/** What starting the configured agents needs of the loop (`AgentLoop`, which calls it from its constructor). */
+export interface AgentStarter {
+  readonly active: boolean
+  create(options: CreateAgentOptions): unknown
+  resume(sessionId: string, options: ResumeAgentOptions): Promise<unknown>
+}
 
 /** Resolves once no live session holds `id` (a disposing predecessor during hot reload detaches first). */
 function whenDetached(ctx: Context, id: string): Promise<void> {
@@ -35,7 +42,7 @@ async function whenPersistence(ctx: Context): Promise<void> {
  * `agent-loop/config-start-failed` (an emit: each listener's throw or rejection is logged and the next listener still
  * runs); nothing is reported once the loop unloads.
  */
-export function startConfiguredAgents(loop: AgentLoop, ctx: Context, agents: readonly ConfiguredAgent[]): void {
+export function startConfiguredAgents(loop: AgentStarter, ctx: Context, agents: readonly ConfiguredAgent[]): void {
   for (const entry of agents) {
     queueMicrotask(() => {
       void startOne(loop, ctx, entry)
@@ -43,7 +50,7 @@ export function startConfiguredAgents(loop: AgentLoop, ctx: Context, agents: rea
   }
 }
 
-async function startOne(loop: AgentLoop, ctx: Context, a: ConfiguredAgent): Promise<void> {
+async function startOne(loop: AgentStarter, ctx: Context, a: ConfiguredAgent): Promise<void> {
   const options = {
     ...(a.provider !== undefined ? { provider: a.provider } : {}),
     ...(a.model !== undefined ? { model: a.model } : {}),

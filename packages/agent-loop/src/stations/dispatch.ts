@@ -31,7 +31,7 @@ export async function dispatchRecorded(
   signal: AbortSignal,
 ): Promise<RecordedAnswer> {
   const { turn, step, attempt, purpose } = at
-  if (rt.loop.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
+  if (rt.config.verifyRequests) verifyRequest(rt.session, request, turn, step, attempt)
   const digest =
     purpose === 'compaction'
       ? rt.requests.digester.digest(request)

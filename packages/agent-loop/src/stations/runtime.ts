@@ -2,8 +2,8 @@ import type { Inbox } from '@bridle/inbox'
 import type { RequestDigester, Session } from '@bridle/session'
 import { rawService } from '@bridle/scope'
 import type { Context } from 'cordis'
-import type { Agent } from '../service/agent.js'
-import type { AgentLoop } from '../service/agent-loop.js'
+import type { Agent } from '../vocabulary/agent.js'
+import type { ResolvedAgentLoopConfig } from '../vocabulary/config.js'
 import type { RuntimeContextProjection } from './runtime-context.js'
 import type { CompactionOutcome } from '../vocabulary/types.js'
 
@@ -51,7 +51,8 @@ interface CompactionState {
  */
 export interface AgentRuntime {
   readonly agent: Agent
-  readonly loop: AgentLoop
+  /** The loop's config (`verifyRequests`, `maxParallelToolCalls`). */
+  readonly config: ResolvedAgentLoopConfig
   /** The AgentLoop's own context: services (`llm`, `tools`, `systemPrompt`) and event dispatch. */
   readonly ctx: Context
   readonly session: Session

@@ -90,7 +90,7 @@ class ToolScheduler {
    * changed its mode, and a call that is no longer parallel ends the group.
    */
   private async runParallelGroup(): Promise<void> {
-    const cap = this.rt.loop.config.maxParallelToolCalls
+    const cap = this.rt.config.maxParallelToolCalls
     let first = true
     while (this.mayStartMore()) {
       while (!this.failure && this.inflight.size >= cap) await this.settleOne()

@@ -11,7 +11,7 @@ import {
   warnContained,
 } from '@bridle/scope'
 import type { Context, Events } from 'cordis'
-import type { Agent } from '../service/agent.js'
+import type { Agent } from './agent.js'
 
 type Payload<K extends keyof Events> = Events[K] extends (payload: infer P, ...rest: never[]) => unknown ? P : never
 type Without<P> = Omit<P, 'agent'>

@@ -2,15 +2,9 @@ import type { GenerateOptions, LlmCallConfig, LlmFailure, LlmRetryPolicy, UserMe
 import type { Awaitable } from '@bridle/scope'
 import type { AgentCancelCause, SessionEvent } from '@bridle/session'
 
-import type { Agent } from '../service/agent.js'
-import type { AgentLoop } from '../service/agent-loop.js'
+import type { Agent, AgentOptions } from './agent.js'
 
-/** Per-instance model route and budget. Not persisted: a resumed agent uses what `resume` is given. */
-export interface AgentOptions {
-  provider?: string
-  model?: string
-  maxTokens?: number
-}
+export type { AgentOptions } from './agent.js'
 
 /** Options of `ctx.agentLoop.create`. */
 export interface CreateAgentOptions extends AgentOptions {
@@ -129,7 +123,6 @@ export interface CompactionPayload {
 
 declare module 'cordis' {
   interface Context {
-    agentLoop: AgentLoop
     /** Set on `agent.ctx` (and contexts derived from it); `undefined` on plain contexts. */
     agent?: Agent
   }
