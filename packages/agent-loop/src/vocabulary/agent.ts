@@ -8,7 +8,7 @@ export interface AgentOptions {
 /**
  * The agent as the vocabulary names it: what every payload's `agent` is, and what the stations read. The `Agent` class
  * (service/agent.ts) completes this interface by declaration merging, so the name means that class everywhere while
- * nothing below the service imports it (docs/step-pipeline.md#the-layers-of-the-package).
+ * nothing below the service imports it (docs/README.md#inside-the-packages).
  */
 export interface Agent {
   readonly id: string
