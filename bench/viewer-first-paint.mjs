@@ -18,10 +18,10 @@ const BAR_MS = 2_000
 // each run starts a cold server and a cold export, so fewer runs than the in-process scenarios
 const RUNS = quick ? 1 : 3
 const BIN = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url))
-// the browser and its driver are the CLI package's test dependencies
-const fromCli = createRequire(new URL('../packages/cli/package.json', import.meta.url))
-const puppeteer = fromCli('puppeteer-core')
-const chromiumModule = fromCli('@sparticuz/chromium')
+// the browser and its driver are the viewer package's test dependencies
+const fromView = createRequire(new URL('../packages/view/package.json', import.meta.url))
+const puppeteer = fromView('puppeteer-core')
+const chromiumModule = fromView('@sparticuz/chromium')
 const chromium = chromiumModule.default ?? chromiumModule
 const QUIET = ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
 

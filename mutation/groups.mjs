@@ -14,11 +14,11 @@ export const groups = {
   },
   session: {
     mutate: [
-      'packages/session/src/request-header.ts',
-      'packages/session/src/digest.ts',
-      'packages/session/src/reconstruct.ts',
-      'packages/session/src/surface.ts',
-      'packages/session/src/step-cut.ts',
+      'packages/session/src/surface/request-header.ts',
+      'packages/session/src/provability/digest.ts',
+      'packages/session/src/surface/reconstruct.ts',
+      'packages/session/src/surface/surface.ts',
+      'packages/session/src/surface/step-cut.ts',
     ],
     projects: ['packages/session', 'packages/agent-loop', 'tests'],
   },
@@ -36,9 +36,9 @@ export const groups = {
   },
   'agent-loop': {
     mutate: [
-      'packages/agent-loop/src/build-request.ts',
-      'packages/agent-loop/src/step.ts',
-      'packages/agent-loop/src/tool-calls.ts',
+      'packages/agent-loop/src/stations/build-request.ts',
+      'packages/agent-loop/src/stations/step.ts',
+      'packages/agent-loop/src/stations/tool-calls.ts',
     ],
     projects: ['packages/agent-loop', 'tests'],
   },

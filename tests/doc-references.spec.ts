@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   brokenInSource,
   brokenLinksInMarkdown,
+  brokenPathsInMarkdown,
   commentsOf,
   githubSlug,
   headingAnchors,
@@ -82,6 +83,20 @@ describe('links of the docs/ pages and the root README', () => {
     expect(broken, describeBroken(broken)).toEqual([])
   })
 
+  it('name only files and folders that exist in backticks, as the docs, the root documents and the READMEs do', () => {
+    const pages = readdirSync(join(repoRoot, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => join(repoRoot, 'docs', name))
+    const roots = ['README.md', 'CONTRIBUTING.md', 'TESTING.md', 'BENCHMARKS.md', 'bench/README.md']
+    const broken = [
+      ...[...pages, ...roots.map((name) => join(repoRoot, name))].flatMap((file) =>
+        brokenPathsInMarkdown(repoRoot, file),
+      ),
+      ...packageDirs(repoRoot).flatMap((dir) => brokenPathsInMarkdown(repoRoot, join(dir, 'README.md'), dir)),
+    ]
+    expect(broken, describeBroken(broken)).toEqual([])
+  })
+
   it('the root README links the docs/ index', () => {
     expect(readFileSync(join(repoRoot, 'README.md'), 'utf8')).toMatch(/\]\(docs\/README\.md\)/)
   })
@@ -143,6 +158,17 @@ describe('the checker itself', () => {
     ].join('\n')
     expect(commentsOf(source).map((c) => c.text)).toEqual(['/* real: docs/missing.md */'])
     expect(check(source).map(([reference]) => reference)).toEqual(['docs/missing.md'])
+  })
+
+  it('reports backticked repository paths that do not exist, and skips patterns', () => {
+    const page = join(scratch, 'docs', 'paths.md')
+    writeFileSync(
+      page,
+      '`docs/guide.md`, `packages/x/README.md` and `packages/x/src/gone.ts`\n`plugins/<name>/`, `packages/*/tests`\n',
+    )
+    expect(brokenPathsInMarkdown(scratch, page).map((b) => [b.line, b.reference])).toEqual([
+      [1, 'packages/x/src/gone.ts'],
+    ])
   })
 
   it('leaves web addresses alone', () => {

@@ -217,3 +217,29 @@ export function brokenLinksInMarkdown(repoRoot: string, file: string): BrokenRef
   })
   return broken
 }
+
+/** The top-level folders a path in backticks must start with to be read as a path of this repository. */
+const REPOSITORY_FOLDERS = ['packages', 'plugins', 'tests', 'scripts', 'bench', 'mutation', 'examples', 'docs']
+
+/**
+ * Paths a Markdown file names in backticks (`packages/session/src/surface/derive.ts`, `tests/support/`) that do not
+ * exist, from the repository root or, in a package's README, from the package folder (`base`, where `src/…` is checked
+ * too). Patterns such as `plugins/<name>/` (or any with `*`) are not paths and are skipped.
+ */
+export function brokenPathsInMarkdown(repoRoot: string, file: string, base = repoRoot): BrokenReference[] {
+  const shown = relative(repoRoot, file).split(sep).join('/')
+  const broken: BrokenReference[] = []
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((lineText, index) => {
+      for (const match of lineText.matchAll(/`([^`\s]+)`/g)) {
+        const path = match[1]!
+        const named = REPOSITORY_FOLDERS.some((folder) => path.startsWith(`${folder}/`))
+        // in a package's README, `src/…` names a file of that package
+        if ((!named && !(base !== repoRoot && path.startsWith('src/'))) || /[*<>{}$]/.test(path)) continue
+        if (existsSync(join(repoRoot, path)) || existsSync(join(base, path))) continue
+        broken.push({ file: shown, line: index + 1, reference: path, problem: 'no such file or folder' })
+      }
+    })
+  return broken
+}

@@ -1,6 +1,6 @@
-export { AgentLoop } from './agent-loop.js'
-export { AgentLoop as default } from './agent-loop.js'
-export { Agent } from './agent.js'
+export { AgentLoop } from './service/agent-loop.js'
+export { AgentLoop as default } from './service/agent-loop.js'
+export { Agent } from './service/agent.js'
 export {
   Config,
   ConfigSchema,
@@ -10,10 +10,10 @@ export {
   type AgentLoopConfigInput,
   type ConfiguredAgent,
   type ResolvedAgentLoopConfig,
-} from './config.js'
-export { RUNTIME_CONTEXT_CLEARED, SNAPSHOT_PLUGIN, RuntimeContextProjection } from './runtime-context.js'
-export { verifyRequest } from './verify-request.js'
-export { failureOf } from './turn.js'
+} from './vocabulary/config.js'
+export { RUNTIME_CONTEXT_CLEARED, SNAPSHOT_PLUGIN, RuntimeContextProjection } from './stations/runtime-context.js'
+export { verifyRequest } from './stations/verify-request.js'
+export { failureOf } from './turn/turn.js'
 export type {
   AgentCancelCause,
   AgentOptions,
@@ -29,4 +29,4 @@ export type {
   RequestPayload,
   ResumeAgentOptions,
   StepEnding,
-} from './types.js'
+} from './vocabulary/types.js'

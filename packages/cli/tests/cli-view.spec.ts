@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RequestView, SessionView } from '../src/view/types.js'
+import type { RequestView, SessionView } from '@bridle/view'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isLoopback } from '../src/commands/view.js'
 import { bridle } from './helpers.js'
 import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './view-fixture.js'
 import { startView, type RunningView } from './view-server.js'
@@ -96,5 +97,14 @@ describe('bridle view', () => {
     const port = await bridle(['view', '--port', 'eighty'], fixture.app)
     expect(port.code).toBe(2)
     expect(port.stderr).toBe('bridle: --port must be an integer from 0 to 65535, got "eighty"\n')
+  })
+})
+
+describe('bridle view --host', () => {
+  it('treats only loopback names and addresses as loopback', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
+      expect(isLoopback(host), host).toBe(true)
+    for (const host of ['0.0.0.0', '192.168.1.2', '::', 'example.com', '128.0.0.1'])
+      expect(isLoopback(host), host).toBe(false)
   })
 })

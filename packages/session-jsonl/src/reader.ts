@@ -3,27 +3,14 @@ import { Session, SessionPersistenceCorruptionError } from '@bridle/session'
 import type { SessionEvent, SessionHeader, SessionRecoveryReport } from '@bridle/session'
 import { isNotFound, type FsLayer } from './fs-layer.js'
 import { HeaderDefect, parseHeader } from './header.js'
-import type { StoredEvent, StoredMeta } from './line-format.js'
+import type { StoredMeta } from './line-format.js'
 import { readStable, revisionOf } from './read-stable.js'
 import { recoveryOf } from './recovery.js'
-import { CommittedDamage, scanEvents, type ScanResult } from './scan.js'
+import { CommittedDamage, scanEvents } from './scan.js'
+import type { StoredLog } from './stored-log.js'
 import { formatUnsupported, validateStoredEvents } from './stored-validation.js'
 
-/** The scanned state of one log file at one revision. */
-export interface StoredLog {
-  readonly path: string
-  readonly meta: StoredMeta
-  /** The accepted prefix (seqs contiguous from 0), before closers. */
-  readonly events: StoredEvent[]
-  readonly committedBytes: number
-  /** File size at the read revision; a torn tail exists exactly when `committedBytes < size`. */
-  readonly size: number
-  readonly revision: string
-  /** What lies past `committedBytes`: the scan's line counts and first defect. */
-  readonly scan: Pick<ScanResult, 'completeLines' | 'completeBytes' | 'defect' | 'intactAfterDefect'>
-  /** The running CRC at `committedBytes` for a sealed log; `undefined` for a log written before checksums. */
-  readonly running: number | undefined
-}
+export type { StoredLog } from './stored-log.js'
 
 /** A validated, balanced view: stored events plus the closers that end an interrupted turn. */
 export interface BalancedLog {

@@ -1,5 +1,5 @@
 import type { SessionRecoveryReport } from '@bridle/session'
-import type { StoredLog } from './reader.js'
+import type { StoredLog } from './stored-log.js'
 
 /**
  * What a read leaves out past the committed prefix of `stored`, or `undefined` when the file ends there. The first

@@ -1,4 +1,4 @@
-export { snapshotJsonValue, isJsonValue, jsonValueViolation, type JsonViolation } from './json.js'
+export { snapshotJsonValue, isJsonValue, jsonValueViolation, type JsonViolation } from './json/json.js'
 export {
   type AgentCancelCause,
   type TurnEndReasonMap,
@@ -24,19 +24,24 @@ export {
   isSurfaceEvent,
   isAppendSurfaceEvent,
   isReplacementSurfaceEvent,
-} from './events.js'
-export { SESSION_FORMAT_VERSION, type SessionHeader } from './header.js'
-export { assertMessageEventShape, adoptSessionEvent, legacyStoredViolation, snapshotSessionEvent } from './shape.js'
+} from './events/events.js'
+export { SESSION_FORMAT_VERSION, type SessionHeader } from './events/header.js'
+export {
+  assertMessageEventShape,
+  adoptSessionEvent,
+  legacyStoredViolation,
+  snapshotSessionEvent,
+} from './events/shape.js'
 export {
   type SurfaceReplacement,
   type FoldedSurface,
   SurfaceManager,
   foldSurface,
-} from './surface.js'
-export { deriveEventMessage } from './derive.js'
-export { canonicalHeader, headerEquals, foldRequestHeader } from './request-header.js'
-export { Session, type SessionSurface } from './session.js'
-export type { DigestedPrefix } from './digest-anchor.js'
+} from './surface/surface.js'
+export { deriveEventMessage } from './surface/derive.js'
+export { canonicalHeader, headerEquals, foldRequestHeader } from './surface/request-header.js'
+export { Session, type SessionSurface } from './log/session.js'
+export type { DigestedPrefix } from './provability/digest-anchor.js'
 export {
   reconstructRequest,
   surfaceMessages,
@@ -44,9 +49,9 @@ export {
   type ReconstructedRequest,
   type ReconstructedModelRequest,
   type RequestStep,
-} from './reconstruct.js'
-export { interruptedTurnClosers, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './repair.js'
-export { SessionForkError, type SessionForkErrorCode } from './fork.js'
+} from './surface/reconstruct.js'
+export { interruptedTurnClosers, TOOL_NOT_STARTED, TOOL_OUTCOME_UNKNOWN } from './surface/repair.js'
+export { SessionForkError, type SessionForkErrorCode } from './surface/fork.js'
 export {
   type SessionPersistence,
   type SessionInspection,
@@ -59,17 +64,17 @@ export {
   SessionPersistenceCorruptionError,
   SessionFormatUnsupportedError,
   createSessionPreparation,
-} from './persistence.js'
+} from './log/persistence.js'
 export {
   type SessionSummary,
   type SummaryFacts,
   FIRST_PROMPT_CHARS,
   summaryFacts,
   summarizeEvents,
-} from './summary.js'
-export { SessionStore, type SessionMeta, type PrepareSessionOptions } from './store.js'
-export { canonicalJson, sha256Hex } from './canonical.js'
-export { writeJsonIteratively, type JsonWalkOptions } from './json-walk.js'
+} from './log/summary.js'
+export { SessionStore, type SessionMeta, type PrepareSessionOptions } from './log/store.js'
+export { canonicalJson, sha256Hex } from './json/canonical.js'
+export { writeJsonIteratively, type JsonWalkOptions } from './json/json-walk.js'
 export {
   type DigestableRequest,
   type RequestDigestParts,
@@ -81,16 +86,21 @@ export {
   messageChain,
   requestDigestParts,
   RequestDigester,
-} from './digest.js'
+} from './provability/digest.js'
 export {
   verifyDigests,
   undigestedSteps,
   type DigestPart,
   type DigestVerification,
   type UndigestedStep,
-} from './verify.js'
-export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'
-export { replayRequests, type ReplayedRequest } from './replay.js'
+} from './provability/verify.js'
+export {
+  cachePrefixReport,
+  type CachePrefixRow,
+  type CompactionBreak,
+  type MessageBreakCause,
+} from './provability/cache-report.js'
+export { replayRequests, type ReplayedRequest } from './provability/replay.js'
 export {
   sectionManifest,
   readSectionManifest,
@@ -99,4 +109,4 @@ export {
   type SystemSectionRecord,
   type SystemSectionSpan,
   type SectionChange,
-} from './section-manifest.js'
+} from './events/section-manifest.js'

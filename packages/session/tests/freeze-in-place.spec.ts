@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { deepFreeze, isDeepFrozen } from '@bridle/llm'
-import { freezeInPlace } from '../src/freeze-in-place.js'
+import { freezeInPlace } from '../src/json/freeze-in-place.js'
 
 const isFrozenDeep = (value: unknown, seen = new Set<object>()): boolean => {
   if (typeof value !== 'object' || value === null || seen.has(value)) return true

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { createUserMessage } from '@bridle/llm'
 import { describe, expect, it } from 'vitest'
 import { Session, jsonValueViolation, snapshotJsonValue } from '../src/index.js'
-import { snapshotForLog } from '../src/json.js'
+import { snapshotForLog } from '../src/json/json.js'
 
 const SEED = 160_018
 

@@ -14,7 +14,7 @@ import {
   type AnySessionEvent,
   type ReplayedRequest,
 } from '../src/index.js'
-import { replayPerRequest } from '../src/replay-per-request.js'
+import { replayPerRequest } from '../src/provability/replay-per-request.js'
 import { produceLog, tamper, tamperArb, turnsArb } from './replay-log.js'
 
 /** Asserts that the one-pass replay of `events` is exactly the per-request one. */

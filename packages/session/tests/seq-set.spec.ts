@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { SeqSet } from '../src/seq-set.js'
+import { SeqSet } from '../src/surface/seq-set.js'
 
 describe('SeqSet', () => {
   it('answers has() like a Set<number> under any sequence of adds and deletes, dense or not', () => {

@@ -1,13 +1,10 @@
 import { isIP } from 'node:net'
 import { redactSecrets } from '@bridle/llm'
 import type { SessionPersistence } from '@bridle/session'
+import { loadAssets, startViewServer, ViewSource, writeSessionHtml } from '@bridle/view'
 import { openReader } from '../reader.js'
 import { UsageError } from '../errors.js'
 import type { Io } from '../terminal.js'
-import { loadAssets } from '../view/assets.js'
-import { writeSessionHtml } from '../view/export.js'
-import { startViewServer } from '../view/server.js'
-import { ViewSource } from '../view/source.js'
 
 export interface ViewOptions {
   config?: string

@@ -1,17 +1,11 @@
-import type { CachePrefixRow, CompactionBreak } from '@bridle/session'
+import type { CachePrefixRow } from '@bridle/session'
+import { describeCompaction } from '@bridle/view'
 import { oneLine, type Paint } from '../terminal.js'
 
 /** Names the section a line of a step's system string falls in, when it can. */
 export type SectionOfLine = (row: CachePrefixRow, line: number) => string | undefined
 
 const count = (n: number) => n.toLocaleString('en-US')
-
-/** What a compaction did, in one clause: the messages it replaced and the input tokens it saved. */
-export function describeCompaction(c: CompactionBreak): string {
-  const what = `history compacted in turn ${c.turn} step ${c.step} (${c.reason}): ${c.replacedMessages} message${c.replacedMessages === 1 ? '' : 's'} → 1 summary`
-  if (c.inputTokensBefore === undefined || c.inputTokensAfter === undefined) return what
-  return `${what}; input ${count(c.inputTokensBefore)} → ${count(c.inputTokensAfter)} tokens (${count(c.tokensSaved ?? 0)} saved)`
-}
 
 function describeMessagesBreak(m: Extract<NonNullable<CachePrefixRow['messages']>, { kept: false }>): string {
   const at = `at message ${m.firstDifferingPosition + 1}`

@@ -1,0 +1,144 @@
+/**
+ * The log state a replay carries from one request to the next: the surface (folded once, each node projected once),
+ * the last `request/header` and `request/context`, and where each step started. With it, the request a digest
+ * describes is rebuilt without reading the log prefix again. Only for logs whose seqs are their indexes (every log a
+ * session wrote); `replay.ts` sends any other log down the per-request path.
+ */
+import type { Message } from '@bridle/llm'
+import type { AnySessionEvent } from '../events/events.js'
+import { deriveEventMessage } from '../surface/derive.js'
+import { lastRequestHeaderRecord } from '../surface/request-header.js'
+import { SurfaceManager } from '../surface/surface.js'
+
+/** The messages of a prefix's surface, and for each the seq of the surface event it is the projection of. */
+export interface SurfaceMessages {
+  readonly messages: Message[]
+  readonly seqs: number[]
+}
+
+/** What `reconstructRequest` reads of a log prefix, kept up to date one event at a time. */
+export class LogFold {
+  /** Events folded so far: the fold describes `events[0 .. position)`. */
+  position = 0
+  /** Index of the first surface error, and the error; the surface is not folded past it. */
+  private failure: { readonly at: number; readonly error: unknown } | undefined
+  private readonly surface = new SurfaceManager()
+  /** The surface nodes' projections (`null` for a node with no message) and their seqs, in node order. */
+  private readonly projections: (Message | null)[] = []
+  private readonly nodeSeqs: number[] = []
+  /**
+   * The last {@link surfaceMessages} result at the fold's position, and what was appended since: consecutive requests
+   * share their history, so the next list is the last one extended (one block copy) unless a replace intervened.
+   */
+  private built: SurfaceMessages | undefined
+  private readonly appended: SurfaceMessages = { messages: [], seqs: [] }
+  private lastHeader = -1
+  private lastContext = -1
+  /** Index of the last `step/start`. */
+  lastStepStart = -1
+  /** The first `step/start` of each turn and step, by its data's `turn` then `step`. */
+  private readonly stepStarts = new Map<unknown, Map<unknown, number>>()
+
+  constructor(private readonly events: readonly AnySessionEvent[]) {}
+
+  /** Folds the next event. */
+  advance(): void {
+    const index = this.position++
+    const event = this.events[index]!
+    if (this.failure === undefined) {
+      try {
+        const plan = this.surface.push(event)
+        if (plan.kind === 'append') {
+          const message = deriveEventMessage(event)
+          this.projections.push(message)
+          this.nodeSeqs.push(event.seq)
+          if (message !== null) {
+            this.appended.messages.push(message)
+            this.appended.seqs.push(event.seq)
+          }
+        } else if (plan.kind === 'replace') {
+          const count = plan.endIndex - plan.startIndex + 1
+          this.projections.splice(plan.startIndex, count, deriveEventMessage(event))
+          this.nodeSeqs.splice(plan.startIndex, count, event.seq)
+          this.built = undefined
+        }
+      } catch (error) {
+        this.failure = { at: index, error }
+      }
+    }
+    switch (event.type) {
+      case 'request/header':
+        this.lastHeader = index
+        break
+      case 'request/context':
+        this.lastContext = index
+        break
+      case 'step/start': {
+        this.lastStepStart = index
+        const data =
+          typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>) : {}
+        let steps = this.stepStarts.get(data.turn)
+        if (steps === undefined) this.stepStarts.set(data.turn, (steps = new Map()))
+        if (!steps.has(data.step)) steps.set(data.step, index)
+        break
+      }
+    }
+  }
+
+  /** Index of the first `step/start` folded so far with data `{turn, step}`, or -1. */
+  firstStepStart(turn: number, step: number): number {
+    return this.stepStarts.get(turn)?.get(step) ?? -1
+  }
+
+  /**
+   * The surface messages of `events[0 .. cut)`, with their seqs; throws the prefix's surface error as folding it from
+   * scratch would. A cut behind the fold's position (a digest written after its step's output) is folded afresh.
+   */
+  surfaceMessages(cut: number): SurfaceMessages {
+    if (this.failure !== undefined && this.failure.at < cut) throw this.failure.error
+    if (cut !== this.position) return foldedFromScratch(this.events, cut)
+    const { appended } = this
+    if (this.built !== undefined) {
+      if (appended.messages.length > 0) {
+        this.built = {
+          messages: this.built.messages.concat(appended.messages),
+          seqs: this.built.seqs.concat(appended.seqs),
+        }
+      }
+    } else {
+      const messages: Message[] = []
+      const seqs: number[] = []
+      for (let i = 0; i < this.projections.length; i++) {
+        const message = this.projections[i]!
+        if (message === null) continue
+        messages.push(message)
+        seqs.push(this.nodeSeqs[i]!)
+      }
+      this.built = { messages, seqs }
+    }
+    appended.messages.length = 0
+    appended.seqs.length = 0
+    // callers freeze what they are given and build new lists for anything they change
+    return this.built
+  }
+
+  /** Index of the last `request/header` before `cut`, or -1. */
+  headerBefore(cut: number): number {
+    if (cut === this.position) return this.lastHeader
+    return lastRequestHeaderRecord(this.events, cut)?.seq ?? -1
+  }
+
+  /** Index of the last `request/context` before `cut`, or -1. */
+  contextBefore(cut: number): number {
+    if (cut === this.position) return this.lastContext
+    for (let i = cut - 1; i >= 0; i--) if (this.events[i]!.type === 'request/context') return i
+    return -1
+  }
+}
+
+/** {@link LogFold.surfaceMessages} for a cut behind the fold: the prefix folded on its own. */
+function foldedFromScratch(events: readonly AnySessionEvent[], cut: number): SurfaceMessages {
+  const fold = new LogFold(events)
+  while (fold.position < cut) fold.advance()
+  return fold.surfaceMessages(cut)
+}

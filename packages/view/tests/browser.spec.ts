@@ -1,0 +1,139 @@
+/// <reference lib="dom" />
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Browser, Page } from 'puppeteer-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { closeBrowser, launchBrowser, pageErrors, textOnce as textOnceOn } from './browser.js'
+import { writeSessionHtml } from '../src/index.js'
+import { ask, openSource } from './app.js'
+import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './fixture.js'
+import { viewerSourceDigest } from './screenshots.js'
+import { serveView, type ServedView } from './serve.js'
+
+let fixture: ViewFixture
+let browser: Browser
+let page: Page
+let server: ServedView | undefined
+let errors: string[]
+const taken = new Set<string>()
+
+/**
+ * With BRIDLE_VIEW_SCREENSHOTS=DIR (`pnpm --filter @bridle/view screenshots`), each page this test checks is also saved as
+ * DIR/NAME.png: the README's pictures are the pages the assertions just passed on. Once all are taken, the digest of
+ * the viewer source they show is recorded beside them (screenshots.spec.ts compares it with the current source).
+ */
+async function screenshot(name: string): Promise<void> {
+  const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
+  if (!dir) return
+  await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png`, fullPage: false })
+  taken.add(name)
+}
+
+beforeAll(async () => {
+  fixture = await makeViewFixture()
+  browser = await launchBrowser()
+  page = await browser.newPage()
+  errors = pageErrors(page)
+  await page.setViewport({ width: 1100, height: 900 })
+})
+
+afterAll(async () => {
+  await server?.close()
+  await closeBrowser(browser)
+  const dir = process.env.BRIDLE_VIEW_SCREENSHOTS
+  if (dir && taken.size === 3) writeFileSync(join(dir, 'viewer-source.sha256'), `${viewerSourceDigest()}\n`)
+})
+
+afterEach(() => {
+  // every page the tests open renders without a console error, an exception or a failed request
+  expect(errors.splice(0)).toEqual([])
+})
+
+const textOnce = (selector: string) => textOnceOn(page, selector)
+
+/** What the session page shows of the two-turn fixture, on the served page and in the --html file alike. */
+async function expectSessionPage(): Promise<void> {
+  const text = await textOnce('[data-turn="2"]')
+  expect(text).toContain(`Session ${fixture.id}`)
+  expect(text).toContain('✓ all verify')
+  expect(await page.$$eval('[data-turn]', (turns) => turns.map((t) => t.getAttribute('data-turn')))).toEqual(['1', '2'])
+  expect(await page.$$eval('[data-step]', (steps) => steps.map((s) => s.getAttribute('data-step')))).toEqual([
+    '1.1',
+    '1.2',
+    '2.1',
+  ])
+  expect(text).toContain('read_file')
+  expect(text).toContain('tool-calls')
+  // the model-visible prompt is shown as text, never run as markup
+  expect(text).toContain(SCRIPT_PROMPT)
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined()
+  expect(
+    await page.$$eval('script', (s) => s.filter((e) => e.textContent?.trim() === 'window.__pwned = 1').length),
+  ).toBe(0)
+  // the prefix chart: one point per request that has a previous one (3 requests → 2 points), the break in red
+  await page.waitForSelector('[aria-label^="share of the prompt kept"] svg')
+  expect(
+    await page.$$eval('[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle', (c) => c.length),
+  ).toBe(2)
+}
+
+/** Opens request 2.1 from the session page and checks the diff names the persona section as the cache break. */
+async function expectPersonaBreak(): Promise<void> {
+  await page.click('[data-step="2.1"] a[href*="/request/"]')
+  const text = await textOnce('.prefix-break')
+  expect(text).toMatch(
+    /The cache prefix broke at byte [\d,]+, in the system \(line \d+\): system: section \S*persona\S* changed/,
+  )
+  expect(await page.$$eval('.line-diff li.added', (lines) => lines.map((l) => l.textContent).join('\n'))).toContain(
+    'briefly',
+  )
+  expect(await page.$$eval('[data-section]', (s) => s.map((e) => e.getAttribute('data-section')))).toContainEqual(
+    expect.stringContaining('persona'),
+  )
+}
+
+describe('the viewer in headless Chromium', () => {
+  it('the HTML export opens from disk with no server and shows the session, its chart and the cache break', async () => {
+    const file = join(fixture.app.dir, 'session.html')
+    const opened = await openSource(fixture.app)
+    try {
+      expect(await writeSessionHtml(opened.source, fixture.id, file)).toMatchObject({ requests: 3 })
+    } finally {
+      await opened.close()
+    }
+    const requests: string[] = []
+    page.on('request', (r) => requests.push(r.url()))
+    await page.goto(pathToFileURL(file).href)
+    await expectSessionPage()
+    await screenshot('session')
+    await expectPersonaBreak()
+    await screenshot('request')
+    page.removeAllListeners('request')
+    expect(requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:'))).toEqual([])
+  })
+
+  it('the served viewer lists sessions newest first with ✗ on the tampered one, and opens a session', async () => {
+    server = await serveView(fixture.app)
+    await page.goto(server.url)
+    await page.waitForSelector('tr[data-session]')
+    const rows = await page.$$eval('tr[data-session]', (trs) =>
+      trs.map((tr) => [tr.getAttribute('data-session'), (tr as HTMLElement).textContent]),
+    )
+    expect(rows.map(([id]) => id)).toEqual([fixture.tampered, fixture.id])
+    expect(rows[0]![1]).toContain('✗ verification failed')
+    expect(rows[1]![1]).toContain('✓ all verify')
+    await screenshot('sessions')
+    await page.click(`tr[data-session="${fixture.id}"] a`)
+    await expectSessionPage()
+    await expectPersonaBreak()
+  })
+
+  it('updates the open session page while an agent appends a turn', async () => {
+    await page.goto(`${server!.url}#/session/${fixture.id}`)
+    await page.waitForSelector('[data-turn="2"]')
+    await ask(fixture.app, 'Anything else?', { session: fixture.id })
+    await page.waitForSelector('[data-turn="3"]', { timeout: 60_000 })
+    expect(await page.$$eval('[data-turn]', (turns) => turns.length)).toBe(3)
+  })
+})
