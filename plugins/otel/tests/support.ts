@@ -1,0 +1,73 @@
+/**
+ * Test support: an in-memory tracer provider, the agent-loop harness with the plugin loaded, and spans in a form
+ * that compares by value (ids replaced by the index of the parent span, times in milliseconds).
+ */
+import { hrTimeToMilliseconds } from '@opentelemetry/core'
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base'
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
+import { boot, type Harness } from '../../../packages/agent-loop/tests/harness.js'
+import { OtelTracing, type OtelConfigInput } from '../src/index.js'
+
+export { say, callTools, fail, user, tick, deferred } from '../../../packages/agent-loop/tests/harness.js'
+
+export interface Recorder {
+  readonly provider: BasicTracerProvider
+  readonly exporter: InMemorySpanExporter
+  spans(): ReadableSpan[]
+}
+
+/** A provider whose finished spans stay in memory, in the order they ended. */
+export function recorder(): Recorder {
+  const exporter = new InMemorySpanExporter()
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+  return { provider, exporter, spans: () => exporter.getFinishedSpans() }
+}
+
+/** The agent-loop harness (scripted `mock` model) with `@bridle/otel` loaded on a recorder's provider. */
+export function tracedHarness(config: OtelConfigInput = {}): Harness & { recorder: Recorder } {
+  const h = boot()
+  const rec = recorder()
+  h.ctx.plugin(OtelTracing, { tracerProvider: rec.provider, ...config })
+  return Object.assign(h, { recorder: rec })
+}
+
+/** A span as plain data: ids gone, the parent as the index of its span in the same list, times in ms. */
+export interface PlainSpan {
+  name: string
+  kind: 'internal' | 'client' | 'other'
+  parent: number | null
+  start: number
+  end: number
+  attributes: Record<string, unknown>
+  status: { code: 'unset' | 'ok' | 'error'; message?: string }
+  scope: string
+}
+
+export function plain(spans: readonly ReadableSpan[]): PlainSpan[] {
+  const index = new Map(spans.map((s, i) => [s.spanContext().spanId, i]))
+  return spans.map((s) => {
+    const parentId = s.parentSpanContext?.spanId
+    const parent = parentId === undefined ? null : (index.get(parentId) ?? -1)
+    const code = s.status.code === SpanStatusCode.ERROR ? 'error' : s.status.code === SpanStatusCode.OK ? 'ok' : 'unset'
+    return {
+      name: s.name,
+      kind: s.kind === SpanKind.CLIENT ? 'client' : s.kind === SpanKind.INTERNAL ? 'internal' : 'other',
+      parent,
+      start: hrTimeToMilliseconds(s.startTime),
+      end: hrTimeToMilliseconds(s.endTime),
+      attributes: { ...s.attributes },
+      status: s.status.message === undefined ? { code } : { code, message: s.status.message },
+      scope: s.instrumentationScope.name,
+    }
+  })
+}
+
+/** Spans whose trace ids group them: every span of one turn shares its turn span's trace. */
+export function traceIdsOf(spans: readonly ReadableSpan[]): string[] {
+  return spans.map((s) => s.spanContext().traceId)
+}
