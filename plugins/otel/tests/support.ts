@@ -10,10 +10,12 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base'
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
-import { boot, type Harness } from '../../../packages/agent-loop/tests/harness.js'
+import type { ForkScope } from 'cordis'
+import { boot, say, type Harness } from '../../../packages/agent-loop/tests/harness.js'
+import type { GenerateOptions, StreamChunk } from '@bridle/llm'
 import { OtelTracing, type OtelConfigInput } from '../src/index.js'
 
-export { say, callTools, fail, user, tick, deferred } from '../../../packages/agent-loop/tests/harness.js'
+export { say, callTools, fail, user, tick, deferred, boot } from '../../../packages/agent-loop/tests/harness.js'
 
 export interface Recorder {
   readonly provider: BasicTracerProvider
@@ -29,11 +31,11 @@ export function recorder(): Recorder {
 }
 
 /** The agent-loop harness (scripted `mock` model) with `@bridle/otel` loaded on a recorder's provider. */
-export function tracedHarness(config: OtelConfigInput = {}): Harness & { recorder: Recorder } {
+export function tracedHarness(config: OtelConfigInput = {}): Harness & { recorder: Recorder; plugin: ForkScope } {
   const h = boot()
   const rec = recorder()
-  h.ctx.plugin(OtelTracing, { tracerProvider: rec.provider, ...config })
-  return Object.assign(h, { recorder: rec })
+  const plugin = h.ctx.plugin(OtelTracing, { tracerProvider: rec.provider, ...config })
+  return Object.assign(h, { recorder: rec, plugin })
 }
 
 /** A span as plain data: ids gone, the parent as the index of its span in the same list, times in ms. */
@@ -70,4 +72,25 @@ export function plain(spans: readonly ReadableSpan[]): PlainSpan[] {
 /** Spans whose trace ids group them: every span of one turn shares its turn span's trace. */
 export function traceIdsOf(spans: readonly ReadableSpan[]): string[] {
   return spans.map((s) => s.spanContext().traceId)
+}
+
+/**
+ * A scripted answer that starts streaming, then waits for `release()` before it finishes as `say(text)` would:
+ * `dispatched` resolves once the first chunk is out.
+ */
+export function heldAnswer(text: string) {
+  let dispatched!: () => void
+  let release!: () => void
+  const out = new Promise<void>((resolve) => (dispatched = resolve))
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const responder = (request: GenerateOptions) => ({
+    async *[Symbol.asyncIterator](): AsyncIterator<StreamChunk> {
+      const chunks = say(text)(request) as StreamChunk[]
+      yield chunks[0]!
+      dispatched()
+      await gate
+      yield* chunks.slice(1)
+    },
+  })
+  return { responder, dispatched: out, release }
 }
