@@ -26,7 +26,12 @@ async function turn(h: ReturnType<typeof tracedHarness>, agent: Agent, text: str
 describe('live spans of a turn', () => {
   it('a turn with a tool call: invoke_agent over chat, execute_tool, chat, at the times of the log', async () => {
     const h = tracedHarness()
-    h.ctx.tools.register({ name: 'read_file', description: 'reads', parameters: { type: 'object' }, execute: () => 'ok' })
+    h.ctx.tools.register({
+      name: 'read_file',
+      description: 'reads',
+      parameters: { type: 'object' },
+      execute: () => 'ok',
+    })
     await tick()
     const agent = h.agent({ sessionId: 's-tool' })
     h.script.push(callTools({ id: 'c1', name: 'read_file', args: '{"path":"a"}' }), say('done'))
@@ -305,7 +310,9 @@ describe('Bridle facts from the log', () => {
     await turn(h, agent, 'a question')
     for (const span of plain(h.recorder.spans())) {
       for (const key of Object.keys(span.attributes)) {
-        expect(key).not.toMatch(/gen_ai\.(input|output)\.messages|system_instructions|tool\.definitions|call\.arguments|call\.result/)
+        expect(key).not.toMatch(
+          /gen_ai\.(input|output)\.messages|system_instructions|tool\.definitions|call\.arguments|call\.result/,
+        )
       }
     }
   })
