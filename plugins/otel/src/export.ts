@@ -81,16 +81,28 @@ export function tracesUrl(endpoint: string): string {
   return url.href
 }
 
+/**
+ * The traces URL the standard variables name: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` appended, else `http://localhost:4318/v1/traces`.
+ */
+export function tracesUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
+  if (traces) return traces
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+  if (base) return `${base.replace(/\/+$/, '')}/v1/traces`
+  return 'http://localhost:4318/v1/traces'
+}
+
 /** How many spans go into one OTLP request. */
 export const SPANS_PER_REQUEST = 512
 
 /**
- * Sends `spans` to an OTLP/HTTP receiver (JSON), `SPANS_PER_REQUEST` at a time; `url` is the full traces URL, or
- * `undefined` for the one the `OTEL_EXPORTER_OTLP_*` variables name (default `http://localhost:4318/v1/traces`).
- * Rejects with the exporter's error when a request fails (after the exporter's own retries).
+ * Sends `spans` to the OTLP/HTTP receiver at `url` (the full traces URL) as OTLP/JSON, `SPANS_PER_REQUEST` at a
+ * time, with the headers and timeout the `OTEL_EXPORTER_OTLP_*` variables set. Rejects with the exporter's error when
+ * a request fails (after the exporter's own retries).
  */
-export async function sendOtlp(spans: readonly ReadableSpan[], url?: string): Promise<void> {
-  const exporter = new OTLPTraceExporter(url === undefined ? {} : { url })
+export async function sendOtlp(spans: readonly ReadableSpan[], url: string = tracesUrlFromEnv()): Promise<void> {
+  const exporter = new OTLPTraceExporter({ url })
   try {
     for (let at = 0; at < spans.length; at += SPANS_PER_REQUEST) {
       const batch = spans.slice(at, at + SPANS_PER_REQUEST)

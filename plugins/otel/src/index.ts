@@ -14,6 +14,7 @@ export {
   otlpJson,
   sendOtlp,
   tracesUrl,
+  tracesUrlFromEnv,
   SPANS_PER_REQUEST,
   type TraceLogOptions,
 } from './export.js'

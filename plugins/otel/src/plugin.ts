@@ -25,6 +25,11 @@ export function secretsOf(config: Pick<OtelConfig, 'secrets' | 'secretEnv'>, env
 export class OtelTracing extends configuredPlugin(Config) {
   /** The provider spans go to: the configured one, or the one built from the environment. */
   readonly tracerProvider: TracerProvider
+  /**
+   * Settles once the plugin has unloaded and a provider it built has shut down (its last spans exported or their
+   * export failed, which is logged). Cordis does not wait for it; an app that exits right after unloading can.
+   */
+  readonly stopped: Promise<void>
   private readonly sink: TracerSink
   private readonly folds = new Map<Session, SessionSpanFold | null>()
   private readonly redaction: FoldContext['redaction']
@@ -54,12 +59,18 @@ export class OtelTracing extends configuredPlugin(Config) {
       this.folds.get(session)?.finish('disposed', this.sink)
       this.folds.delete(session)
     })
+    let stop!: () => void
+    this.stopped = new Promise<void>((resolve) => (stop = resolve))
     ctx.effect(() => () => {
       for (const fold of this.folds.values()) fold?.finish('unloaded', this.sink)
       this.folds.clear()
-      return owned?.shutdown().catch((error: unknown) => {
-        logger.warn(`shutting down the tracer provider failed: ${error instanceof Error ? error.message : error}`)
-      })
+      if (owned === undefined) return stop()
+      owned
+        .shutdown()
+        .catch((error: unknown) => {
+          logger.warn(`shutting down the tracer provider failed: ${error instanceof Error ? error.message : error}`)
+        })
+        .finally(stop)
     })
   }
 
