@@ -73,7 +73,6 @@ describe('bridle export', () => {
     expect(fromWire[2]!.attributes).toMatchObject({
       'gen_ai.provider.name': 'scripted',
       'bridle.request.sections': expect.arrayContaining(['deployment:persona']),
-      'bridle.request.verified': true,
       'bridle.cache.break': 'none',
     })
     expect(fromWire[0]!.resource['service.name']).toBe('bridle')

@@ -83,7 +83,7 @@ export {
   type UndigestedStep,
 } from './verify.js'
 export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'
-export { replayRequests, type ReplayedRequest, type DigestedRequest } from './replay.js'
+export { replayRequests, type ReplayedRequest, type DigestedRequest, type SettledRequest } from './replay.js'
 export { RequestReplay } from './request-replay.js'
 export {
   sectionManifest,

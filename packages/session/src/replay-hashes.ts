@@ -34,6 +34,8 @@ export class ReplayHashes {
   private readonly chain: string[] = [EMPTY_CHAIN]
   /** `chars[i]`: the canonical JSON length of the first `i` of them, together. */
   private readonly chars: number[] = [0]
+  /** Canonical JSON lengths of messages that were measured but not serialized (`extendChars`). */
+  private readonly lengths = new WeakMap<object, number>()
 
   private entry(value: unknown): Serialized {
     let entry = this.serialized.get(value)
@@ -74,6 +76,42 @@ export class ReplayHashes {
     }
     this.chained = messages
     return last
+  }
+
+  /**
+   * `extendChain` without the hashing, for a replay that trusts the log's recorded digests: brings the character
+   * counts in line with `messages` (serializing only the messages past the prefix the previous request shares).
+   */
+  extendChars(messages: readonly Message[]): void {
+    const previous = this.chained
+    const shared = Math.min(previous.length, messages.length)
+    let same = 0
+    while (same < shared && messages[same] === previous[same]) same++
+    this.chars.length = same + 1
+    let chars = this.chars[same]!
+    for (let i = same; i < messages.length; i++) {
+      chars += this.lengthOf(messages[i]!)
+      this.chars.push(chars)
+    }
+    this.chained = messages
+  }
+
+  /** The messages the chain (or the character counts) was last brought in line with. */
+  get current(): readonly Message[] {
+    return this.chained
+  }
+
+  /** The canonical JSON length of a log message: its `JSON.stringify` length (key order changes no length). */
+  private lengthOf(message: Message): number {
+    const known = this.serialized.get(message)
+    if (known !== undefined) return known.json.length
+    let length = this.lengths.get(message)
+    if (length === undefined) {
+      length = JSON.stringify(message).length
+      this.lengths.set(message, length)
+      deepFreeze(message)
+    }
+    return length
   }
 
   /** `messageChain(messages)[k]` for the messages the chain was last extended over. */

@@ -9,7 +9,7 @@ import type { AnySessionEvent } from './events.js'
 import { RequestReplay, type ReplayedRequest } from './request-replay.js'
 import { replayPerRequest } from './replay-per-request.js'
 
-export type { DigestedRequest, ReplayedRequest } from './request-replay.js'
+export type { DigestedRequest, ReplayedRequest, SettledRequest } from './request-replay.js'
 
 /** Whether every event's seq is its index, as in every log a session wrote. */
 const indexedBySeq = (events: readonly AnySessionEvent[]): boolean => events.every((event, i) => event.seq === i)
@@ -26,11 +26,12 @@ const indexedBySeq = (events: readonly AnySessionEvent[]): boolean => events.eve
 export function* replayRequests(events: readonly AnySessionEvent[]): Generator<ReplayedRequest, void, undefined> {
   // a log whose seqs are not its indexes (never one a session wrote) is rebuilt request by request, as before
   if (!indexedBySeq(events)) return yield* replayPerRequest(events)
+  // a verifying replay settles requests with their verdicts
   const replay = new RequestReplay()
   for (const event of events) {
     const settled = replay.push(event)
-    if (settled !== undefined) yield settled
+    if (settled !== undefined) yield settled as ReplayedRequest
   }
   const last = replay.settle()
-  if (last !== undefined) yield last
+  if (last !== undefined) yield last as ReplayedRequest
 }

@@ -4,10 +4,11 @@
  * verdict and its cache-prefix row, exactly as `replayRequests` does over the whole log; a live reader (a tracer
  * that follows `session/event`) uses it to get each row as soon as the log has settled it, without re-reading the log.
  */
-import type { TokenUsage } from '@bridle/llm'
+import type { Message, TokenUsage } from '@bridle/llm'
 import type { AnySessionEvent, RequestDigestRecord } from './events.js'
 import { cachePrefixRow, usageIn, type Digested, type RowFacts } from './cache-row.js'
 import type { CachePrefixRow } from './cache-types.js'
+import { EMPTY_CHAIN, extendChain } from './digest.js'
 import { digestVerdict, errorText, type DigestVerification, type RebuildOutcome } from './digest-verdict.js'
 import type { ReconstructedRequest } from './reconstruct.js'
 import { LogFold } from './replay-fold.js'
@@ -26,14 +27,19 @@ export interface DigestedRequest {
    * request's instruction, which no surface event carries); empty when `rebuilt` is `undefined`.
    */
   readonly messageSeqs: readonly (number | undefined)[]
-  /** Its `verifyDigests` result. */
-  readonly verification: DigestVerification
+  /** Its `verifyDigests` result; `undefined` from a replay that trusts the recorded digests (`verify: false`). */
+  readonly verification: DigestVerification | undefined
 }
 
-/** One digested request of a log, as `replayRequests` yields it. */
-export interface ReplayedRequest extends DigestedRequest {
+/** A digested request with its cache-prefix row, as {@link RequestReplay} settles it. */
+export interface SettledRequest extends DigestedRequest {
   /** Its `cachePrefixReport` row. */
   readonly cache: CachePrefixRow
+}
+
+/** One digested request of a log, as `replayRequests` yields it: verified. */
+export interface ReplayedRequest extends SettledRequest {
+  readonly verification: DigestVerification
 }
 
 /** A digest whose cache row waits for the usage its step reports after it. */
@@ -49,6 +55,11 @@ interface Pending extends DigestedRequest {
  * {@link settle} says the log ends here. The requests, verdicts and rows are exactly those `replayRequests` yields
  * for the same log. It keeps the log's events (the same objects), the surface and one memo of hashes: about the log's
  * own size.
+ *
+ * With `verify: false` it trusts the digests the log recorded: it computes no verdicts and hashes no message it need
+ * not, so a request costs about what its new messages cost to serialize. A message prefix of the previous request,
+ * object for object, is taken to have the chain that request recorded; the rows are those of the verifying replay for
+ * any log whose digests verify (a tracer of a live session uses it; `bridle inspect --verify` does not).
  */
 export class RequestReplay {
   private readonly events: AnySessionEvent[] = []
@@ -56,10 +67,15 @@ export class RequestReplay {
   private readonly rebuilder = new RequestRebuilder(this.events, this.fold)
   private readonly hashes = new ReplayHashes()
   private readonly facts = incrementalFacts(this.events, this.hashes)
+  private readonly verify: boolean
   private pending: Pending | undefined
   private last: DigestedRequest | undefined
   /** The last settled conversation request: the baseline of the next row. */
   private conversation: Digested | undefined
+
+  constructor(options: { readonly verify?: boolean } = {}) {
+    this.verify = options.verify ?? true
+  }
 
   /** How many events were folded. */
   get length(): number {
@@ -76,13 +92,15 @@ export class RequestReplay {
    * this event reports (or, at a `request/digest`, the one before it). A `request/digest` is rebuilt and verified at
    * once ({@link current}). Throws when the event's seq is not its index in the log; nothing is folded then.
    */
-  push(event: AnySessionEvent): ReplayedRequest | undefined {
+  push(event: AnySessionEvent): SettledRequest | undefined {
     const d = this.events.length
     if (event.seq !== d) {
-      throw new Error(`RequestReplay: event seq ${String(event.seq)} at index ${d}; a replay follows a whole log from seq 0`)
+      throw new Error(
+        `RequestReplay: event seq ${String(event.seq)} at index ${d}; a replay follows a whole log from seq 0`,
+      )
     }
     this.events.push(event)
-    let settled: ReplayedRequest | undefined
+    let settled: SettledRequest | undefined
     if (event.type === 'request/digest') {
       if (this.pending !== undefined) settled = this.settle()
       this.pending = this.digest(event, d)
@@ -91,7 +109,6 @@ export class RequestReplay {
       this.pending.usage = usageIn(event, this.pending.record)
       if (this.pending.usage !== undefined) settled = this.settle()
     }
-    this.facts.index(event, d)
     this.fold.advance()
     return settled
   }
@@ -100,7 +117,7 @@ export class RequestReplay {
    * Settles the pending request as if the log ended here (no usage reported after it) and returns it; `undefined`
    * when none is pending.
    */
-  settle(): ReplayedRequest | undefined {
+  settle(): SettledRequest | undefined {
     const done = this.pending
     if (done === undefined) return undefined
     this.pending = undefined
@@ -109,7 +126,7 @@ export class RequestReplay {
     // summary requests are compared with the conversation request before them, and are never a baseline themselves
     const prev = this.conversation
     if (done.record.purpose !== 'compaction') this.conversation = curr
-    const cache = cachePrefixRow(this.facts, prev, curr)
+    const cache = cachePrefixRow(this.verify ? this.facts : this.trustingFacts(prev), prev, curr)
     return {
       seq: done.seq,
       record: done.record,
@@ -131,19 +148,51 @@ export class RequestReplay {
     } catch (error) {
       outcome = { error: errorText(error) }
     }
-    const chain = outcome.rebuilt === undefined ? '' : this.hashes.extendChain(outcome.rebuilt.messages)
-    const verification = digestVerdict(event.seq, record, outcome, (rebuilt) => this.hashes.parts(rebuilt, chain))
+    let verification: DigestVerification | undefined
+    if (this.verify) {
+      const chain = outcome.rebuilt === undefined ? '' : this.hashes.extendChain(outcome.rebuilt.messages)
+      verification = digestVerdict(event.seq, record, outcome, (rebuilt) => this.hashes.parts(rebuilt, chain))
+    } else if (outcome.rebuilt !== undefined) this.hashes.extendChars(outcome.rebuilt.messages)
     return { seq: event.seq, record, rebuilt: outcome.rebuilt, outcome, messageSeqs, verification, usage: undefined }
+  }
+
+  /**
+   * The row facts of a replay that trusts the recorded digests: a prefix of `prev`'s messages, object for object, has
+   * the chain `prev` recorded; any other chain is hashed from the messages (each message hashed once per replay).
+   */
+  private trustingFacts(prev: Digested | undefined): RowFacts {
+    const { facts, hashes } = this
+    return {
+      ...facts,
+      chainAt(curr, k) {
+        const messages = curr.rebuilt!.messages
+        const before = prev?.rebuilt?.messages
+        if (prev !== undefined && before !== undefined && before.length === k && sharesPrefix(messages, before, k))
+          return prev.record.messages?.chain
+        if (k > messages.length) return undefined
+        let chain = EMPTY_CHAIN
+        for (let i = 0; i < k; i++) chain = extendChain(chain, hashes.messageDigest(messages[i]!))
+        return chain
+      },
+    }
   }
 }
 
-/** Row facts over the replay's memo; `eventOfMessage` reads an index of the events' data objects built as they pass. */
-function incrementalFacts(
-  events: readonly AnySessionEvent[],
-  hashes: ReplayHashes,
-): RowFacts & { index(event: AnySessionEvent, at: number): void } {
+/** Whether the first `k` messages of `a` are the very objects of `b`'s. */
+function sharesPrefix(a: readonly Message[], b: readonly Message[], k: number): boolean {
+  if (a.length < k || b.length < k) return false
+  for (let i = 0; i < k; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * Row facts over the replay's memo; `eventOfMessage` reads an index of the events' data objects, built the first time
+ * a row needs it (a row whose messages broke) and extended to the events folded since at each later need.
+ */
+function incrementalFacts(events: readonly AnySessionEvent[], hashes: ReplayHashes): RowFacts {
   /** Indexes (ascending) of the events whose `data` or `data.message` is the key. */
   const carriers = new Map<unknown, number[]>()
+  let indexed = 0
   const carry = (value: unknown, at: number) => {
     // primitives too: a malformed log's message can be a string, which `===` finds by value
     if (value === undefined) return
@@ -158,15 +207,16 @@ function incrementalFacts(
     messageChars: (_curr, k) => hashes.charsAt(k),
     canonicalJson: (value) => hashes.canonicalJson(value),
     eventOfMessage(message, cutSeq) {
+      for (; indexed < events.length; indexed++) {
+        const event = events[indexed]!
+        carry(event.data, indexed)
+        if (typeof event.data === 'object' && event.data !== null)
+          carry((event.data as { message?: unknown }).message, indexed)
+      }
       const list = carriers.get(message)
       if (list === undefined) return undefined
       for (let i = list.length - 1; i >= 0; i--) if (list[i]! < cutSeq) return events[list[i]!]
       return undefined
-    },
-    index(event, at) {
-      carry(event.data, at)
-      if (typeof event.data === 'object' && event.data !== null)
-        carry((event.data as { message?: unknown }).message, at)
     },
   }
 }

@@ -6,13 +6,22 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { replayRequests, RequestReplay, type AnySessionEvent, type ReplayedRequest } from '../src/index.js'
+import {
+  replayRequests,
+  RequestReplay,
+  type AnySessionEvent,
+  type ReplayedRequest,
+  type SettledRequest,
+} from '../src/index.js'
 import { produceLog, tamper, tamperArb, turnsArb } from './replay-log.js'
 
-/** Feeds `events` one at a time; `early` settles the pending request at every `step/end` and `turn/end`. */
-function incremental(events: readonly AnySessionEvent[], early: boolean): ReplayedRequest[] {
-  const replay = new RequestReplay()
-  const out: ReplayedRequest[] = []
+/**
+ * Feeds `events` one at a time; `early` settles the pending request at every `step/end` and `turn/end`; `verify:
+ * false` trusts the recorded digests.
+ */
+function incremental(events: readonly AnySessionEvent[], early: boolean, verify = true): SettledRequest[] {
+  const replay = new RequestReplay({ verify })
+  const out: SettledRequest[] = []
   for (const event of events) {
     const settled = replay.push(event)
     if (settled !== undefined) out.push(settled)
@@ -28,11 +37,11 @@ function incremental(events: readonly AnySessionEvent[], early: boolean): Replay
   return out
 }
 
-const same = (a: readonly ReplayedRequest[], b: readonly ReplayedRequest[]) => {
+const same = (a: readonly SettledRequest[], b: readonly ReplayedRequest[], verified = true) => {
   expect(a.map((r) => r.seq)).toEqual(b.map((r) => r.seq))
   a.forEach((r, i) => {
     expect(r.cache).toEqual(b[i]!.cache)
-    expect(r.verification).toEqual(b[i]!.verification)
+    expect(r.verification).toEqual(verified ? b[i]!.verification : undefined)
     expect(r.rebuilt).toEqual(b[i]!.rebuilt)
     expect(r.messageSeqs).toEqual(b[i]!.messageSeqs)
   })
@@ -50,6 +59,30 @@ describe('RequestReplay', () => {
       }),
       { numRuns: 120 },
     )
+  })
+
+  it('trusting the recorded digests: no verdicts, the same rows on every log a session wrote (property)', () => {
+    fc.assert(
+      fc.property(turnsArb, (turns) => {
+        const events = produceLog(turns).events
+        const whole = [...replayRequests(events)]
+        same(incremental(events, true, false), whole, false)
+        // and on a stored (parsed, unfrozen) copy
+        const stored = JSON.parse(JSON.stringify(events)) as AnySessionEvent[]
+        same(incremental(stored, true, false), [...replayRequests(stored)], false)
+      }),
+      { numRuns: 120 },
+    )
+  })
+
+  it('trusting: a tampered message chain is not noticed (that is what verifying is for)', () => {
+    const events = JSON.parse(JSON.stringify(produceLog([[{ ...plain }], [{ ...plain }]]).events)) as any[]
+    const first = events.find((e) => e.type === 'request/digest')
+    first.data.messages.chain = 'f'.repeat(64)
+    const verified = [...replayRequests(events)]
+    const trusted = incremental(events, false, false)
+    expect(verified[1]!.cache.messages).toMatchObject({ kept: false })
+    expect(trusted[1]!.cache.messages).toEqual({ kept: true })
   })
 
   it('on tampered stored logs too, when fed to the end (property)', () => {

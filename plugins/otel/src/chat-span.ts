@@ -4,7 +4,7 @@
  * with what came back — finish reason, usage, the answer's id — and the request's cache-prefix row.
  */
 import { billedInputTokens, type ContentBlock, type StreamChunk, type TokenUsage } from '@bridle/llm'
-import type { AnySessionEvent, DigestedRequest, ReplayedRequest } from '@bridle/session'
+import type { AnySessionEvent, DigestedRequest, SettledRequest } from '@bridle/session'
 import { cacheAttributes } from './cache-attributes.js'
 import {
   inputMessages,
@@ -33,7 +33,7 @@ type Finish = Extract<StreamChunk, { type: 'finish' }>['reason']
 
 /** The attributes a `chat` span opens with: the request as the log rebuilds it, and Bridle's facts about it. */
 function openAttributes(request: DigestedRequest, headerLoggedAfter: number, ctx: FoldContext): Attributes {
-  const { record, rebuilt, verification } = request
+  const { record, rebuilt } = request
   const a: Attributes = { [GEN_AI.operationName]: OPERATION.chat }
   const config = rebuilt?.request
   if (config !== undefined) {
@@ -49,8 +49,6 @@ function openAttributes(request: DigestedRequest, headerLoggedAfter: number, ctx
   a[BRIDLE.requestDigest] = record.request
   a[BRIDLE.requestMessages] = record.messages?.count
   if (record.purpose !== undefined) a[BRIDLE.requestPurpose] = record.purpose
-  a[BRIDLE.requestVerified] = verification.ok
-  if (!verification.ok) a[BRIDLE.requestMismatched] = [...verification.mismatched]
   if (rebuilt === undefined || config === undefined) return a
   if (config.maxTokens !== undefined) a[GEN_AI.requestMaxTokens] = config.maxTokens
   if (config.temperature !== undefined) a[GEN_AI.requestTemperature] = config.temperature
@@ -89,7 +87,7 @@ export class ChatSpan {
   /** When the stream ended (its finish chunk, else the event that closed the attempt); set once. */
   doneTime: number | undefined
   /** The request's cache-report row, once the replay settled it. */
-  row: ReplayedRequest | undefined
+  row: SettledRequest | undefined
   private firstChunkTime: number | undefined
   private finish: Finish | undefined
   /** The usage the provider reported for the attempt (its usage chunk, or its answer's). */

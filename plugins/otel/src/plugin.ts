@@ -1,4 +1,5 @@
 import { configuredPlugin } from '@bridle/llm'
+import { onUntraced } from '@bridle/scope'
 import type { Session, SessionEvent } from '@bridle/session'
 import type { TracerProvider } from '@opentelemetry/api'
 import type { Context } from 'cordis'
@@ -46,7 +47,8 @@ export class OtelTracing extends configuredPlugin(Config) {
     this.sink = new TracerSink(this.tracerProvider.getTracer(TRACER_NAME, TRACER_VERSION))
     this.redaction = { secrets: secretsOf(this.config) }
 
-    ctx.on('session/event', (session, event) => {
+    // untraced: the arguments are plain data, and cordis's per-call tracing would cost more than the fold itself
+    onUntraced(ctx, 'session/event', (session: Session, event: SessionEvent) => {
       try {
         this.observe(session, event)
       } catch (error) {
@@ -55,7 +57,7 @@ export class OtelTracing extends configuredPlugin(Config) {
         logger.warn(`session "${session.id}": tracing stopped: ${error instanceof Error ? error.message : error}`)
       }
     })
-    ctx.on('session/disposed', (session) => {
+    onUntraced(ctx, 'session/disposed', (session: Session) => {
       this.folds.get(session)?.finish('disposed', this.sink)
       this.folds.delete(session)
     })

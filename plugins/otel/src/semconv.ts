@@ -63,8 +63,6 @@ export const BRIDLE = {
   requestHeaderReason: 'bridle.request.header_reason',
   requestSections: 'bridle.request.sections',
   requestReasoningEffort: 'bridle.request.reasoning_effort',
-  requestVerified: 'bridle.request.verified',
-  requestMismatched: 'bridle.request.mismatched',
   requestRebuildError: 'bridle.request.rebuild_error',
   compactionReason: 'bridle.compaction.reason',
   compactionMessages: 'bridle.compaction.messages',

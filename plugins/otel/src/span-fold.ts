@@ -5,7 +5,7 @@
  * exported spans of one session come from this same code, so they are equal apart from their ids.
  */
 import { billedInputTokens, type StreamChunk, type TokenUsage } from '@bridle/llm'
-import { RequestReplay, type AnySessionEvent, type ReplayedRequest } from '@bridle/session'
+import { RequestReplay, type AnySessionEvent, type SettledRequest } from '@bridle/session'
 import { ChatSpan, type FoldContext } from './chat-span.js'
 import { redactedText } from './content.js'
 import type { Attributes, SpanRecord, SpanSink } from './records.js'
@@ -44,7 +44,8 @@ const addUsage = (sum: TokenUsage | undefined, usage: TokenUsage): TokenUsage =>
 
 /** The spans of one session's log. Feed it every event of the log, in order, from seq 0. */
 export class SessionSpanFold {
-  private readonly replay = new RequestReplay()
+  /** The session's requests as the log rebuilds them, with their cache rows; the log's digests are trusted. */
+  private readonly replay = new RequestReplay({ verify: false })
   private turn: TurnState | undefined
   private chat: ChatSpan | undefined
   private readonly tools = new Map<string, SpanRecord>()
@@ -115,7 +116,7 @@ export class SessionSpanFold {
     close(turn.record, time, { ...this.turnSummary(turn), ...mark }, sink)
   }
 
-  private settled(row: ReplayedRequest): void {
+  private settled(row: SettledRequest): void {
     if (this.chat?.seq === row.seq) this.chat.row = row
   }
 

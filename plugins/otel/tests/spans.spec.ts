@@ -75,7 +75,6 @@ describe('live spans of a turn', () => {
       'bridle.request.seq': digest2.seq,
       'bridle.request.digest': (digest2.data as { request: string }).request,
       'bridle.request.messages': 3,
-      'bridle.request.verified': true,
       'bridle.request.header_reason': 'unchanged',
       'bridle.request.sections': ['harness:identity'],
       'gen_ai.response.finish_reasons': ['stop'],
@@ -199,7 +198,6 @@ describe('error status', () => {
     ])
     expect(spans[0]!.attributes['error.type']).toBe('SERVER')
     expect(spans[1]!.attributes).toMatchObject({ 'bridle.step': 1, 'bridle.request.header_reason': 'unchanged' })
-    expect(spans[1]!.attributes['bridle.request.verified']).toBe(true)
     expect(spans[2]!.attributes).toMatchObject({ 'bridle.turn.steps': 1, 'bridle.turn.requests': 2 })
   })
 
