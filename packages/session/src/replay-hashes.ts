@@ -109,7 +109,8 @@ export class ReplayHashes {
     if (length === undefined) {
       length = JSON.stringify(message).length
       this.lengths.set(message, length)
-      deepFreeze(message)
+      // a live session's messages are deep-frozen already; a stored log's are frozen here, as `entry` does
+      if (!Object.isFrozen(message)) deepFreeze(message)
     }
     return length
   }

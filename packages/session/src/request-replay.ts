@@ -67,6 +67,9 @@ export class RequestReplay {
   private readonly rebuilder = new RequestRebuilder(this.events, this.fold)
   private readonly hashes = new ReplayHashes()
   private readonly facts = incrementalFacts(this.events, this.hashes)
+  /** The facts of the trusting replay, which answer chains from the row's baseline (`baseline`). */
+  private readonly trusting: RowFacts = trustingFacts(this.facts, this.hashes, () => this.baseline)
+  private baseline: Digested | undefined
   private readonly verify: boolean
   private pending: Pending | undefined
   private last: DigestedRequest | undefined
@@ -126,7 +129,8 @@ export class RequestReplay {
     // summary requests are compared with the conversation request before them, and are never a baseline themselves
     const prev = this.conversation
     if (done.record.purpose !== 'compaction') this.conversation = curr
-    const cache = cachePrefixRow(this.verify ? this.facts : this.trustingFacts(prev), prev, curr)
+    this.baseline = prev
+    const cache = cachePrefixRow(this.verify ? this.facts : this.trusting, prev, curr)
     return {
       seq: done.seq,
       record: done.record,
@@ -155,26 +159,27 @@ export class RequestReplay {
     } else if (outcome.rebuilt !== undefined) this.hashes.extendChars(outcome.rebuilt.messages)
     return { seq: event.seq, record, rebuilt: outcome.rebuilt, outcome, messageSeqs, verification, usage: undefined }
   }
+}
 
-  /**
-   * The row facts of a replay that trusts the recorded digests: a prefix of `prev`'s messages, object for object, has
-   * the chain `prev` recorded; any other chain is hashed from the messages (each message hashed once per replay).
-   */
-  private trustingFacts(prev: Digested | undefined): RowFacts {
-    const { facts, hashes } = this
-    return {
-      ...facts,
-      chainAt(curr, k) {
-        const messages = curr.rebuilt!.messages
-        const before = prev?.rebuilt?.messages
-        if (prev !== undefined && before !== undefined && before.length === k && sharesPrefix(messages, before, k))
-          return prev.record.messages?.chain
-        if (k > messages.length) return undefined
-        let chain = EMPTY_CHAIN
-        for (let i = 0; i < k; i++) chain = extendChain(chain, hashes.messageDigest(messages[i]!))
-        return chain
-      },
-    }
+/**
+ * The row facts of a replay that trusts the recorded digests: a prefix of the baseline's messages, object for object,
+ * has the chain the baseline recorded; any other chain is hashed from the messages (each message hashed once per
+ * replay).
+ */
+function trustingFacts(facts: RowFacts, hashes: ReplayHashes, baseline: () => Digested | undefined): RowFacts {
+  return {
+    ...facts,
+    chainAt(curr, k) {
+      const messages = curr.rebuilt!.messages
+      const prev = baseline()
+      const before = prev?.rebuilt?.messages
+      if (prev !== undefined && before !== undefined && before.length === k && sharesPrefix(messages, before, k))
+        return prev.record.messages?.chain
+      if (k > messages.length) return undefined
+      let chain = EMPTY_CHAIN
+      for (let i = 0; i < k; i++) chain = extendChain(chain, hashes.messageDigest(messages[i]!))
+      return chain
+    },
   }
 }
 

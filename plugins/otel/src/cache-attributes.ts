@@ -49,39 +49,38 @@ function toolsClause(tools: NonNullable<CachePrefixRow['tools']>): string {
 }
 
 /**
- * The attributes of one cache-report row. A request with nothing to compare with (the session's first) has none;
- * a request the log cannot rebuild has only `bridle.request.rebuild_error`.
+ * The attributes of one cache-report row: `bridle.cache.break` names the first part that broke (`none` when the whole
+ * previous request is a prefix of this one), `bridle.cache.broken` every part that broke and `bridle.cache.break_reason`
+ * why, beside the prefix kept. A request with nothing to compare with (the session's first) has none; a request the
+ * log cannot rebuild has only `bridle.request.rebuild_error`.
  */
 export function cacheAttributes(row: CachePrefixRow): Attributes {
   if (row.error !== undefined) return { [BRIDLE.requestRebuildError]: row.error }
   if (row.previousSeq === undefined) return {}
   const attributes: Attributes = {}
+  const broken: string[] = []
   const reasons: string[] = []
-  let broke: string | undefined
-  const systemKept = row.system?.kept !== false
-  const toolsKept = row.tools?.kept !== false
-  const messagesKept = row.messages?.kept !== false
-  attributes[BRIDLE.cacheSystemKept] = systemKept
-  attributes[BRIDLE.cacheToolsKept] = toolsKept
-  attributes[BRIDLE.cacheMessagesKept] = messagesKept
   if (row.system?.kept === false) {
-    broke ??= 'system'
+    broken.push('system')
     reasons.push(systemClause(row.system))
     if (row.system.sections !== undefined)
       attributes[BRIDLE.cacheSectionsChanged] = row.system.sections.map((c) => `${c.name} ${c.kind}`)
   }
   if (row.tools !== undefined && !row.tools.kept) {
-    broke ??= 'tools'
+    broken.push('tools')
     reasons.push(toolsClause(row.tools))
   }
   if (row.messages?.kept === false) {
-    broke ??= 'messages'
+    broken.push('messages')
     reasons.push(messagesClause(row.messages))
     const saved = row.messages.cause.kind === 'replace' ? row.messages.cause.compaction?.tokensSaved : undefined
     if (saved !== undefined) attributes[BRIDLE.cacheTokensSaved] = saved
   }
-  attributes[BRIDLE.cacheBreak] = broke ?? 'none'
-  if (reasons.length > 0) attributes[BRIDLE.cacheBreakReason] = reasons.join('; ')
+  attributes[BRIDLE.cacheBreak] = broken[0] ?? 'none'
+  if (broken.length > 0) {
+    attributes[BRIDLE.cacheBroken] = broken
+    attributes[BRIDLE.cacheBreakReason] = reasons.join('; ')
+  }
   if (row.prefixKept !== undefined) {
     attributes[BRIDLE.cachePrefixMessages] = row.prefixKept.messages
     attributes[BRIDLE.cachePrefixChars] = row.prefixKept.chars

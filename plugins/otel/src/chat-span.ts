@@ -47,7 +47,6 @@ function openAttributes(request: DigestedRequest, headerLoggedAfter: number, ctx
   a[BRIDLE.attempt] = record.attempt
   a[BRIDLE.requestSeq] = request.seq
   a[BRIDLE.requestDigest] = record.request
-  a[BRIDLE.requestMessages] = record.messages?.count
   if (record.purpose !== undefined) a[BRIDLE.requestPurpose] = record.purpose
   if (rebuilt === undefined || config === undefined) return a
   if (config.maxTokens !== undefined) a[GEN_AI.requestMaxTokens] = config.maxTokens
@@ -92,7 +91,7 @@ export class ChatSpan {
   private finish: Finish | undefined
   /** The usage the provider reported for the attempt (its usage chunk, or its answer's). */
   usage: TokenUsage | undefined
-  private answer: { readonly seq: number; readonly id: string; readonly model: string | undefined } | undefined
+  private answer: { readonly id: string; readonly model: string | undefined } | undefined
   private readonly blocks: ContentBlock[] = []
 
   constructor(
@@ -139,7 +138,7 @@ export class ChatSpan {
       message: { id: string; source?: { model?: string } }
       usage?: TokenUsage
     }
-    this.answer = { seq: event.seq, id: data.message.id, model: data.message.source?.model }
+    this.answer = { id: data.message.id, model: data.message.source?.model }
     if (data.usage !== undefined) this.usage = data.usage
     this.doneTime ??= event.time
   }
@@ -150,14 +149,14 @@ export class ChatSpan {
     const finish = this.finish
     if (finish !== undefined) {
       const reason = FINISH_REASONS[finish.kind]
+      // Bridle's own kind only where the conventions have no word for it (a failed or cancelled stream)
       if (reason !== undefined) a[GEN_AI.responseFinishReasons] = [reason]
-      a[BRIDLE.finish] = finish.kind
+      else a[BRIDLE.finish] = finish.kind
       if (finish.kind === 'error' || finish.kind === 'aborted') this.failure(finish.failure, finish.kind, a)
     }
     if (this.answer !== undefined) {
       a[GEN_AI.responseId] = this.answer.id
       if (this.answer.model !== undefined) a[GEN_AI.responseModel] = this.answer.model
-      a[BRIDLE.responseSeq] = this.answer.seq
     }
     if (this.usage !== undefined) usageAttributes(this.usage, a)
     if (this.firstChunkTime !== undefined)

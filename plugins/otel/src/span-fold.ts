@@ -35,12 +35,22 @@ interface TurnEndData {
   }
 }
 
-const addUsage = (sum: TokenUsage | undefined, usage: TokenUsage): TokenUsage => ({
-  inputTokens: (sum?.inputTokens ?? 0) + usage.inputTokens,
-  outputTokens: (sum?.outputTokens ?? 0) + usage.outputTokens,
-  cacheReadTokens: (sum?.cacheReadTokens ?? 0) + (usage.cacheReadTokens ?? 0),
-  cacheWriteTokens: (sum?.cacheWriteTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
-})
+/** Two optional counts added; absent when neither was reported. */
+const plus = (a: number | undefined, b: number | undefined) =>
+  a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
+
+/** The turn's usage so far plus one request's: cache counts only where some request reported them. */
+function addUsage(sum: TokenUsage | undefined, usage: TokenUsage): TokenUsage {
+  const total: TokenUsage = {
+    inputTokens: (sum?.inputTokens ?? 0) + usage.inputTokens,
+    outputTokens: (sum?.outputTokens ?? 0) + usage.outputTokens,
+  }
+  const read = plus(sum?.cacheReadTokens, usage.cacheReadTokens)
+  const write = plus(sum?.cacheWriteTokens, usage.cacheWriteTokens)
+  if (read !== undefined) total.cacheReadTokens = read
+  if (write !== undefined) total.cacheWriteTokens = write
+  return total
+}
 
 /** The spans of one session's log. Feed it every event of the log, in order, from seq 0. */
 export class SessionSpanFold {
@@ -146,11 +156,12 @@ export class SessionSpanFold {
       a[GEN_AI.providerName] = turn.route.provider
       a[GEN_AI.requestModel] = turn.route.model
     }
-    if (turn.usage !== undefined) {
-      a[GEN_AI.usageInputTokens] = billedInputTokens(turn.usage)
-      a[GEN_AI.usageOutputTokens] = turn.usage.outputTokens
-      a[GEN_AI.usageCacheReadInputTokens] = turn.usage.cacheReadTokens ?? 0
-      a[GEN_AI.usageCacheCreationInputTokens] = turn.usage.cacheWriteTokens ?? 0
+    const usage = turn.usage
+    if (usage !== undefined) {
+      a[GEN_AI.usageInputTokens] = billedInputTokens(usage)
+      a[GEN_AI.usageOutputTokens] = usage.outputTokens
+      if (usage.cacheReadTokens !== undefined) a[GEN_AI.usageCacheReadInputTokens] = usage.cacheReadTokens
+      if (usage.cacheWriteTokens !== undefined) a[GEN_AI.usageCacheCreationInputTokens] = usage.cacheWriteTokens
     }
     a[BRIDLE.turnSteps] = turn.steps
     a[BRIDLE.turnRequests] = turn.requests
