@@ -31,6 +31,14 @@ const FINISH_REASONS: Record<string, string> = { stop: 'stop', 'tool-calls': 'to
 
 type Finish = Extract<StreamChunk, { type: 'finish' }>['reason']
 
+/** Section names per manifest: every request under one header shares its manifest. */
+const namesOfManifest = new WeakMap<readonly { readonly name: string }[], readonly string[]>()
+function sectionNames(sections: readonly { readonly name: string }[]): readonly string[] {
+  let names = namesOfManifest.get(sections)
+  if (names === undefined) namesOfManifest.set(sections, (names = sections.map((s) => s.name)))
+  return names
+}
+
 /** The attributes a `chat` span opens with: the request as the log rebuilds it, and Bridle's facts about it. */
 function openAttributes(request: DigestedRequest, headerLoggedAfter: number, ctx: FoldContext): Attributes {
   const { record, rebuilt } = request
@@ -55,7 +63,7 @@ function openAttributes(request: DigestedRequest, headerLoggedAfter: number, ctx
   if (config.reasoningEffort !== undefined) a[BRIDLE.requestReasoningEffort] = config.reasoningEffort
   // a header logged since the previous request is this request's header change; else the header held
   a[BRIDLE.requestHeaderReason] = rebuilt.headerSeq > headerLoggedAfter ? rebuilt.headerReason : 'unchanged'
-  if (rebuilt.sections !== undefined) a[BRIDLE.requestSections] = rebuilt.sections.map((s) => s.name)
+  if (rebuilt.sections !== undefined) a[BRIDLE.requestSections] = sectionNames(rebuilt.sections)
   if (rebuilt.compaction !== undefined) {
     a[BRIDLE.compactionReason] = rebuilt.compaction.record.reason
     a[BRIDLE.compactionMessages] = rebuilt.compaction.record.count

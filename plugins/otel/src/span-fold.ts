@@ -207,7 +207,7 @@ export class SessionSpanFold {
    * Closes the open attempt at `time` (or when its stream finished). `settle` says the log can report no usage for it
    * any more (its answer, its step's end or its turn's end was folded), so its cache row is settled now if it was not.
    */
-  private endChat(time: number, sink: SpanSink | undefined, settle: boolean, extra: Attributes = {}): void {
+  private endChat(time: number, sink: SpanSink | undefined, settle: boolean, extra?: Attributes): void {
     const chat = this.chat
     if (chat === undefined) return
     this.chat = undefined
@@ -218,7 +218,7 @@ export class SessionSpanFold {
     const closing = chat.closing()
     const usage = chat.usage
     if (usage !== undefined && this.turn !== undefined) this.turn.usage = addUsage(this.turn.usage, usage)
-    close(chat.record, chat.doneTime ?? time, { ...closing, ...extra }, sink)
+    close(chat.record, chat.doneTime ?? time, extra === undefined ? closing : Object.assign(closing, extra), sink)
   }
 
   private openTool(event: AnySessionEvent, sink: SpanSink | undefined): void {

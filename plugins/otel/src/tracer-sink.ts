@@ -10,6 +10,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes as OtelAttributes,
+  type Context,
   type HrTime,
   type Span,
   type Tracer,
@@ -23,7 +24,8 @@ export function hrTimeOf(ms: number): HrTime {
 }
 
 export class TracerSink implements SpanSink {
-  private readonly spans = new Map<SpanRecord, Span>()
+  /** Each open span, and the context its children start in (made once: a turn has several children). */
+  private readonly spans = new Map<SpanRecord, { readonly span: Span; context: Context | undefined }>()
 
   constructor(private readonly tracer: Tracer) {}
 
@@ -37,7 +39,7 @@ export class TracerSink implements SpanSink {
     if (record.parent !== undefined) {
       const parent = this.spans.get(record.parent)
       if (parent === undefined) return
-      context = trace.setSpan(ROOT_CONTEXT, parent)
+      context = parent.context ??= trace.setSpan(ROOT_CONTEXT, parent.span)
     }
     const span = this.tracer.startSpan(
       record.name,
@@ -49,13 +51,14 @@ export class TracerSink implements SpanSink {
       },
       context,
     )
-    this.spans.set(record, span)
+    this.spans.set(record, { span, context: undefined })
   }
 
   close(record: SpanRecord, added: Attributes): void {
-    const span = this.spans.get(record)
-    if (span === undefined) return
+    const open = this.spans.get(record)
+    if (open === undefined) return
     this.spans.delete(record)
+    const { span } = open
     span.setAttributes(added as OtelAttributes)
     if (record.status !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: record.status.message })
     span.end(hrTimeOf(record.endTime ?? record.startTime))
