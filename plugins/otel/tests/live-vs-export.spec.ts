@@ -92,7 +92,7 @@ async function runSession(plans: readonly Plan[], content: boolean) {
       },
     })
     h.ctx.on('agent/request-error', () => (control.retries-- > 0 ? { kind: 'retry' as const } : undefined))
-    h.ctx.on('agent/pre-step', (payload, next) => (control.block ? { kind: 'reject' as const } : next()))
+    h.ctx.on('agent/pre-step', (_payload, next) => (control.block ? { kind: 'reject' as const } : next()))
     const rec = recorder()
     live.push(rec)
     h.ctx.plugin(OtelTracing, { tracerProvider: rec.provider, captureContent: content, secrets: ['secret-value-123'] })

@@ -13,8 +13,16 @@ it('README example', async () => {
     dir.mockRestore()
   }
   const spans = dumped as { name: string; parentSpanContext?: { spanId: string }; id: string; attributes: any }[]
-  expect(spans.map((s) => s.name)).toEqual(['chat scripted-demo', 'execute_tool clock', 'chat scripted-demo', 'invoke_agent'])
+  expect(spans.map((s) => s.name)).toEqual([
+    'chat scripted-demo',
+    'execute_tool clock',
+    'chat scripted-demo',
+    'invoke_agent',
+  ])
   const root = spans[3]!
   expect(spans.slice(0, 3).every((s) => s.parentSpanContext?.spanId === root.id)).toBe(true)
-  expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'bridle.turn.end_reason': 'completed' })
+  expect(root.attributes).toMatchObject({
+    'gen_ai.operation.name': 'invoke_agent',
+    'bridle.turn.end_reason': 'completed',
+  })
 })

@@ -33,9 +33,8 @@ describe('semantic convention names', () => {
   })
 
   it("Bridle's own names live under bridle. and none collides with a conventions name", () => {
-    const conventionNames = new Set(
-      Object.values({ ...incubating, ...stable }).filter((v): v is string => typeof v === 'string'),
-    )
+    const values: unknown[] = Object.values({ ...incubating, ...stable })
+    const conventionNames = new Set(values.filter((v): v is string => typeof v === 'string'))
     for (const name of Object.values(BRIDLE)) {
       expect(name.startsWith('bridle.')).toBe(true)
       expect(conventionNames.has(name)).toBe(false)

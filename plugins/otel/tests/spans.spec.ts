@@ -18,7 +18,7 @@ function eventOf(agent: Agent, type: string, match: (data: any) => boolean = () 
 
 const chunkOf = (kind: string) => (d: any) => d.chunk?.type === kind
 
-async function turn(h: ReturnType<typeof tracedHarness>, agent: Agent, text: string) {
+async function turn(_h: ReturnType<typeof tracedHarness>, agent: Agent, text: string) {
   agent.followup(user(text))
   await agent.whenIdle()
 }

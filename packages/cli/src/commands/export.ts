@@ -55,7 +55,7 @@ export async function exportSession(id: string, options: ExportOptions, io: Io):
     throw new UsageError('export needs --otlp [URL] or --json FILE (or both)')
   const url = options.otlp === undefined ? undefined : await otlpUrl(options.otlp)
   const reader = await openReader(options.config, io.secrets)
-  let events
+  let events: Awaited<ReturnType<typeof reader.persistence.inspect>>['events']
   try {
     events = (await reader.persistence.inspect(id)).events
   } finally {
