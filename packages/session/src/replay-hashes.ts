@@ -59,10 +59,7 @@ export class ReplayHashes {
 
   /** Brings the chain in line with `messages` (the last rebuilt request's) and returns its final value. */
   extendChain(messages: readonly Message[]): string {
-    const previous = this.chained
-    const shared = Math.min(previous.length, messages.length)
-    let same = 0
-    while (same < shared && messages[same] === previous[same]) same++
+    const same = this.sharedWithChained(messages)
     this.chain.length = same + 1
     this.chars.length = same + 1
     let last = this.chain[same]!
@@ -83,10 +80,7 @@ export class ReplayHashes {
    * counts in line with `messages` (serializing only the messages past the prefix the previous request shares).
    */
   extendChars(messages: readonly Message[]): void {
-    const previous = this.chained
-    const shared = Math.min(previous.length, messages.length)
-    let same = 0
-    while (same < shared && messages[same] === previous[same]) same++
+    const same = this.sharedWithChained(messages)
     this.chars.length = same + 1
     let chars = this.chars[same]!
     for (let i = same; i < messages.length; i++) {
@@ -96,9 +90,13 @@ export class ReplayHashes {
     this.chained = messages
   }
 
-  /** The messages the chain (or the character counts) was last brought in line with. */
-  get current(): readonly Message[] {
-    return this.chained
+  /** How many leading messages `messages` shares, object for object, with those last brought in line. */
+  private sharedWithChained(messages: readonly Message[]): number {
+    const previous = this.chained
+    const shared = Math.min(previous.length, messages.length)
+    let same = 0
+    while (same < shared && messages[same] === previous[same]) same++
+    return same
   }
 
   /** The canonical JSON length of a log message: its `JSON.stringify` length (key order changes no length). */

@@ -13,7 +13,9 @@ import {
   type ReplayedRequest,
   type SettledRequest,
 } from '../src/index.js'
-import { produceLog, tamper, tamperArb, turnsArb } from './replay-log.js'
+import { PLAIN_STEP, produceLog, tamper, tamperArb, turnsArb } from './replay-log.js'
+
+const plain = PLAIN_STEP
 
 /**
  * Feeds `events` one at a time; `early` settles the pending request at every `step/end` and `turn/end`; `verify:
@@ -115,15 +117,3 @@ describe('RequestReplay', () => {
     expect(replay.length).toBe(1)
   })
 })
-
-const plain = {
-  prompts: 1,
-  header: undefined,
-  snapshot: false,
-  toolRound: false,
-  replaceToolResult: false,
-  compaction: 'none',
-  retry: false,
-  aborted: false,
-  usage: true,
-} as const
