@@ -26,20 +26,25 @@ const isTracerProvider = (value: unknown): value is TracerProvider =>
  * - `secrets`: more values to redact from captured contents and error messages.
  * - `secretEnv`: environment variables whose values are redacted (default: the model keys Bridle reads).
  */
-export const ConfigSchema = z.strictObject({
-  tracerProvider: nullAsAbsent(
-    z
-      .custom<TracerProvider>(isTracerProvider, {
-        message: 'tracerProvider must be an OpenTelemetry TracerProvider (an object with getTracer)',
-      })
-      .optional(),
-  ),
-  exporter: nullAsAbsent(z.enum(['otlp', 'console', 'none']).optional()),
-  serviceName: nullAsAbsent(z.string().min(1).optional()),
-  captureContent: nullAsAbsent(z.boolean().default(false)),
-  secrets: nullAsAbsent(z.array(z.string()).default([])),
-  secretEnv: nullAsAbsent(z.array(z.string().min(1)).default([...DEFAULT_SECRET_ENV])),
-})
+export const ConfigSchema = z
+  .strictObject({
+    tracerProvider: nullAsAbsent(
+      z
+        .custom<TracerProvider>(isTracerProvider, {
+          message: 'tracerProvider must be an OpenTelemetry TracerProvider (an object with getTracer)',
+        })
+        .optional(),
+    ),
+    exporter: nullAsAbsent(z.enum(['otlp', 'console', 'none']).optional()),
+    serviceName: nullAsAbsent(z.string().min(1).optional()),
+    captureContent: nullAsAbsent(z.boolean().default(false)),
+    secrets: nullAsAbsent(z.array(z.string()).default([])),
+    secretEnv: nullAsAbsent(z.array(z.string().min(1)).default([...DEFAULT_SECRET_ENV])),
+  })
+  .refine((c) => c.tracerProvider === undefined || (c.exporter === undefined && c.serviceName === undefined), {
+    path: ['tracerProvider'],
+    message: 'exporter and serviceName configure the provider the plugin builds; with a tracerProvider, set them on it',
+  })
 
 export type OtelConfig = z.output<typeof ConfigSchema>
 /** What an app passes to `ctx.plugin` (every field optional; `null` counts as absent). */

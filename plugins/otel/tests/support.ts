@@ -12,7 +12,8 @@ import {
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import type { ForkScope } from 'cordis'
 import { boot, say, type Harness } from '../../../packages/agent-loop/tests/harness.js'
-import type { GenerateOptions, StreamChunk } from '@bridle/llm'
+import { createUserMessage, type GenerateOptions, type StreamChunk } from '@bridle/llm'
+import type { AnySessionEvent } from '@bridle/session'
 import { OtelTracing, type OtelConfigInput } from '../src/index.js'
 
 export { say, callTools, fail, user, tick, deferred, boot } from '../../../packages/agent-loop/tests/harness.js'
@@ -93,4 +94,19 @@ export function heldAnswer(text: string) {
     },
   })
   return { responder, dispatched: out, release }
+}
+
+type Agent = ReturnType<Harness['agent']>
+
+/** The first event of the agent's log that matches. */
+export function eventOf(agent: Agent, type: string, match: (data: any) => boolean = () => true): AnySessionEvent {
+  const found = agent.session.events.find((e) => e.type === type && match(e.data))
+  if (found === undefined) throw new Error(`no ${type} event`)
+  return found
+}
+
+/** Sends `text` and waits until the agent is idle. */
+export async function turn(_h: Harness, agent: Agent, text: string): Promise<void> {
+  agent.followup(createUserMessage(text))
+  await agent.whenIdle()
 }
