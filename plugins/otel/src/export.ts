@@ -5,8 +5,6 @@
  */
 import type { TracerProvider } from '@opentelemetry/api'
 import { ExportResultCode } from '@opentelemetry/core'
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer'
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -15,6 +13,7 @@ import {
 } from '@opentelemetry/sdk-trace-base'
 import type { AnySessionEvent } from '@bridle/session'
 import { TRACER_NAME, TRACER_VERSION } from './instrumentation.js'
+import { LazyOtlpExporter } from './lazy-otlp-exporter.js'
 import { environmentResource } from './provider.js'
 import { SessionSpanFold } from './span-fold.js'
 import { TracerSink } from './tracer-sink.js'
@@ -68,7 +67,8 @@ export async function sessionLogSpans(
 }
 
 /** `spans` as one OTLP/JSON `ExportTraceServiceRequest` (what an OTLP/HTTP receiver accepts at `/v1/traces`). */
-export function otlpJson(spans: readonly ReadableSpan[]): Uint8Array {
+export async function otlpJson(spans: readonly ReadableSpan[]): Promise<Uint8Array> {
+  const { JsonTraceSerializer } = await import('@opentelemetry/otlp-transformer')
   const bytes = JsonTraceSerializer.serializeRequest([...spans])
   if (bytes === undefined) throw new Error('the spans could not be serialized as OTLP/JSON')
   return bytes
@@ -102,7 +102,7 @@ export const SPANS_PER_REQUEST = 512
  * a request fails (after the exporter's own retries).
  */
 export async function sendOtlp(spans: readonly ReadableSpan[], url: string = tracesUrlFromEnv()): Promise<void> {
-  const exporter = new OTLPTraceExporter({ url })
+  const exporter = new LazyOtlpExporter({ url })
   try {
     for (let at = 0; at < spans.length; at += SPANS_PER_REQUEST) {
       const batch = spans.slice(at, at + SPANS_PER_REQUEST)

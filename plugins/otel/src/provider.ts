@@ -4,7 +4,6 @@
  * `OTEL_EXPORTER_OTLP_*` variables (it reads them itself), `OTEL_BSP_*` for its batch processor, `OTEL_SERVICE_NAME`
  * and `OTEL_RESOURCE_ATTRIBUTES`, and `OTEL_SDK_DISABLED=true` (no exporter at all).
  */
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import {
   defaultResource,
   detectResources,
@@ -19,6 +18,7 @@ import {
   SimpleSpanProcessor,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
+import { LazyOtlpExporter } from './lazy-otlp-exporter.js'
 import { SERVICE_NAME } from './semconv.js'
 
 export type ExporterKind = 'otlp' | 'console' | 'none'
@@ -46,7 +46,7 @@ export function exportersFromEnv(env: NodeJS.ProcessEnv = process.env): Exporter
 function processorOf(kind: ExporterKind): SpanProcessor | undefined {
   switch (kind) {
     case 'otlp':
-      return new BatchSpanProcessor(new OTLPTraceExporter())
+      return new BatchSpanProcessor(new LazyOtlpExporter())
     case 'console':
       return new SimpleSpanProcessor(new ConsoleSpanExporter())
     case 'none':

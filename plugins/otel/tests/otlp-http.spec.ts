@@ -91,7 +91,7 @@ describe('OTLP/HTTP to a loopback receiver', () => {
     const exported = receiver.requests.slice(before).flatMap((r) => decodeOtlpJson(r.body))
     expect(withoutIds(exported)).toEqual(withoutIds(live))
     // and the --json form is the same request body
-    expect(withoutIds(decodeOtlpJson(Buffer.from(otlpJson(spans)).toString('utf8')))).toEqual(withoutIds(live))
+    expect(withoutIds(decodeOtlpJson(Buffer.from(await otlpJson(spans)).toString('utf8')))).toEqual(withoutIds(live))
   })
 
   it('sends a long log in requests of SPANS_PER_REQUEST spans', async () => {

@@ -69,7 +69,7 @@ export async function exportSession(id: string, options: ExportOptions, io: Io):
   const turns = spans.filter((span) => span.parentSpanContext === undefined).length
   const what = `${spans.length} span${spans.length === 1 ? '' : 's'} (${turns} turn${turns === 1 ? '' : 's'}) of session ${id}`
   if (options.json !== undefined) {
-    await writeWhole(options.json, otlpJson(spans), io)
+    await writeWhole(options.json, await otlpJson(spans), io)
     if (options.json !== '-') io.err(`bridle: wrote ${what} to ${options.json}\n`)
   }
   if (url !== undefined) {
