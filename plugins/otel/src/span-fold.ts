@@ -39,7 +39,7 @@ interface TurnEndData {
 const plus = (a: number | undefined, b: number | undefined) =>
   a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0)
 
-/** The turn's usage so far plus one request's: cache counts only where some request reported them. */
+/** The turn's usage so far plus one request's: cache and reasoning counts only where some request reported them. */
 function addUsage(sum: TokenUsage | undefined, usage: TokenUsage): TokenUsage {
   const total: TokenUsage = {
     inputTokens: (sum?.inputTokens ?? 0) + usage.inputTokens,
@@ -47,8 +47,10 @@ function addUsage(sum: TokenUsage | undefined, usage: TokenUsage): TokenUsage {
   }
   const read = plus(sum?.cacheReadTokens, usage.cacheReadTokens)
   const write = plus(sum?.cacheWriteTokens, usage.cacheWriteTokens)
+  const reasoning = plus(sum?.reasoningTokens, usage.reasoningTokens)
   if (read !== undefined) total.cacheReadTokens = read
   if (write !== undefined) total.cacheWriteTokens = write
+  if (reasoning !== undefined) total.reasoningTokens = reasoning
   return total
 }
 
@@ -162,6 +164,7 @@ export class SessionSpanFold {
       a[GEN_AI.usageOutputTokens] = usage.outputTokens
       if (usage.cacheReadTokens !== undefined) a[GEN_AI.usageCacheReadInputTokens] = usage.cacheReadTokens
       if (usage.cacheWriteTokens !== undefined) a[GEN_AI.usageCacheCreationInputTokens] = usage.cacheWriteTokens
+      if (usage.reasoningTokens !== undefined) a[GEN_AI.usageReasoningOutputTokens] = usage.reasoningTokens
     }
     a[BRIDLE.turnSteps] = turn.steps
     a[BRIDLE.turnRequests] = turn.requests

@@ -133,6 +133,7 @@ describe('live spans of a turn', () => {
       'gen_ai.usage.input_tokens': 55,
       'gen_ai.usage.cache_read.input_tokens': 40,
       'gen_ai.usage.cache_creation.input_tokens': 5,
+      'gen_ai.usage.reasoning.output_tokens': 2,
     })
   })
 })
