@@ -18,6 +18,7 @@ import { postgresBeside } from './postgres.mjs'
 import { viewerFirstPaint } from './viewer-first-paint.mjs'
 import { cliStartup } from './cli-startup.mjs'
 import { sessionsListing } from './sessions-listing.mjs'
+import { otelOverhead } from './otel-overhead.mjs'
 
 const all = [
   stepOverhead,
@@ -33,6 +34,7 @@ const all = [
   viewerFirstPaint,
   cliStartup,
   sessionsListing,
+  otelOverhead,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => {

@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import type { DevOptions } from './commands/dev.js'
+import type { ExportOptions } from './commands/export.js'
 import type { InspectOptions } from './commands/inspect.js'
 import type { RunOptions } from './commands/run.js'
 import type { ViewOptions } from './commands/view.js'
@@ -65,6 +66,18 @@ export function program(io: Io, exit: { code: number }): Command {
       if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
       const { inspectHtml } = await import('./commands/view.js')
       exit.code = await inspectHtml(id, html, { config: config() }, io)
+    })
+
+  cli
+    .command('export')
+    .description("a stored session's turns, model calls and tool calls as OpenTelemetry spans, with the log's times")
+    .argument('<id>', 'session id')
+    .option('--otlp [url]', 'send them to an OTLP/HTTP receiver (default: the OTEL_EXPORTER_OTLP_* endpoint)')
+    .option('--json <file>', 'write them as one OTLP/JSON request to FILE (- for stdout)')
+    .option('--content', 'include message contents, redacted (off by default)')
+    .action(async (id: string, o: Omit<ExportOptions, 'config'>) => {
+      const { exportSession } = await import('./commands/export.js')
+      exit.code = await exportSession(id, { ...o, config: config() }, io)
     })
 
   cli

@@ -280,3 +280,16 @@ export function tamper(events: readonly AnySessionEvent[], tampers: readonly Tam
   }
   return log as unknown as AnySessionEvent[]
 }
+
+/** A step with one prompt and nothing else: the base the tests spread their variations over. */
+export const PLAIN_STEP = {
+  prompts: 1,
+  header: undefined,
+  snapshot: false,
+  toolRound: false,
+  replaceToolResult: false,
+  compaction: 'none',
+  retry: false,
+  aborted: false,
+  usage: true,
+} as const

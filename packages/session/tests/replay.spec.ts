@@ -15,7 +15,9 @@ import {
   type ReplayedRequest,
 } from '../src/index.js'
 import { replayPerRequest } from '../src/provability/replay-per-request.js'
-import { produceLog, tamper, tamperArb, turnsArb } from './replay-log.js'
+import { PLAIN_STEP, produceLog, tamper, tamperArb, turnsArb } from './replay-log.js'
+
+const plain = PLAIN_STEP
 
 /** Asserts that the one-pass replay of `events` is exactly the per-request one. */
 function expectSameReplay(events: readonly AnySessionEvent[]): ReplayedRequest[] {
@@ -83,15 +85,3 @@ describe('replayRequests: one pass gives exactly what rebuilding each request fr
     expect(isDeepFrozen(last!.rebuilt!.header)).toBe(true)
   })
 })
-
-const plain = {
-  prompts: 1,
-  header: undefined,
-  snapshot: false,
-  toolRound: false,
-  replaceToolResult: false,
-  compaction: 'none',
-  retry: false,
-  aborted: false,
-  usage: true,
-} as const

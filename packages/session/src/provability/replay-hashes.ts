@@ -34,6 +34,8 @@ export class ReplayHashes {
   private readonly chain: string[] = [EMPTY_CHAIN]
   /** `chars[i]`: the canonical JSON length of the first `i` of them, together. */
   private readonly chars: number[] = [0]
+  /** Canonical JSON lengths of messages that were measured but not serialized (`extendChars`). */
+  private readonly lengths = new WeakMap<object, number>()
 
   private entry(value: unknown): Serialized {
     let entry = this.serialized.get(value)
@@ -57,10 +59,7 @@ export class ReplayHashes {
 
   /** Brings the chain in line with `messages` (the last rebuilt request's) and returns its final value. */
   extendChain(messages: readonly Message[]): string {
-    const previous = this.chained
-    const shared = Math.min(previous.length, messages.length)
-    let same = 0
-    while (same < shared && messages[same] === previous[same]) same++
+    const same = this.sharedWithChained(messages)
     this.chain.length = same + 1
     this.chars.length = same + 1
     let last = this.chain[same]!
@@ -74,6 +73,44 @@ export class ReplayHashes {
     }
     this.chained = messages
     return last
+  }
+
+  /**
+   * `extendChain` without the hashing, for a replay that trusts the log's recorded digests: brings the character
+   * counts in line with `messages` (serializing only the messages past the prefix the previous request shares).
+   */
+  extendChars(messages: readonly Message[]): void {
+    const same = this.sharedWithChained(messages)
+    this.chars.length = same + 1
+    let chars = this.chars[same]!
+    for (let i = same; i < messages.length; i++) {
+      chars += this.lengthOf(messages[i]!)
+      this.chars.push(chars)
+    }
+    this.chained = messages
+  }
+
+  /** How many leading messages `messages` shares, object for object, with those last brought in line. */
+  private sharedWithChained(messages: readonly Message[]): number {
+    const previous = this.chained
+    const shared = Math.min(previous.length, messages.length)
+    let same = 0
+    while (same < shared && messages[same] === previous[same]) same++
+    return same
+  }
+
+  /** The canonical JSON length of a log message: its `JSON.stringify` length (key order changes no length). */
+  private lengthOf(message: Message): number {
+    const known = this.serialized.get(message)
+    if (known !== undefined) return known.json.length
+    let length = this.lengths.get(message)
+    if (length === undefined) {
+      length = JSON.stringify(message).length
+      this.lengths.set(message, length)
+      // a live session's messages are deep-frozen already; a stored log's are frozen here, as `entry` does
+      if (!Object.isFrozen(message)) deepFreeze(message)
+    }
+    return length
   }
 
   /** `messageChain(messages)[k]` for the messages the chain was last extended over. */

@@ -4,8 +4,8 @@ import type { CachePrefixRow } from './cache-types.js'
 import type { DigestVerification } from './digest-verdict.js'
 import type { ReconstructedRequest } from '../surface/reconstruct.js'
 
-/** One digested request of a log, as `replayRequests` yields it. */
-export interface ReplayedRequest {
+/** A digested request as soon as its `request/digest` is folded: everything but its cache row. */
+export interface DigestedRequest {
   /** Seq of its `request/digest`. */
   readonly seq: number
   readonly record: RequestDigestRecord
@@ -16,8 +16,18 @@ export interface ReplayedRequest {
    * request's instruction, which no surface event carries); empty when `rebuilt` is `undefined`.
    */
   readonly messageSeqs: readonly (number | undefined)[]
-  /** Its `verifyDigests` result. */
-  readonly verification: DigestVerification
+  /** Its `verifyDigests` result; `undefined` from a replay that trusts the recorded digests (`verify: false`). */
+  readonly verification: DigestVerification | undefined
+}
+
+/** A digested request with its cache-prefix row, as {@link RequestReplay} settles it. */
+export interface SettledRequest extends DigestedRequest {
   /** Its `cachePrefixReport` row. */
   readonly cache: CachePrefixRow
 }
+
+/** One digested request of a log, as `replayRequests` yields it: verified. */
+export interface ReplayedRequest extends SettledRequest {
+  readonly verification: DigestVerification
+}
+
