@@ -100,7 +100,12 @@ export {
   type CompactionBreak,
   type MessageBreakCause,
 } from './provability/cache-report.js'
-export { replayRequests, type ReplayedRequest, type DigestedRequest, type SettledRequest } from './provability/replay.js'
+export {
+  replayRequests,
+  type ReplayedRequest,
+  type DigestedRequest,
+  type SettledRequest,
+} from './provability/replay.js'
 export { RequestReplay } from './provability/request-replay.js'
 export {
   sectionManifest,

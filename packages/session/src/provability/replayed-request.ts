@@ -30,4 +30,3 @@ export interface SettledRequest extends DigestedRequest {
 export interface ReplayedRequest extends SettledRequest {
   readonly verification: DigestVerification
 }
-

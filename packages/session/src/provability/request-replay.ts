@@ -7,7 +7,6 @@
 import type { Message, TokenUsage } from '@bridle/llm'
 import type { AnySessionEvent, RequestDigestRecord } from '../events/events.js'
 import { cachePrefixRow, usageIn, type Digested, type RowFacts } from './cache-row.js'
-import type { CachePrefixRow } from './cache-types.js'
 import { EMPTY_CHAIN, extendChain } from './digest.js'
 import { digestVerdict, errorText, type DigestVerification, type RebuildOutcome } from './digest-verdict.js'
 import { LogFold } from './replay-fold.js'
