@@ -68,6 +68,13 @@ export {
   callConfigEquals,
 } from './request.js'
 export {
+  type CacheTtl,
+  type CacheBreakpointPosition,
+  type CacheBreakpoint,
+  type CachePlan,
+  isCachePlan,
+} from './cache.js'
+export {
   type TokenUsage,
   type FinishReasonMap,
   type FinishReason,
