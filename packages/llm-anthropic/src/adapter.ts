@@ -10,13 +10,16 @@ import {
   assertUsableApiKey,
   isRecord,
   reasoningEffortId,
+  type CachePlan,
+  type CachePlanInput,
   type GenerateOptions,
   type LlmAdapter,
   type LlmModelInfo,
   type StreamChunk,
 } from '@bridle/llm'
 import { createClient } from './client.js'
-import { FALLBACK_MAX_TOKENS, effortsOf, type AnthropicConfig } from './config.js'
+import { placeBreakpoints } from './cache/policy.js'
+import { FALLBACK_MAX_TOKENS, FALLBACK_MIN_CACHEABLE_TOKENS, effortsOf, type AnthropicConfig } from './config.js'
 import { raceCall, startDeadline } from './deadlines.js'
 import { EventReader } from './event-reader.js'
 import { scrubbed, streamErrorEvent, toLlmError } from './failures.js'
@@ -83,6 +86,19 @@ export class AnthropicAdapter implements LlmAdapter {
   /** The runtime default applies; the request phase's own retries are transport-level and independent. */
   retryPolicy(): undefined {
     return undefined
+  }
+
+  /**
+   * Places the prompt-cache breakpoints of a request about to be built (README "Prompt caching"); `undefined` with
+   * `cachePolicy: 'none'`. Pure and synchronous: the loop records the plan in the log before it freezes the request.
+   */
+  planCache(input: CachePlanInput): CachePlan | undefined {
+    if (this.config.cachePolicy === 'none') return undefined
+    const entry = this.config.models.find((m) => m.id === input.request.model)
+    return placeBreakpoints(input, {
+      minTokens: entry?.minCacheableTokens ?? FALLBACK_MIN_CACHEABLE_TOKENS,
+      stableTtl: this.config.cacheTtl,
+    })
   }
 
   /** Ends every call in flight with `ABORTED` (the route was disposed); later calls fail the same way. */

@@ -133,7 +133,7 @@ export const ConfigSchema = z
     maxResponseBytes: intInRange(1024, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
     maxLineBytes: intInRange(64, MAX_LINE_BYTES, 8 * 1024 * 1024),
     cachePolicy: CachePolicySchema.default('bridle'),
-    cacheTtl: z.enum(['5m', '1h']).default('5m'),
+    cacheTtl: z.enum(['5m', '1h']).default('1h'),
     headers: z
       .record(z.string(), z.string())
       .superRefine((headers, ctx) => {

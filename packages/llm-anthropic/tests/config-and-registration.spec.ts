@@ -22,7 +22,7 @@ describe('config', () => {
       apiKeyEnv: 'ANTHROPIC_API_KEY',
       streamTotalTimeoutMs: 30 * 60_000,
       cachePolicy: 'bridle',
-      cacheTtl: '5m',
+      cacheTtl: '1h',
     })
     expect(config.models.map((m) => m.id)).toContain('claude-sonnet-4-5')
     expect(Object.isFrozen(config.models[0])).toBe(true)

@@ -3,6 +3,7 @@
  * place them, decided before the request is frozen and digested, so the log records the placement and the digest
  * covers it. Providers that cache prefixes automatically ignore the hints.
  */
+import type { Message } from './message.js'
 import { isRecord } from './record.js'
 
 /** How long a cache entry written at a breakpoint lives without being read. */
@@ -33,6 +34,36 @@ export interface CachePlan {
   readonly breakpoints: readonly CacheBreakpoint[]
   /** What the policy left out and why (a breakpoint under the minimum length, over the limit). */
   readonly skipped?: readonly { readonly reason: string; readonly detail: string }[]
+}
+
+/** One section of the system string and how often its text changed in this session so far. */
+export interface CacheSectionFacts {
+  readonly name: string
+  /** `system.slice(start, end)` is the section's text. */
+  readonly start: number
+  readonly end: number
+  /** Requests of this session whose header changed this section's text (0: stable so far). */
+  readonly changes: number
+}
+
+/** What the loop knows, provider-neutrally, when it asks a route's adapter to place breakpoints. */
+export interface CachePlanInput {
+  /** The request about to be frozen. */
+  readonly request: {
+    readonly provider: string
+    readonly model: string
+    readonly system?: string
+    readonly tools?: readonly { readonly name: string }[]
+    readonly messages: readonly Message[]
+  }
+  /** The sections of `request.system`, in order (empty when the header recorded none). */
+  readonly sections: readonly CacheSectionFacts[]
+  /** How many requests of this session changed the tool list. */
+  readonly toolChanges: number
+  /** Index in `messages` of the newest runtime-context snapshot, if the history holds one. */
+  readonly snapshotIndex?: number
+  /** The previous conversation request of this session: its placement, its message count, ms since it was sent. */
+  readonly previous?: { readonly plan?: CachePlan; readonly messageCount: number; readonly elapsedMs: number }
 }
 
 /** True when `value` has the shape of a `CachePlan` (a log reader checks before trusting it). */

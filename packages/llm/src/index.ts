@@ -72,6 +72,8 @@ export {
   type CacheBreakpointPosition,
   type CacheBreakpoint,
   type CachePlan,
+  type CacheSectionFacts,
+  type CachePlanInput,
   isCachePlan,
 } from './cache.js'
 export {

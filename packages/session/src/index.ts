@@ -9,6 +9,7 @@ export {
   type RequestHeaderReason,
   type TodoItem,
   type RequestDigestRecord,
+  type RequestCacheRecord,
   type CompactionRequestRecord,
   type SessionEventMap,
   type SessionEventType,
@@ -70,6 +71,7 @@ export {
   configDigest,
   systemDigest,
   toolsDigest,
+  cacheDigest,
   messageDigest,
   messageChain,
   requestDigestParts,
@@ -82,7 +84,20 @@ export {
   type DigestVerification,
   type UndigestedStep,
 } from './verify.js'
-export { cachePrefixReport, type CachePrefixRow, type CompactionBreak, type MessageBreakCause } from './cache-report.js'
+export {
+  cachePrefixReport,
+  type CachePrefixRow,
+  type CompactionBreak,
+  type MessageBreakCause,
+  type CachePredictionRow,
+  type CacheMissCause,
+} from './cache-report.js'
+export {
+  predictCacheRead,
+  describeBreakpoint,
+  describeCacheMiss,
+  CACHE_LOOKBACK_BLOCKS,
+} from './cache-prediction.js'
 export { replayRequests, type ReplayedRequest } from './replay.js'
 export {
   sectionManifest,

@@ -9,6 +9,7 @@ import type { DigestableRequest } from './digest.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
 import { readSectionManifest } from './section-manifest.js'
 import {
+  cachePlanIn,
   checkCompactionCount,
   compactionRecordIn,
   isPositiveSafeInteger,
@@ -118,7 +119,9 @@ export function reconstructRequest(
   }
   const sections = readSectionManifest(header.system ?? '', record.sections)
   const heading = { header, headerSeq: record.seq, headerReason: record.reason, sections }
-  const request = modelRequestOf(header, messages)
+  // a summary request carries no cache plan; a conversation request the one its step recorded
+  const cache = compaction === undefined ? cachePlanIn(prefix, stepStart, prefix.length, turn, step) : undefined
+  const request = modelRequestOf(header, messages, cache)
   return deepFreeze(
     rebuiltRecord(where, heading, { context: foldRequestContext(prefix), messages, request, compaction }),
   )

@@ -1,0 +1,103 @@
+import {
+  callId,
+  createAssistantMessage,
+  createMessage,
+  createToolResultMessage,
+  createUserMessage,
+  extendHistory,
+  type CachePlanInput,
+  type Message,
+} from '@bridle/llm'
+import { describe, expect, it } from 'vitest'
+import { placeBreakpoints, prefixLayout } from '../src/index.js'
+
+const tools = [{ name: 'read_file', description: 'x'.repeat(700), parameters: { type: 'object' } }]
+const system = `${'A'.repeat(3000)}\n\n${'B'.repeat(3000)}\n\n${'C'.repeat(3000)}`
+const sections = [
+  { name: 'a', start: 0, end: 3000, changes: 0 },
+  { name: 'b', start: 3002, end: 6002, changes: 0 },
+  { name: 'c', start: 6004, end: 9004, changes: 0 },
+]
+const options = { minTokens: 1024, stableTtl: '1h' as const }
+const input = (messages: readonly Message[], extra: Partial<CachePlanInput> = {}): CachePlanInput => ({
+  request: { provider: 'anthropic', model: 'claude-sonnet-4-5', system, tools, messages },
+  sections,
+  toolChanges: 0,
+  ...extra,
+})
+
+/** An assistant step of `n` parallel tool calls and its `n` results. */
+function toolStep(n: number, step: number): Message[] {
+  const calls = Array.from({ length: n }, (_, i) => ({
+    type: 'tool-call' as const,
+    id: callId(`t${step}_${i}`),
+    name: 'read_file',
+    arguments: `{"path":"f${i}"}`,
+  }))
+  return [
+    createAssistantMessage({ content: calls, source: { provider: 'anthropic', model: 'm' } }),
+    ...calls.map((c) => createToolResultMessage({ callId: c.id, content: 'ok' })),
+  ]
+}
+
+describe('placeBreakpoints', () => {
+  it('places tools, the whole system and the newest block when nothing changed yet', () => {
+    const plan = placeBreakpoints(input([createUserMessage('hello')]), options)
+    expect(plan.breakpoints.map((b) => [b.at, b.reason, b.ttl])).toEqual([
+      ['system', 'stable-system', '1h'],
+      ['message', 'next-request', '5m'],
+    ])
+    // the tools alone (~220 tokens) are under the model's minimum: left out, and the log says why
+    expect(plan.skipped).toEqual([
+      { reason: 'tools', detail: expect.stringContaining("under the model's minimum of 1024") },
+    ])
+    expect(plan.breakpoints[0]).toMatchObject({ offset: system.length })
+  })
+
+  it('ends the stable system before the first section that ever changed', () => {
+    const changed = sections.map((s) => (s.name === 'c' ? { ...s, changes: 1 } : s))
+    const plan = placeBreakpoints(input([createUserMessage('x')], { sections: changed }), options)
+    expect(plan.breakpoints.find((b) => b.reason === 'stable-system')).toMatchObject({ at: 'system', offset: 6004 })
+  })
+
+  it('bridges to the previous request when a step of 12 parallel calls brought more than 20 blocks', () => {
+    const before = [createUserMessage('go')]
+    const after = [...before, ...toolStep(12, 1)]
+    const plan = placeBreakpoints(input(after, { previous: { messageCount: 1, elapsedMs: 1000 } }), options)
+    expect(plan.breakpoints.map((b) => b.reason)).toEqual(['stable-system', 'lookback-bridge', 'next-request'])
+    expect(plan.breakpoints[1]).toMatchObject({ at: 'message', index: 0, block: 0 })
+    // a small step stays within the lookback: no bridge
+    const small = [...before, ...toolStep(3, 2)]
+    const noBridge = placeBreakpoints(input(small, { previous: { messageCount: 1, elapsedMs: 1000 } }), options)
+    expect(noBridge.breakpoints.map((b) => b.reason)).toEqual(['stable-system', 'next-request'])
+  })
+
+  it('never places more than four, and keeps the most useful', () => {
+    const big = [{ ...tools[0]!, description: 'y'.repeat(6000) }]
+    const snapshot = createMessage({
+      role: 'user',
+      content: [{ type: 'text', text: 'cwd /w' }],
+      source: { kind: 'plugin', plugin: 'p', form: 'snapshot', sections: [{ name: 'cwd', text: '/w' }] },
+    })
+    const messages = [createUserMessage('go'), snapshot, ...toolStep(12, 1)]
+    const plan = placeBreakpoints(
+      {
+        ...input(messages, { previous: { messageCount: 1, elapsedMs: 1000 }, snapshotIndex: 1 }),
+        request: { ...input(messages).request, tools: big },
+      },
+      options,
+    )
+    expect(plan.breakpoints.map((b) => b.reason)).toEqual(['tools', 'stable-system', 'lookback-bridge', 'next-request'])
+    expect(plan.skipped).toEqual([{ reason: 'context-snapshot', detail: 'the API takes at most 4 breakpoints' }])
+  })
+
+  it('measures an extended history from the measurement of its base', () => {
+    const base = Object.freeze([createUserMessage('a'.repeat(350))])
+    const first = prefixLayout(input(base))
+    const next = extendHistory(base, [createUserMessage('b'.repeat(700))])
+    const second = prefixLayout(input(next))
+    expect(second.tokensThrough(0)).toBe(first.tokensThrough(0))
+    expect(second.tokensThrough(1) - second.tokensThrough(0)).toBeGreaterThanOrEqual(200)
+    expect(second.blocksThrough(1)).toBe(2)
+  })
+})
