@@ -98,16 +98,22 @@ describe('agent turn over the Anthropic adapter', () => {
     const events = agent.session.events as readonly SessionEvent[]
     const plans = events.filter((e) => e.type === 'request/cache').map((e) => (e.data as { plan: CachePlan }).plan)
     expect(plans).toHaveLength(2)
-    // request 1: tools and the whole system (nothing changed yet) for an hour, the prompt for the next request
+    // request 1: tools and the whole system (nothing changed yet) for an hour, the prompt for the next request and
+    // as the first long-lived checkpoint; in request 2 the history grew more than 15 % past it: a new checkpoint
     expect(plans[0]!.breakpoints.map((b) => [b.at, b.reason, b.ttl])).toEqual([
       ['tools', 'tools', '1h'],
       ['system', 'stable-system', '1h'],
-      ['message', 'next-request', '5m'],
+      ['message', 'next-request+checkpoint', '1h'],
+    ])
+    expect(plans[1]!.breakpoints.map((b) => [b.at, b.reason, b.ttl])).toEqual([
+      ['tools', 'tools', '1h'],
+      ['system', 'stable-system', '1h'],
+      ['message', 'next-request+checkpoint', '1h'],
     ])
     // what the log says is what went on the wire
     expect(first!.tools.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' })
     expect(first!.system.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' })
-    expect(first!.messages[0]!.content.at(-1)!.cache_control).toEqual({ type: 'ephemeral' })
+    expect(first!.messages[0]!.content.at(-1)!.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' })
     expect(second!.messages[2]!.content.at(-1)).toMatchObject({
       type: 'tool_result',
       cache_control: { type: 'ephemeral' },

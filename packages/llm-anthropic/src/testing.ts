@@ -20,3 +20,15 @@ export {
   type CannedBlock,
   type AnswerOptions,
 } from './testing/canned.js'
+export {
+  CacheSimulator,
+  PRICE,
+  simRequest,
+  blocksOfBody,
+  type SimBlock,
+  type SimRequest,
+  type SimBreakpoint,
+  type SimBill,
+  type SimulatorOptions,
+  type CacheState,
+} from './cache/simulator.js'

@@ -12,11 +12,11 @@ import { describe, expect, it } from 'vitest'
 import { placeBreakpoints, prefixLayout } from '../src/index.js'
 
 const tools = [{ name: 'read_file', description: 'x'.repeat(700), parameters: { type: 'object' } }]
-const system = `${'A'.repeat(3000)}\n\n${'B'.repeat(3000)}\n\n${'C'.repeat(3000)}`
+const system = `${'A'.repeat(6000)}\n\n${'B'.repeat(6000)}\n\n${'C'.repeat(6000)}`
 const sections = [
-  { name: 'a', start: 0, end: 3000, changes: 0 },
-  { name: 'b', start: 3002, end: 6002, changes: 0 },
-  { name: 'c', start: 6004, end: 9004, changes: 0 },
+  { name: 'a', start: 0, end: 6000, changes: 0 },
+  { name: 'b', start: 6002, end: 12_002, changes: 0 },
+  { name: 'c', start: 12_004, end: 18_004, changes: 0 },
 ]
 const options = { minTokens: 1024, stableTtl: '1h' as const }
 const input = (messages: readonly Message[], extra: Partial<CachePlanInput> = {}): CachePlanInput => ({
@@ -45,7 +45,7 @@ describe('placeBreakpoints', () => {
     const plan = placeBreakpoints(input([createUserMessage('hello')]), options)
     expect(plan.breakpoints.map((b) => [b.at, b.reason, b.ttl])).toEqual([
       ['system', 'stable-system', '1h'],
-      ['message', 'next-request', '5m'],
+      ['message', 'next-request+checkpoint', '1h'],
     ])
     // the tools alone (~220 tokens) are under the model's minimum: left out, and the log says why
     expect(plan.skipped).toEqual([
@@ -57,38 +57,67 @@ describe('placeBreakpoints', () => {
   it('ends the stable system before the first section that ever changed', () => {
     const changed = sections.map((s) => (s.name === 'c' ? { ...s, changes: 1 } : s))
     const plan = placeBreakpoints(input([createUserMessage('x')], { sections: changed }), options)
-    expect(plan.breakpoints.find((b) => b.reason === 'stable-system')).toMatchObject({ at: 'system', offset: 6004 })
+    expect(plan.breakpoints.find((b) => b.reason === 'stable-system')).toMatchObject({ at: 'system', offset: 12_004 })
   })
 
+  const checkpointAt0 = {
+    policy: 'bridle',
+    breakpoints: [{ at: 'message' as const, index: 0, block: 0, ttl: '1h' as const, reason: 'checkpoint' }],
+  }
+
   it('bridges to the previous request when a step of 12 parallel calls brought more than 20 blocks', () => {
-    const before = [createUserMessage('go')]
+    const before = [createUserMessage('go'), ...toolStep(1, 0)]
+    const previous = { messageCount: 3, elapsedMs: 1000, plan: checkpointAt0 }
     const after = [...before, ...toolStep(12, 1)]
-    const plan = placeBreakpoints(input(after, { previous: { messageCount: 1, elapsedMs: 1000 } }), options)
-    expect(plan.breakpoints.map((b) => b.reason)).toEqual(['stable-system', 'lookback-bridge', 'next-request'])
-    expect(plan.breakpoints[1]).toMatchObject({ at: 'message', index: 0, block: 0 })
+    const plan = placeBreakpoints(input(after, { previous }), options)
+    expect(plan.breakpoints.map((b) => [b.reason, b.ttl])).toEqual([
+      ['stable-system', '1h'],
+      ['checkpoint', '1h'],
+      ['lookback-bridge', '5m'],
+      ['next-request', '5m'],
+    ])
+    expect(plan.breakpoints[2]).toMatchObject({ at: 'message', index: 2, block: 0 })
     // a small step stays within the lookback: no bridge
     const small = [...before, ...toolStep(3, 2)]
-    const noBridge = placeBreakpoints(input(small, { previous: { messageCount: 1, elapsedMs: 1000 } }), options)
-    expect(noBridge.breakpoints.map((b) => b.reason)).toEqual(['stable-system', 'next-request'])
+    const noBridge = placeBreakpoints(input(small, { previous }), options)
+    expect(noBridge.breakpoints.map((b) => b.reason)).toEqual(['stable-system', 'checkpoint', 'next-request'])
+  })
+
+  it('moves the checkpoint to the newest block once the history grew 15% past it', () => {
+    const grown = [createUserMessage('go'), createUserMessage('z'.repeat(4000))]
+    const plan = placeBreakpoints(
+      input(grown, { previous: { messageCount: 1, elapsedMs: 1000, plan: checkpointAt0 } }),
+      options,
+    )
+    expect(plan.breakpoints.map((b) => [b.reason, b.ttl])).toEqual([
+      ['stable-system', '1h'],
+      ['next-request+checkpoint', '1h'],
+    ])
   })
 
   it('never places more than four, and keeps the most useful', () => {
-    const big = [{ ...tools[0]!, description: 'y'.repeat(6000) }]
+    const big = [{ ...tools[0]!, description: 'y'.repeat(30_000) }]
     const snapshot = createMessage({
       role: 'user',
       content: [{ type: 'text', text: 'cwd /w' }],
       source: { kind: 'plugin', plugin: 'p', form: 'snapshot', sections: [{ name: 'cwd', text: '/w' }] },
     })
     const messages = [createUserMessage('go'), snapshot, ...toolStep(12, 1)]
+    const previous = { messageCount: 2, elapsedMs: 1000, plan: checkpointAt0 }
     const plan = placeBreakpoints(
-      {
-        ...input(messages, { previous: { messageCount: 1, elapsedMs: 1000 }, snapshotIndex: 1 }),
-        request: { ...input(messages).request, tools: big },
-      },
+      { ...input(messages, { previous, snapshotIndex: 1 }), request: { ...input(messages).request, tools: big } },
       options,
     )
-    expect(plan.breakpoints.map((b) => b.reason)).toEqual(['tools', 'stable-system', 'lookback-bridge', 'next-request'])
-    expect(plan.skipped).toEqual([{ reason: 'context-snapshot', detail: 'the API takes at most 4 breakpoints' }])
+    expect(plan.breakpoints.map((b) => b.reason)).toEqual([
+      'stable-system',
+      'checkpoint',
+      'lookback-bridge',
+      'next-request',
+    ])
+    expect(plan.skipped).toEqual([
+      { reason: 'tools', detail: 'the API takes at most 4 breakpoints' },
+      { reason: 'context-snapshot', detail: 'same place as a breakpoint already placed' },
+    ])
   })
 
   it('measures an extended history from the measurement of its base', () => {

@@ -11,10 +11,17 @@
  *   3. `stable-system` — the end of the system sections that never changed in this session: when a section that did
  *      change changes again, tools and the stable sections are still read.
  *   4. `tools` — the end of the tool definitions: read even when the first system section changes.
- *   5. `context-snapshot` — the end of the newest runtime-context snapshot, when a slot is left.
+ *   3. `checkpoint` — a place in the history cached for the long TTL and placed again on every request (so each
+ *      request keeps it alive): when the user pauses longer than 5 minutes, the 5-minute entries are gone but this
+ *      one is read. When the history has grown more than 15 % past it, the newest block becomes the new checkpoint.
+ *   4. `stable-system` — the end of the system sections that never changed in this session: when a section that did
+ *      change changes again, tools and the stable sections are still read.
+ *   5. `tools` — the end of the tool definitions: read even when the first system section changes.
+ *   6. `context-snapshot` — the end of the newest runtime-context snapshot, when a slot is left.
  *
- * Tools and the stable system use the configured long TTL (1 hour by default: they outlive a coffee break and are
- * written rarely); the moving message breakpoints use 5 minutes (written every request, read by the next one).
+ * Tools, the stable system and the checkpoint use the configured long TTL (1 hour by default: written rarely, they
+ * outlive a pause); the moving message breakpoints use 5 minutes (written every request, read by the next one). The
+ * API wants longer TTLs before shorter ones, so a 5-minute breakpoint before a 1-hour one is raised to 1 hour.
  */
 import type { CacheBreakpoint, CachePlan, CachePlanInput, CacheTtl } from '@bridle/llm'
 import { prefixLayout, type PrefixLayout } from './layout.js'
@@ -22,6 +29,8 @@ import { prefixLayout, type PrefixLayout } from './layout.js'
 /** The API's limits this policy respects (README "Figures this package relies on"). */
 export const MAX_BREAKPOINTS = 4
 export const LOOKBACK_BLOCKS = 20
+/** Growth of the history past the checkpoint, as a share of the prefix, that moves the checkpoint to the newest block. */
+export const CHECKPOINT_GROWTH = 0.15
 
 export interface PolicyOptions {
   /** The model's minimum cacheable prefix, in tokens. */
@@ -59,7 +68,12 @@ export function placeBreakpoints(input: CachePlanInput, options: PolicyOptions):
     } else wanted.push(candidate)
   }
   const last = layout.messageCount - 1
-  if (last >= 0) offer(onMessage(layout, last, 'next-request', '5m'))
+  const checkpoint = last >= 0 ? checkpointOf(input, layout, options.stableTtl) : undefined
+  if (last >= 0) {
+    const renew = checkpoint === undefined
+    offer(onMessage(layout, last, renew ? 'next-request+checkpoint' : 'next-request', renew ? options.stableTtl : '5m'))
+  }
+  offer(checkpoint)
   offer(bridge(input, layout))
   offer(stableSystem(input, layout, options.stableTtl))
   if ((input.request.tools?.length ?? 0) > 0) {
@@ -72,7 +86,7 @@ export function placeBreakpoints(input: CachePlanInput, options: PolicyOptions):
   wanted.sort((a, b) => compareOrder(a.order, b.order))
   return {
     policy: 'bridle',
-    breakpoints: wanted.map((w) => w.breakpoint),
+    breakpoints: longerFirst(wanted.map((w) => w.breakpoint)),
     ...(skipped.length === 0 ? {} : { skipped }),
   }
 }
@@ -83,6 +97,27 @@ function onMessage(layout: PrefixLayout, index: number, reason: string, ttl: Cac
     breakpoint: { at: 'message', index, block, ttl, reason, tokens: layout.tokensThrough(index) },
     order: [2, index, block],
   }
+}
+
+/**
+ * The checkpoint to keep alive: the previous plan's (a `checkpoint`, or a newest block made one), while the history
+ * has grown less than `CHECKPOINT_GROWTH` past it; `undefined` when the newest block should become the checkpoint.
+ */
+function checkpointOf(input: CachePlanInput, layout: PrefixLayout, ttl: CacheTtl): Candidate | undefined {
+  const previous = input.previous?.plan?.breakpoints.find(
+    (b) => b.at === 'message' && (b.reason === 'checkpoint' || b.reason === 'next-request+checkpoint'),
+  )
+  if (previous?.at !== 'message' || previous.index >= layout.messageCount) return undefined
+  const at = onMessage(layout, previous.index, 'checkpoint', ttl)
+  const total = layout.tokensThrough(layout.messageCount - 1)
+  if (total - (at.breakpoint.tokens ?? 0) > CHECKPOINT_GROWTH * total) return undefined
+  return at
+}
+
+/** The TTLs made non-increasing in prefix order, as the API requires (a 5m breakpoint before a 1h one becomes 1h). */
+function longerFirst(breakpoints: CacheBreakpoint[]): CacheBreakpoint[] {
+  const lastLong = breakpoints.findLastIndex((b) => b.ttl === '1h')
+  return breakpoints.map((b, i) => (i < lastLong && b.ttl === '5m' ? { ...b, ttl: '1h' } : b))
 }
 
 /** The previous request's newest block, when the newest block of this one is more than 20 blocks past it. */
