@@ -16,6 +16,7 @@ import { manyAgents } from './many-agents.mjs'
 import { postgresBeside } from './postgres.mjs'
 import { viewerFirstPaint } from './viewer-first-paint.mjs'
 import { cliStartup } from './cli-startup.mjs'
+import { anthropicCache } from './anthropic-cache.mjs'
 
 const all = [
   stepOverhead,
@@ -28,6 +29,7 @@ const all = [
   cacheStability,
   postgresBeside,
   compactionCache,
+  anthropicCache,
   viewerFirstPaint,
   cliStartup,
 ]

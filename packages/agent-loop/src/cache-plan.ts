@@ -24,7 +24,17 @@ export interface CacheFacts {
   /** The manifest and tool names of the last header seen, to count the next change. */
   lastSections: readonly SystemSectionRecord[] | undefined
   lastTools: string | undefined
-  previous: { plan?: CachePlan; messageCount: number; time: number } | undefined
+  previous:
+    | {
+        plan?: CachePlan
+        messageCount: number
+        time: number
+        /** What that request carried, to tell whether the next one starts with all of it (by identity: cheap). */
+        system?: string
+        tools?: readonly ToolSchema[]
+        messages?: readonly Message[]
+      }
+    | undefined
   /** The newest snapshot found so far and its index, so the next search starts there. */
   snapshot: { message: Message; index: number } | undefined
 }
@@ -121,6 +131,19 @@ function snapshotIndex(facts: CacheFacts, messages: readonly Message[]): number 
   return undefined
 }
 
+/**
+ * Whether the request starts with all of the previous one. The folded header keeps the same system and tools objects
+ * while nothing changed and the session's history only grows, so identity answers it in O(1); anything it cannot
+ * tell (a resume, where the previous request is known only from the log) counts as not held.
+ */
+function prefixHeld(previous: NonNullable<CacheFacts['previous']>, parts: CacheRequestParts): boolean {
+  const before = previous.messages
+  if (before === undefined || previous.system !== parts.system || previous.tools !== parts.tools) return false
+  const n = before.length
+  const now = parts.messages
+  return n === 0 || (now.length >= n && now[0] === before[0] && now[n - 1] === before[n - 1])
+}
+
 /** The request parts the placement reads. */
 export interface CacheRequestParts {
   readonly provider: string
@@ -171,11 +194,19 @@ export function planRequestCache(
             ...(previous.plan === undefined ? {} : { plan: previous.plan }),
             messageCount: previous.messageCount,
             elapsedMs: Math.max(0, now - previous.time),
+            prefixHeld: prefixHeld(previous, parts),
           },
         }),
   }
   const plan = prepared.planCache(input)
-  facts.previous = { ...(plan === undefined ? {} : { plan }), messageCount: parts.messages.length, time: now }
+  facts.previous = {
+    ...(plan === undefined ? {} : { plan }),
+    messageCount: parts.messages.length,
+    time: now,
+    ...(parts.system === undefined ? {} : { system: parts.system }),
+    ...(parts.tools === undefined ? {} : { tools: parts.tools }),
+    messages: parts.messages,
+  }
   if (plan === undefined) return undefined
   rt.session.append('request/cache', { turn: at.turn, step: at.step, plan })
   return plan

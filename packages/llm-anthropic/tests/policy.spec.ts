@@ -67,7 +67,7 @@ describe('placeBreakpoints', () => {
 
   it('bridges to the previous request when a step of 12 parallel calls brought more than 20 blocks', () => {
     const before = [createUserMessage('go'), ...toolStep(1, 0)]
-    const previous = { messageCount: 3, elapsedMs: 1000, plan: checkpointAt0 }
+    const previous = { messageCount: 3, elapsedMs: 1000, prefixHeld: true, plan: checkpointAt0 }
     const after = [...before, ...toolStep(12, 1)]
     const plan = placeBreakpoints(input(after, { previous }), options)
     expect(plan.breakpoints.map((b) => [b.reason, b.ttl])).toEqual([
@@ -83,16 +83,34 @@ describe('placeBreakpoints', () => {
     expect(noBridge.breakpoints.map((b) => b.reason)).toEqual(['stable-system', 'checkpoint', 'next-request'])
   })
 
-  it('moves the checkpoint to the newest block once the history grew 15% past it', () => {
-    const grown = [createUserMessage('go'), createUserMessage('z'.repeat(4000))]
-    const plan = placeBreakpoints(
-      input(grown, { previous: { messageCount: 1, elapsedMs: 1000, plan: checkpointAt0 } }),
-      options,
-    )
-    expect(plan.breakpoints.map((b) => [b.reason, b.ttl])).toEqual([
+  it('moves the checkpoint to the newest block once the history grew 15% past it, on a request that adds little', () => {
+    const grown = [createUserMessage('go'), createUserMessage('z'.repeat(4000)), createUserMessage('ok')]
+    const after = (messageCount: number) =>
+      placeBreakpoints(
+        input(grown, { previous: { messageCount, elapsedMs: 1000, prefixHeld: true, plan: checkpointAt0 } }),
+        options,
+      ).breakpoints.map((b) => [b.reason, b.ttl])
+    expect(after(2)).toEqual([
       ['stable-system', '1h'],
       ['next-request+checkpoint', '1h'],
     ])
+    // this request itself brought most of the growth: renewing now would bill it at 2×, so the old one is kept
+    expect(after(1)).toEqual([
+      ['stable-system', '1h'],
+      ['checkpoint', '1h'],
+      ['next-request', '5m'],
+    ])
+  })
+
+  it('takes no long-TTL checkpoint in a request whose prefix changed (the write would re-bill it at 2×)', () => {
+    const messages = [createUserMessage('go'), ...toolStep(1, 0)]
+    const previous = { messageCount: 3, elapsedMs: 1000, prefixHeld: false, plan: checkpointAt0 }
+    const plan = placeBreakpoints(input(messages, { previous }), options)
+    expect(plan.breakpoints.map((b) => [b.reason, b.ttl])).toEqual([
+      ['stable-system', '1h'],
+      ['next-request', '5m'],
+    ])
+    expect(plan.skipped).toContainEqual({ reason: 'checkpoint', detail: expect.stringContaining('re-bill it at 2×') })
   })
 
   it('never places more than four, and keeps the most useful', () => {
@@ -103,7 +121,7 @@ describe('placeBreakpoints', () => {
       source: { kind: 'plugin', plugin: 'p', form: 'snapshot', sections: [{ name: 'cwd', text: '/w' }] },
     })
     const messages = [createUserMessage('go'), snapshot, ...toolStep(12, 1)]
-    const previous = { messageCount: 2, elapsedMs: 1000, plan: checkpointAt0 }
+    const previous = { messageCount: 2, elapsedMs: 1000, prefixHeld: true, plan: checkpointAt0 }
     const plan = placeBreakpoints(
       { ...input(messages, { previous, snapshotIndex: 1 }), request: { ...input(messages).request, tools: big } },
       options,

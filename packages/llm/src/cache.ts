@@ -63,7 +63,16 @@ export interface CachePlanInput {
   /** Index in `messages` of the newest runtime-context snapshot, if the history holds one. */
   readonly snapshotIndex?: number
   /** The previous conversation request of this session: its placement, its message count, ms since it was sent. */
-  readonly previous?: { readonly plan?: CachePlan; readonly messageCount: number; readonly elapsedMs: number }
+  readonly previous?: {
+    readonly plan?: CachePlan
+    readonly messageCount: number
+    readonly elapsedMs: number
+    /**
+     * Whether this request starts with all of the previous one: the same tools and system, and its messages
+     * unchanged (false after a section or tool change, a compaction, or when the loop cannot tell, as after a resume).
+     */
+    readonly prefixHeld: boolean
+  }
 }
 
 /** True when `value` has the shape of a `CachePlan` (a log reader checks before trusting it). */

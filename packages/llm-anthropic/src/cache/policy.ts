@@ -68,12 +68,13 @@ export function placeBreakpoints(input: CachePlanInput, options: PolicyOptions):
     } else wanted.push(candidate)
   }
   const last = layout.messageCount - 1
-  const checkpoint = last >= 0 ? checkpointOf(input, layout, options.stableTtl) : undefined
+  const checkpoint = last >= 0 ? checkpointOf(input, layout, options.stableTtl) : { renew: false }
+  if (checkpoint.note !== undefined) skipped.push({ reason: 'checkpoint', detail: checkpoint.note })
   if (last >= 0) {
-    const renew = checkpoint === undefined
+    const renew = checkpoint.renew
     offer(onMessage(layout, last, renew ? 'next-request+checkpoint' : 'next-request', renew ? options.stableTtl : '5m'))
   }
-  offer(checkpoint)
+  offer(checkpoint.keep)
   offer(bridge(input, layout))
   offer(stableSystem(input, layout, options.stableTtl))
   if ((input.request.tools?.length ?? 0) > 0) {
@@ -100,18 +101,36 @@ function onMessage(layout: PrefixLayout, index: number, reason: string, ttl: Cac
 }
 
 /**
- * The checkpoint to keep alive: the previous plan's (a `checkpoint`, or a newest block made one), while the history
- * has grown less than `CHECKPOINT_GROWTH` past it; `undefined` when the newest block should become the checkpoint.
+ * The checkpoint decision: keep the previous plan's checkpoint (a `checkpoint`, or a newest block made one) alive
+ * while the history has grown less than `CHECKPOINT_GROWTH` past it; else make the newest block the checkpoint —
+ * unless this request brought a large part of that growth at once (its long-TTL write would bill that part at 2×:
+ * keep the old one and renew on a later, smaller request, or once the growth doubled). After a change before the
+ * checkpoint (a section, a tool, a compaction) there is none this request: a long-TTL write would re-bill the whole
+ * prefix at 2×; the next request takes a fresh one.
  */
-function checkpointOf(input: CachePlanInput, layout: PrefixLayout, ttl: CacheTtl): Candidate | undefined {
-  const previous = input.previous?.plan?.breakpoints.find(
+function checkpointOf(
+  input: CachePlanInput,
+  layout: PrefixLayout,
+  ttl: CacheTtl,
+): { keep?: Candidate; renew: boolean; note?: string } {
+  const prev = input.previous
+  if (prev !== undefined && !prev.prefixHeld) {
+    return {
+      renew: false,
+      note: 'the prefix changed since the previous request: a long-TTL write now would re-bill it at 2×',
+    }
+  }
+  const previous = prev?.plan?.breakpoints.find(
     (b) => b.at === 'message' && (b.reason === 'checkpoint' || b.reason === 'next-request+checkpoint'),
   )
-  if (previous?.at !== 'message' || previous.index >= layout.messageCount) return undefined
-  const at = onMessage(layout, previous.index, 'checkpoint', ttl)
+  if (previous?.at !== 'message' || previous.index >= layout.messageCount) return { renew: true }
+  const keep = onMessage(layout, previous.index, 'checkpoint', ttl)
   const total = layout.tokensThrough(layout.messageCount - 1)
-  if (total - (at.breakpoint.tokens ?? 0) > CHECKPOINT_GROWTH * total) return undefined
-  return at
+  const growth = total - (keep.breakpoint.tokens ?? 0)
+  if (growth <= CHECKPOINT_GROWTH * total) return { keep, renew: false }
+  const newPart = total - layout.tokensThrough(Math.min(prev!.messageCount, layout.messageCount) - 1)
+  if (newPart > growth / 2 && growth <= 2 * CHECKPOINT_GROWTH * total) return { keep, renew: false }
+  return { renew: true }
 }
 
 /** The TTLs made non-increasing in prefix order, as the API requires (a 5m breakpoint before a 1h one becomes 1h). */
