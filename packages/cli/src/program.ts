@@ -25,7 +25,14 @@ export function program(io: Io, exit: { code: number }): Command {
     .argument('<prompt>', 'what to ask')
     .option('-s, --session <id>', 'resume this session instead of starting one')
     .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .option(
+      '--base-url <url>',
+      'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL), or the Anthropic endpoint with --provider anthropic',
+    )
+    .option(
+      '--provider <route>',
+      'the environment route: openai-compatible, deepseek or anthropic (default: the first configured)',
+    )
     .action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
       const { run } = await import('./commands/run.js')
       exit.code = await run(prompt, { ...o, config: config() }, io)
@@ -73,7 +80,14 @@ export function program(io: Io, exit: { code: number }): Command {
     .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
     .option('-s, --session <id>', 'resume this session')
     .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .option(
+      '--base-url <url>',
+      'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL), or the Anthropic endpoint with --provider anthropic',
+    )
+    .option(
+      '--provider <route>',
+      'the environment route: openai-compatible, deepseek or anthropic (default: the first configured)',
+    )
     .action(async (o: Omit<DevOptions, 'config'>) => {
       const { dev } = await import('./commands/dev.js')
       exit.code = await dev({ ...o, config: config() }, io)

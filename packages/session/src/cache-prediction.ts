@@ -31,7 +31,11 @@ export interface PredictionInput {
 /** The prediction part of a cache-report row for a request that carried a plan. */
 export function predictCacheRead(input: PredictionInput): CachePredictionRow {
   const { plan, previous } = input
-  const base = { policy: plan.policy, breakpoints: plan.breakpoints }
+  const base = {
+    policy: plan.policy,
+    breakpoints: plan.breakpoints,
+    ...(plan.skipped === undefined || plan.skipped.length === 0 ? {} : { skipped: plan.skipped }),
+  }
   const written = previous?.plan?.breakpoints ?? []
   if (previous === undefined || written.length === 0) return { ...base, predictedReadTokens: 0 }
   let best: CacheBreakpoint | undefined

@@ -92,6 +92,8 @@ export type CacheMissCause =
 export interface CachePredictionRow {
   readonly policy: string
   readonly breakpoints: readonly CacheBreakpoint[]
+  /** Places the policy left out and why (under the minimum, over the limit), as the plan recorded them. */
+  readonly skipped?: readonly { readonly reason: string; readonly detail: string }[]
   /** Estimated tokens of the longest prefix a breakpoint of the previous request wrote that this one reads. */
   readonly predictedReadTokens: number
   /** Why less than the previous request's largest cached prefix is read; absent when nothing was lost. */

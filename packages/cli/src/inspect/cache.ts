@@ -60,8 +60,9 @@ function planLines(row: CachePrefixRow, p: Paint): string[] {
       ? ''
       : ` · provider read ${count(row.cachedInputTokens)}${row.cacheWriteTokens === undefined ? '' : `, wrote ${count(row.cacheWriteTokens)}`}`
   const miss = plan.miss === undefined ? '' : ` · ${p.red('miss')}: ${describeCacheMiss(plan.miss)}`
+  const left = (plan.skipped ?? []).map((s) => `${s.reason} (${s.detail})`).join('; ')
   return [
-    `    breakpoints (${plan.policy}): ${placed}`,
+    `    breakpoints (${plan.policy}): ${placed}${left === '' ? '' : ` · left out: ${left}`}`,
     `    predicted read ~${count(plan.predictedReadTokens)} tokens${reported}${miss}`,
   ]
 }
