@@ -32,3 +32,4 @@ export {
   type SimulatorOptions,
   type CacheState,
 } from './cache/simulator.js'
+export { eventsOfChunks } from './testing/chunk-events.js'

@@ -27,6 +27,8 @@ export type MockBehaviour =
   | { kind: 'hang'; events?: MessagesSseItem[] }
   /** 200 and the events, then `repeat` every `everyMs` until the client leaves (pings forever, an endless answer). */
   | { kind: 'repeat'; events: MessagesSseItem[]; repeat: MessagesSseItem; everyMs: number }
+  /** 200 and each event as the iterable produces it; an iterable that throws resets the connection. */
+  | { kind: 'stream'; events: AsyncIterable<MessagesSseItem> }
 
 export interface RecordedRequest {
   method: string
@@ -164,6 +166,19 @@ export async function startMockServer(script: MockBehaviour[] = []): Promise<Moc
           for (const item of behaviour.events) res.write(encodeSseItem(item))
         }
         await disconnected
+        return
+      }
+      case 'stream': {
+        res.writeHead(200, streamHead)
+        try {
+          for await (const item of behaviour.events) {
+            if (left) break
+            res.write(encodeSseItem(item))
+          }
+          res.end()
+        } catch {
+          res.socket?.destroy()
+        }
         return
       }
       case 'repeat': {
