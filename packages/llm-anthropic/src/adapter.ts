@@ -89,7 +89,7 @@ export class AnthropicAdapter implements LlmAdapter {
   }
 
   /**
-   * Places the prompt-cache breakpoints of a request about to be built (README "Prompt caching"); `undefined` with
+   * Places the prompt-cache breakpoints of a request about to be built (README.md#prompt-caching); `undefined` with
    * `cachePolicy: 'none'`. Pure and synchronous: the loop records the plan in the log before it freezes the request.
    */
   planCache(input: CachePlanInput): CachePlan | undefined {

@@ -96,7 +96,7 @@ export function effortsOf(thinking: ModelEntry['thinking']): string[] {
   return thinking.mode === 'budget' ? Object.keys(thinking.budgets) : [...thinking.efforts]
 }
 
-/** How the adapter places prompt-cache breakpoints (README "Prompt caching"). */
+/** How the adapter places prompt-cache breakpoints (README.md#prompt-caching). */
 export const CachePolicySchema = z.enum(['bridle', 'none'])
 
 /** The strict schema of the plugin config. */

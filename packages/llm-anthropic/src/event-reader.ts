@@ -1,5 +1,5 @@
 /**
- * The bounded Server-Sent Events reader of one response (README "Bounds"). The SDK's own stream iterator treats a
+ * The bounded Server-Sent Events reader of one response (README.md#bounds). The SDK's own stream iterator treats a
  * body that ends early as the end of the answer and has no stall or size bounds, so the adapter frames the body
  * itself with `eventsource-parser` and bounds it four ways: an idle timer re-armed by any byte, a data deadline
  * re-armed only when the caller reports progress (so `ping`s and empty events cannot keep a call alive), the call's

@@ -1,5 +1,5 @@
 /**
- * Failure classification (README "Failures"): a non-2xx answer, an `error` event inside the stream, or whatever
+ * Failure classification (README.md#failures): a non-2xx answer, an `error` event inside the stream, or whatever
  * else went wrong during one call becomes exactly one `LlmError` with a code from `@bridle/llm`'s table and the
  * facts a retry policy needs (status, the provider's retry-after, the request id). Every message is scrubbed of the
  * call's secrets before it leaves the adapter: redacted first, cut to length after, so a cut never splits a key.

@@ -1,5 +1,5 @@
 /**
- * Thinking replay (README "Thinking and replay"). Claude's thinking blocks carry a `signature`, and
+ * Thinking replay (README.md#thinking-and-replay). Claude's thinking blocks carry a `signature`, and
  * `redacted_thinking` blocks carry opaque `data`; both must go back unchanged in later requests of a tool loop.
  * The neutral message keeps the thinking text as a `reasoning` block; what it cannot hold travels in the
  * message's adapter-private `replayState`: the wire order of the answer's blocks, where each entry is either the

@@ -1,5 +1,5 @@
 /**
- * Request serialization: neutral `GenerateOptions` → the Messages API JSON body (README "Request mapping").
+ * Request serialization: neutral `GenerateOptions` → the Messages API JSON body (README.md#request-mapping).
  * Everything here runs before any I/O, so a request the route cannot carry fails without a byte leaving the
  * process. Cache breakpoints from `options.cache` become `cache_control` markers on the blocks they end.
  */

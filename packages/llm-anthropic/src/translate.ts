@@ -1,6 +1,6 @@
 /**
  * Event translation: one parsed Messages stream event at a time → neutral `StreamChunk`s, then finalization at
- * `message_stop` (README "Streaming"). Pure state machine; no I/O, no timers. `push` reports whether the event
+ * `message_stop` (README.md#streaming). Pure state machine; no I/O, no timers. `push` reports whether the event
  * carried content, which is what re-arms the adapter's data deadline (a `ping` or an empty delta does not).
  */
 import { LlmError, callId, isRecord, type FinishReason, type StreamChunk, type TokenUsage } from '@bridle/llm'

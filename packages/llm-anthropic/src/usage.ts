@@ -1,5 +1,5 @@
 /**
- * Wire usage → neutral `TokenUsage` (README "Usage"). Anthropic's `input_tokens` already excludes cached input, so
+ * Wire usage → neutral `TokenUsage` (README.md#usage). Anthropic's `input_tokens` already excludes cached input, so
  * its figures are disjoint as `TokenUsage` wants them: `input_tokens` → `inputTokens`, `cache_read_input_tokens` →
  * `cacheReadTokens`, `cache_creation_input_tokens` → `cacheWriteTokens`; `billedInputTokens` (`@bridle/llm`) adds
  * the three into the normalized total.

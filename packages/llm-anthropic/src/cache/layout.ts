@@ -1,6 +1,6 @@
 /**
  * The prefix a request presents to the prompt cache, in the order the API reads it — tools, system, messages — with
- * an estimated token count and a block count at every message end (README "Prompt caching"). Estimates only: the
+ * an estimated token count and a block count at every message end (README.md#prompt-caching). Estimates only: the
  * policy uses them for the per-model minimum and for the log; the API's own counts come back in the usage.
  *
  * Per step this costs O(new messages): a history built by `extendHistory` from one already measured (the session's

@@ -1,5 +1,5 @@
 /**
- * Bridle's breakpoint placement (README "Prompt caching", docs/caching.md). The Messages API caches a prefix only at
+ * Bridle's breakpoint placement (README.md#prompt-caching, docs/caching.md). The Messages API caches a prefix only at
  * explicit `cache_control` breakpoints — at most four, each reading back at most 20 blocks, each ignored below the
  * model's minimum length — and bills a written prefix above normal input and a read one far below it. Extra
  * breakpoints cost nothing (a prefix is billed once), so the policy fills the four slots with the places later
@@ -26,7 +26,7 @@
 import type { CacheBreakpoint, CachePlan, CachePlanInput, CacheTtl } from '@bridle/llm'
 import { prefixLayout, type PrefixLayout } from './layout.js'
 
-/** The API's limits this policy respects (README "Figures this package relies on"). */
+/** The API's limits this policy respects (README.md#figures-this-package-relies-on). */
 export const MAX_BREAKPOINTS = 4
 export const LOOKBACK_BLOCKS = 20
 /** Growth of the history past the checkpoint, as a share of the prefix, that moves the checkpoint to the newest block. */

@@ -1,6 +1,5 @@
 /**
- * A prompt-cache simulator that bills a sequence of Messages requests the way the API documents it (README "Prompt
- * caching", the figures dated there): a prefix is cached only at a `cache_control` breakpoint; a breakpoint reads the
+ * A prompt-cache simulator that bills a sequence of Messages requests the way the API documents it (README.md#prompt-caching, the figures dated there): a prefix is cached only at a `cache_control` breakpoint; a breakpoint reads the
  * longest cached prefix ending at it or at one of the 20 block boundaries before it; a breakpoint shorter than the
  * model's minimum is ignored; at most 4 per request; a written prefix lives 5 minutes or 1 hour and every use renews
  * it. Billing, in multiples of the base input price: uncached input ×1, cache read ×0.1, cache write ×1.25 (5m) or ×2
