@@ -202,7 +202,8 @@ function oraclePlacement(sim, requests, i, minTokens) {
     const breakpoints = placed.map((b, x) => (x < lastLong ? { ...b, ttl: '1h' } : b))
     const trial = sim.fork()
     let cost = trial.bill(r, breakpoints).cost
-    for (let j = i + 1; j < Math.min(requests.length, i + 3); j++) cost += trial.bill(requests[j], greedy(trial, requests, j)).cost
+    for (let j = i + 1; j < Math.min(requests.length, i + 3); j++)
+      cost += trial.bill(requests[j], greedy(trial, requests, j)).cost
     if (best === undefined || cost < best.cost) best = { cost, breakpoints }
   }
   return best.breakpoints
@@ -278,7 +279,14 @@ export async function anthropicCache() {
   const input = requests.reduce((a, r) => a + r.totalTokens, 0)
   return {
     title: `Anthropic prompt-cache placement (${TURNS} turns, ${requests.length} requests, ${input.toLocaleString('en-US')} input tokens; costs in base-input-token units)`,
-    columns: ['policy', 'cost per turn', 'cost vs none', 'cost vs oracle', 'input read from cache after turn 1', 'tokens written'],
+    columns: [
+      'policy',
+      'cost per turn',
+      'cost vs none',
+      'cost vs oracle',
+      'input read from cache after turn 1',
+      'tokens written',
+    ],
     rows: summary.map((s) => [
       s.name,
       Math.round(s.cost / TURNS).toLocaleString('en-US'),
@@ -288,13 +296,21 @@ export async function anthropicCache() {
       s.writes.toLocaleString('en-US'),
     ]),
     bars: [
-      { name: "Bridle's placement costs ≤ 1.05× the hindsight oracle", value: bridle.cost / oracle.cost, ok: bridle.cost <= 1.05 * oracle.cost },
+      {
+        name: "Bridle's placement costs ≤ 1.05× the hindsight oracle",
+        value: bridle.cost / oracle.cost,
+        ok: bridle.cost <= 1.05 * oracle.cost,
+      },
       {
         name: 'Bridle costs less than every other policy (ratio to the cheapest of them)',
         value: bridle.cost / Math.min(...others.map((s) => s.cost)),
         ok: others.every((s) => bridle.cost < s.cost),
       },
-      { name: 'Bridle reads ≥ 90% of input tokens from cache after the first turn', value: bridle.readShare, ok: bridle.readShare >= 0.9 },
+      {
+        name: 'Bridle reads ≥ 90% of input tokens from cache after the first turn',
+        value: bridle.readShare,
+        ok: bridle.readShare >= 0.9,
+      },
     ],
   }
 }

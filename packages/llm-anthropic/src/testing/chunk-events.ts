@@ -12,7 +12,12 @@ const STOP_REASON = { stop: 'end_turn', 'tool-calls': 'tool_use', 'max-tokens': 
 
 /** The SSE events of `chunks`, produced as the chunks arrive. A chunk stream that throws throws here too. */
 export async function* eventsOfChunks(chunks: AsyncIterable<StreamChunk>): AsyncGenerator<MessagesSseItem> {
-  yield messageStart({ input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: null, cache_read_input_tokens: null })
+  yield messageStart({
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+  })
   let wire = 0
   let usage: TokenUsage | undefined
   for await (const chunk of chunks) {
