@@ -2,10 +2,11 @@
  * Neutral stream chunks → the Messages SSE events that produce them, so a test scripted in Bridle's chunk vocabulary
  * (as the agent-loop tests are) can run over the real wire through this adapter. Each block goes out when it ends:
  * `content_block_start`, one delta with its whole content (a reasoning block also gets a `signature_delta`, so its
- * answer carries replay state), `content_block_stop`; the usage travels in `message_delta`.
+ * answer carries replay state), `content_block_stop` (as `blockEvents` writes them); the usage travels in
+ * `message_delta`.
  */
 import type { StreamChunk, TokenUsage } from '@bridle/llm'
-import { messageStart } from './canned.js'
+import { blockEvents, messageStart, type CannedBlock } from './canned.js'
 import type { MessagesSseItem } from './mock-server.js'
 
 const STOP_REASON = { stop: 'end_turn', 'tool-calls': 'tool_use', 'max-tokens': 'max_tokens' } as const
@@ -41,27 +42,19 @@ export async function* eventsOfChunks(chunks: AsyncIterable<StreamChunk>): Async
       return
     }
     if (chunk.type !== 'block-end') continue
-    const index = wire++
-    const delta = (d: object): MessagesSseItem => ({
-      event: 'content_block_delta',
-      data: { type: 'content_block_delta', index, delta: d },
-    })
-    const start = (content_block: object): MessagesSseItem => ({
-      event: 'content_block_start',
-      data: { type: 'content_block_start', index, content_block },
-    })
     const block = chunk.block
-    if (block.type === 'text')
-      yield* [start({ type: 'text', text: '' }), delta({ type: 'text_delta', text: block.text })]
-    else if (block.type === 'reasoning') {
-      yield start({ type: 'thinking', thinking: '' })
-      yield delta({ type: 'thinking_delta', thinking: block.text })
-      yield delta({ type: 'signature_delta', signature: `sig-${index}-${block.text.length}` })
-    } else if (block.type === 'tool-call') {
-      yield start({ type: 'tool_use', id: block.id, name: block.name, input: {} })
-      yield delta({ type: 'input_json_delta', partial_json: block.arguments })
-    } else continue
-    yield { event: 'content_block_stop', data: { type: 'content_block_stop', index } }
+    const index = wire
+    const canned: CannedBlock | undefined =
+      block.type === 'text'
+        ? { type: 'text', fragments: [block.text] }
+        : block.type === 'reasoning'
+          ? { type: 'thinking', fragments: [block.text], signature: `sig-${index}-${block.text.length}` }
+          : block.type === 'tool-call'
+            ? { type: 'tool_use', id: block.id, name: block.name, fragments: [block.arguments] }
+            : undefined
+    if (canned === undefined) continue
+    wire++
+    yield* blockEvents(canned, index)
   }
 }
 
