@@ -7,7 +7,11 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { answerEvents, startMockServer, type MockServer } from '@bridle/llm-anthropic/testing'
+import { SessionStore } from '@bridle/session'
+import { SessionJsonl } from '@bridle/session-jsonl'
+import { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ViewSource } from '../src/view/source.js'
 import { DEMO_YAML, bridle, makeApp, offlineEnv } from './helpers.js'
 
 const KEY = 'sk-ant-cli-test-0123456789abcdef'
@@ -75,6 +79,20 @@ describe('bridle run on the Anthropic route', () => {
     )
     expect(cache.stdout).toMatch(/predicted read ~[\d,]+ tokens · provider read 1,480, wrote 96/)
     for (const text of [out.stdout, out.stderr, verify.stdout, cache.stdout]) expect(text).not.toContain(KEY)
+
+    // the viewer's request page carries the same placement and figures
+    const ctx = new Context()
+    ctx.plugin(SessionStore)
+    ctx.plugin(SessionJsonl, { root: join(app, 'sessions') })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const source = new ViewSource(ctx.sessionPersistence!)
+    const session = await source.session(id)
+    const row = session.turns[0]!.steps[1]!.requests[0]!
+    const view = (await source.request(id, row.seq))!
+    expect(view.cache).toMatchObject({ policy: 'bridle', read: 1480, written: 96 })
+    expect(view.cache!.breakpoints[0]).toMatch(/^system\[\.\.[\d,]+\] 1h \(stable-system/)
+    expect(view.cache!.predicted).toBeGreaterThan(0)
+    ctx.registry.get(SessionJsonl as never)?.dispose()
     const sessions = join(app, 'sessions')
     for (const file of readdirSync(sessions, { recursive: true }) as string[]) {
       if (file.endsWith('.jsonl')) expect(readFileSync(join(sessions, file), 'utf8')).not.toContain(KEY)
