@@ -13,7 +13,7 @@ import {
   type JsonValue,
   type Message,
 } from '@bridle/llm'
-import { effortsOf, type AnthropicConfig } from './config.js'
+import { FALLBACK_MAX_TOKENS, effortsOf, type AnthropicConfig } from './config.js'
 import { replayedBlocks } from './replay.js'
 
 /** A `cache_control` marker as the wire carries it. */
@@ -32,6 +32,8 @@ export interface WireMessage {
 /** Text the API would refuse as empty is sent as this instead (an empty text block is a 400). */
 const EMPTY_TEXT = '(empty)'
 const NO_OUTPUT = '(no output)'
+/** The smallest `budget_tokens` the API takes. */
+const MIN_THINKING_BUDGET = 1024
 
 /**
  * Builds the complete request body for one call. Throws `LlmError` (`UNSUPPORTED_CONTENT`) when the history carries
@@ -42,7 +44,7 @@ export function buildRequestBody(options: GenerateOptions, config: AnthropicConf
   const marks = cacheMarks(options.cache?.breakpoints ?? [])
   const body: Record<string, unknown> = {
     model: options.model,
-    max_tokens: options.maxTokens ?? entry?.defaultMaxTokens ?? 4096,
+    max_tokens: options.maxTokens ?? entry?.defaultMaxTokens ?? FALLBACK_MAX_TOKENS,
     stream: true,
   }
   const system = systemBlocks(options.system ?? '', marks.system)
@@ -78,7 +80,18 @@ function thinkingFields(
       'UNSUPPORTED_REASONING_EFFORT',
     )
   }
-  if (thinking.mode === 'budget') return { thinking: { type: 'enabled', budget_tokens: thinking.budgets[effort] } }
+  if (thinking.mode === 'budget') {
+    // the API wants the budget below max_tokens: a smaller max_tokens caps it, down to the 1,024-token minimum
+    const maxTokens = options.maxTokens ?? entry?.defaultMaxTokens ?? FALLBACK_MAX_TOKENS
+    const budget = Math.min(thinking.budgets[effort]!, maxTokens - 1)
+    if (budget < MIN_THINKING_BUDGET) {
+      throw new LlmError(
+        `${config.displayName} model ${options.model}: maxTokens ${maxTokens} leaves no room for a thinking budget (at least ${MIN_THINKING_BUDGET} tokens below it)`,
+        'INVALID_REQUEST',
+      )
+    }
+    return { thinking: { type: 'enabled', budget_tokens: budget } }
+  }
   return { thinking: { type: 'adaptive' }, output_config: { effort } }
 }
 
@@ -137,12 +150,14 @@ export function serializeMessages(
     }
     const role = message.role === 'assistant' ? 'assistant' : 'user'
     const blocks = role === 'assistant' ? assistantBlocks(message, options.provider) : userBlocks(message)
-    // a marker goes on the wire block that holds the neutral block it names, or on the message's last block
+    // a marker goes on the wire block that holds the neutral block it names, else on the message's last block that
+    // may carry one (the API refuses `cache_control` on thinking blocks)
     for (const [key, control] of marks) {
       const [at, block] = key.split(':').map(Number) as [number, number]
-      if (at !== index || blocks.length === 0) continue
-      const target = blocks.find((b) => b.from === block) ?? blocks[blocks.length - 1]!
-      target.wire.cache_control = control
+      if (at !== index) continue
+      const markable = blocks.filter((b) => b.wire.type !== 'thinking' && b.wire.type !== 'redacted_thinking')
+      const target = markable.find((b) => b.from === block) ?? markable.at(-1)
+      if (target !== undefined) target.wire.cache_control = control
     }
     if (blocks.length === 0) return
     const last = out[out.length - 1]

@@ -132,13 +132,50 @@ describe('the Messages request', () => {
       { kind: 'sse', events: textAnswer(['a']) },
       { kind: 'sse', events: textAnswer(['b']) },
     ])
-    await run(h.ctx, { reasoningEffort: reasoningEffortId('high') })
+    await run(h.ctx, { reasoningEffort: reasoningEffortId('high'), maxTokens: 8192 })
     expect(bodyOf(h.server, 0).thinking).toEqual({ type: 'enabled', budget_tokens: 4096 })
     await run(h.ctx, { model: 'mock-adaptive', reasoningEffort: reasoningEffortId('max') })
     expect(bodyOf(h.server, 1)).toMatchObject({
       thinking: { type: 'adaptive' },
       output_config: { effort: 'max' },
       max_tokens: 4096,
+    })
+  })
+
+  it('caps a thinking budget below max_tokens, and refuses one with no room before any request', async () => {
+    h = await boot([{ kind: 'sse', events: textAnswer(['a']) }])
+    await run(h.ctx, { reasoningEffort: reasoningEffortId('high'), maxTokens: 3000 })
+    expect(bodyOf(h.server, 0).thinking).toEqual({ type: 'enabled', budget_tokens: 2999 })
+    const failure = failureOf((await run(h.ctx, { reasoningEffort: reasoningEffortId('low'), maxTokens: 1000 })).finish)
+    expect(failure).toMatchObject({ code: 'INVALID_REQUEST' })
+    expect(failure.message).toContain('leaves no room for a thinking budget')
+    expect(h.server.requests).toHaveLength(1)
+  })
+
+  it('never puts cache_control on a thinking block: the marker goes on the last block that may carry it', async () => {
+    h = await boot([{ kind: 'sse', events: textAnswer(['a']) }])
+    const thought = createAssistantMessage({
+      content: [
+        { type: 'reasoning', text: 'hmm' },
+        { type: 'text', text: 'ok' },
+      ],
+      source: {
+        provider: 'mock',
+        model: 'mock-claude',
+        replayState: { format: 'anthropic-messages/1', layout: [{ type: 'thinking', signature: 'S' }, 'block'] },
+      },
+    })
+    const cache: CachePlan = {
+      policy: 'test',
+      breakpoints: [{ at: 'message', index: 1, block: 0, ttl: '5m', reason: 'next-request' }],
+    }
+    await run(h.ctx, { cache, messages: [createUserMessage('q'), thought, createUserMessage('more')] })
+    expect((bodyOf(h.server).messages as unknown[])[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'hmm', signature: 'S' },
+        { type: 'text', text: 'ok', cache_control: { type: 'ephemeral' } },
+      ],
     })
   })
 
