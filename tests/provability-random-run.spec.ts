@@ -362,6 +362,13 @@ describe.each(BACKENDS)('provability: a randomized run, model route %s', (backen
         }
       })
       expect(afterCompaction.prefixKept!.messages).toBe(run.compaction.start)
+      if (backend === 'anthropic') {
+        // from the log alone: every conversation request shows its placement, and the two breaks name their cause
+        const conversation = report.filter((row) => row.purpose === undefined)
+        expect(conversation.every((row) => row.cachePlan?.policy === 'bridle')).toBe(true)
+        expect(afterReload.cachePlan?.miss).toEqual({ kind: 'system-changed' })
+        expect(afterCompaction.cachePlan?.miss).toMatchObject({ kind: 'history-changed' })
+      }
       expect(report.map((row) => row.cachedInputTokens)).toEqual(run.cached)
     })
   }
