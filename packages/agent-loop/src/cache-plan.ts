@@ -33,6 +33,8 @@ export interface CacheFacts {
         system?: string
         tools?: readonly ToolSchema[]
         messages?: readonly Message[]
+        /** Read from the log (a resume): compared by value and by the recorded digest chain instead. */
+        seeded?: true
       }
     | undefined
   /** The newest snapshot found so far and its index, so the next search starts there. */
@@ -91,14 +93,20 @@ function countHeader(
 function seedCacheFacts(rt: AgentRuntime): CacheFacts {
   const facts = emptyFacts()
   let plan: CachePlan | undefined
+  let header: { system?: string; tools?: readonly ToolSchema[] } | undefined
   for (const event of rt.session.events) {
-    if (event.type === 'request/header') countHeader(facts, event.data.sections, event.data.header.tools)
-    else if (event.type === 'request/cache' && isCachePlan(event.data.plan)) plan = event.data.plan
+    if (event.type === 'request/header') {
+      countHeader(facts, event.data.sections, event.data.header.tools)
+      header = event.data.header
+    } else if (event.type === 'request/cache' && isCachePlan(event.data.plan)) plan = event.data.plan
     else if (event.type === 'request/digest' && event.data.purpose === undefined) {
       facts.previous = {
         ...(plan === undefined ? {} : { plan }),
         messageCount: event.data.messages.count,
         time: event.time,
+        ...(header?.system === undefined ? {} : { system: header.system }),
+        ...(header?.tools === undefined ? {} : { tools: header.tools }),
+        seeded: true,
       }
     }
   }
@@ -133,10 +141,22 @@ function snapshotIndex(facts: CacheFacts, messages: readonly Message[]): number 
 
 /**
  * Whether the request starts with all of the previous one. The folded header keeps the same system and tools objects
- * while nothing changed and the session's history only grows, so identity answers it in O(1); anything it cannot
- * tell (a resume, where the previous request is known only from the log) counts as not held.
+ * while nothing changed and the session's history only grows, so identity answers it in O(1). After a resume the
+ * previous request is known only from the log: its header is compared by value, and its messages by the digest
+ * chain the log recorded for them (`Session.digestedPrefix`, no hashing); anything else counts as not held.
  */
-function prefixHeld(previous: NonNullable<CacheFacts['previous']>, parts: CacheRequestParts): boolean {
+function prefixHeld(
+  rt: AgentRuntime,
+  previous: NonNullable<CacheFacts['previous']>,
+  parts: CacheRequestParts,
+): boolean {
+  if (previous.seeded === true) {
+    return (
+      previous.system === parts.system &&
+      JSON.stringify(previous.tools ?? []) === JSON.stringify(parts.tools ?? []) &&
+      rt.session.digestedPrefix(parts.messages)?.count === previous.messageCount
+    )
+  }
   const before = previous.messages
   if (before === undefined || previous.system !== parts.system || previous.tools !== parts.tools) return false
   const n = before.length
@@ -194,7 +214,7 @@ export function planRequestCache(
             ...(previous.plan === undefined ? {} : { plan: previous.plan }),
             messageCount: previous.messageCount,
             elapsedMs: Math.max(0, now - previous.time),
-            prefixHeld: prefixHeld(previous, parts),
+            prefixHeld: prefixHeld(rt, previous, parts),
           },
         }),
   }

@@ -68,9 +68,16 @@ describe('bridle run on the Anthropic route', () => {
     expect(second.messages[1]!.content[0]).toMatchObject({ type: 'thinking', signature: 'EqQBsig==' })
 
     const id = /^bridle: session (\S+)$/m.exec(out.stderr)![1]!
+    // a second turn in a new process: the log shows the prefix held, so the first process's checkpoint is kept
+    server.push({
+      kind: 'sse',
+      events: answerEvents([{ type: 'text', fragments: ['No dependencies.'] }], { usage: usage(1576, 40) }),
+    })
+    const resumed = await bridle(['run', '--provider', 'anthropic', '-s', id, 'Any dependencies?'], app, env)
+    expect(resumed.code).toBe(0)
     const verify = await bridle(['inspect', id, '--verify'], app, env)
     expect(verify.code).toBe(0)
-    expect(verify.stdout.match(/✓/g)).toHaveLength(2)
+    expect(verify.stdout.match(/✓/g)).toHaveLength(3)
     const cache = await bridle(['inspect', id, '--cache'], app, env)
     expect(cache.code).toBe(0)
     // the system is above the minimum, the tools alone are not: the log says where and why
@@ -78,6 +85,9 @@ describe('bridle run on the Anthropic route', () => {
       /breakpoints \(bridle\): system\[\.\.[\d,]+\] 1h \(stable-system, ~[\d,]+ tok\) · message 2\.1 1h \(next-request\+checkpoint, ~[\d,]+ tok\) · left out: tools \(prefix ~\d+ tokens is under the model's minimum of 1024\)/,
     )
     expect(cache.stdout).toMatch(/predicted read ~[\d,]+ tokens · provider read 1,480, wrote 96/)
+    const turn2 = cache.stdout.slice(cache.stdout.indexOf('turn 2 step 1:'))
+    expect(turn2).toMatch(/message 2\.1 1h \(checkpoint, ~[\d,]+ tok\)/)
+    expect(turn2).not.toContain('miss')
     for (const text of [out.stdout, out.stderr, verify.stdout, cache.stdout]) expect(text).not.toContain(KEY)
 
     // the viewer's request page carries the same placement and figures

@@ -69,7 +69,7 @@ export interface CachePlanInput {
     readonly elapsedMs: number
     /**
      * Whether this request starts with all of the previous one: the same tools and system, and its messages
-     * unchanged (false after a section or tool change, a compaction, or when the loop cannot tell, as after a resume).
+     * unchanged (false after a section or tool change, a compaction, or whenever the loop cannot tell).
      */
     readonly prefixHeld: boolean
   }
