@@ -8,6 +8,7 @@
 // step with 12 parallel calls, so more than 20 blocks arrive at once), an early and a late system section that each
 // change once, a runtime context that changes every 5 turns, a 7-minute pause, and an HMR reload of one plugin that
 // adds a tool. Tokens are counted with gpt-tokenizer (o200k), not Claude's own tokenizer: the ratios are what matter.
+// `BENCH_DEBUG=1` prints each request's bill under Bridle, the oracle and the last-message policy, to stderr.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base'
 import { bootCore, llm, tick } from './lib.mjs'
 
