@@ -159,6 +159,14 @@ export class AnthropicAdapter implements LlmAdapter {
         yield* result.chunks
         if (result.done) return
       }
+      if (!translator.hasStarted && !contentType.toLowerCase().includes('text/event-stream')) {
+        // nothing of a Messages stream came back: a proxy's page, a login form — say what it was labeled
+        const type = contentType.replace(/\s+/g, ' ').trim().slice(0, 80) || 'none'
+        throw new LlmError(
+          `response from ${config.baseURL} is not an event stream (content-type ${type})`,
+          'MALFORMED_RESPONSE',
+        )
+      }
       throw new LlmError(`event stream from ${config.baseURL} ended before message_stop`, 'STREAM_CLOSED')
     } catch (error) {
       const ladder = {

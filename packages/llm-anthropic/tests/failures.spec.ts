@@ -69,6 +69,17 @@ describe('HTTP failures', () => {
     expect(failure.message).toContain('got application/json')
   })
 
+  it('names a 2xx answer that is not an event stream by its content type', async () => {
+    h = await boot([
+      { kind: 'http-error', status: 200, body: '<html><body>Sign in</body></html>', contentType: 'text/html' },
+    ])
+    const failure = failureOf((await run(h.ctx)).finish)
+    expect(failure).toMatchObject({
+      code: 'MALFORMED_RESPONSE',
+      message: `response from ${h.server.url} is not an event stream (content-type text/html)`,
+    })
+  })
+
   it('reports a refused connection as TRANSPORT with its cause', async () => {
     const port = await closedPort()
     h = await boot([], { baseURL: `http://127.0.0.1:${port}` })
