@@ -19,6 +19,7 @@ import { viewerFirstPaint } from './viewer-first-paint.mjs'
 import { cliStartup } from './cli-startup.mjs'
 import { sessionsListing } from './sessions-listing.mjs'
 import { otelOverhead } from './otel-overhead.mjs'
+import { anthropicCache } from './anthropic-cache.mjs'
 
 const all = [
   stepOverhead,
@@ -31,6 +32,7 @@ const all = [
   cacheStability,
   postgresBeside,
   compactionCache,
+  anthropicCache,
   viewerFirstPaint,
   cliStartup,
   sessionsListing,

@@ -20,17 +20,16 @@ export function program(io: Io, exit: { code: number }): Command {
     .exitOverride()
   const config = () => cli.opts<{ config?: string }>().config
 
-  cli
-    .command('run')
-    .description('run one prompt as a turn, streaming the answer; persists the session')
-    .argument('<prompt>', 'what to ask')
-    .option('-s, --session <id>', 'resume this session instead of starting one')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
-      const { run } = await import('./commands/run.js')
-      exit.code = await run(prompt, { ...o, config: config() }, io)
-    })
+  modelOptions(
+    cli
+      .command('run')
+      .description('run one prompt as a turn, streaming the answer; persists the session')
+      .argument('<prompt>', 'what to ask')
+      .option('-s, --session <id>', 'resume this session instead of starting one'),
+  ).action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
+    const { run } = await import('./commands/run.js')
+    exit.code = await run(prompt, { ...o, config: config() }, io)
+  })
 
   cli
     .command('sessions')
@@ -80,17 +79,16 @@ export function program(io: Io, exit: { code: number }): Command {
       exit.code = await exportSession(id, { ...o, config: config() }, io)
     })
 
-  cli
-    .command('dev')
-    .description('interactive session; plugins in the watched folder hot-reload')
-    .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
-    .option('-s, --session <id>', 'resume this session')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (o: Omit<DevOptions, 'config'>) => {
-      const { dev } = await import('./commands/dev.js')
-      exit.code = await dev({ ...o, config: config() }, io)
-    })
+  modelOptions(
+    cli
+      .command('dev')
+      .description('interactive session; plugins in the watched folder hot-reload')
+      .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
+      .option('-s, --session <id>', 'resume this session'),
+  ).action(async (o: Omit<DevOptions, 'config'>) => {
+    const { dev } = await import('./commands/dev.js')
+    exit.code = await dev({ ...o, config: config() }, io)
+  })
 
   cli
     .command('view')
@@ -108,4 +106,18 @@ export function program(io: Io, exit: { code: number }): Command {
     })
 
   return cli
+}
+
+/** The model-route options `run` and `dev` share (README.md#choosing-the-model). */
+function modelOptions(command: Command): Command {
+  return command
+    .option('-m, --model <model>', 'model id for the chosen route')
+    .option(
+      '--base-url <url>',
+      'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL), or the Anthropic endpoint with --provider anthropic',
+    )
+    .option(
+      '--provider <route>',
+      'the environment route: openai-compatible, deepseek or anthropic (default: the first configured)',
+    )
 }

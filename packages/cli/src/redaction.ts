@@ -1,6 +1,6 @@
 /**
  * Nothing the CLI prints shows a credential it knows: the values of the environment variables it reads for keys
- * (`DEEPSEEK_API_KEY`, `BRIDLE_API_KEY`, and the `apiKeyEnv` of every `@bridle/llm-openai` row, which `appSecrets`
+ * (`DEEPSEEK_API_KEY`, `BRIDLE_API_KEY`, `ANTHROPIC_API_KEY`, and the `apiKeyEnv` of every model row, which `appSecrets`
  * in model-selection.ts reads) and the userinfo of any URL. The adapter already scrubs its own errors before they
  * reach the session log; this covers everything else on stdout and stderr — `inspect` of an older log, a plugin's
  * error.
@@ -9,7 +9,7 @@ import { redactSecrets } from '@bridle/llm/secrets'
 import type { Io } from './terminal.js'
 
 /** Environment variables the CLI itself reads for keys. */
-const KEY_VARIABLES: readonly string[] = ['DEEPSEEK_API_KEY', 'BRIDLE_API_KEY']
+const KEY_VARIABLES: readonly string[] = ['DEEPSEEK_API_KEY', 'BRIDLE_API_KEY', 'ANTHROPIC_API_KEY']
 
 /** An `Io` whose output passes through `redactSecrets` with `secrets`, which may grow later (after boot). */
 export function redactingIo(io: Io, secrets: Set<string>): Io {

@@ -68,6 +68,15 @@ export {
   callConfigEquals,
 } from './request.js'
 export {
+  type CacheTtl,
+  type CacheBreakpointPosition,
+  type CacheBreakpoint,
+  type CachePlan,
+  type CacheSectionFacts,
+  type CachePlanInput,
+  isCachePlan,
+} from './cache.js'
+export {
   type TokenUsage,
   type FinishReasonMap,
   type FinishReason,

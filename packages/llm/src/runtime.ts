@@ -3,6 +3,7 @@
  * effects of the caller's context), model resolution, one-shot prepared calls, and `stream()` through the
  * `llm/stream` waterfall. The `Context` property and both events are declared here, where they are emitted.
  */
+import type { CachePlan, CachePlanInput } from './cache.js'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { HomeService, waterfall } from '@bridle/scope'
@@ -81,6 +82,11 @@ export interface PreparedLlmCall {
    * when called twice or when the request's call config differs from `config`.
    */
   stream(options: GenerateOptions): AsyncIterable<StreamChunk>
+  /**
+   * The captured adapter's breakpoint placement for a request of this call (`LlmAdapter.planCache`); present only
+   * when the adapter places breakpoints. A throwing policy is the caller's error.
+   */
+  readonly planCache?: (input: CachePlanInput) => CachePlan | undefined
 }
 
 /** Runs `llm/stream` lazily: nothing happens until the first `next()`. */
@@ -217,6 +223,10 @@ export class LlmRuntime extends HomeService<LlmRuntimeConfig> {
         dispatched = true
         return dispatchStream(ctx, self, registry, options, captured)
       },
+    }
+    const planner = captured.adapter.planCache
+    if (planner !== undefined) {
+      prepared.planCache = (input: CachePlanInput): CachePlan | undefined => planner.call(captured.adapter, input)
     }
     if (model.context) prepared.context = model.context
     return Object.freeze(prepared)

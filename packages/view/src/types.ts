@@ -210,6 +210,15 @@ export interface RequestView {
   messages: MessageView[]
   snapshot?: { seq?: number; sections: { name: string; text: string }[]; text: string }
   diff?: RequestDiffView
+  /** Prompt-cache breakpoints the adapter placed (`request/cache`), the read they predict and the provider's figures. */
+  cache?: {
+    policy: string
+    breakpoints: string[]
+    predicted: number
+    read?: number
+    written?: number
+    miss?: string
+  }
   /** Set when the request cannot be rebuilt from the log. */
   error?: string
 }

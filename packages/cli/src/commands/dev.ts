@@ -18,6 +18,7 @@ export interface DevOptions {
   session?: string
   model?: string
   baseUrl?: string
+  provider?: string
 }
 
 /**
@@ -35,6 +36,7 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   const booted = await boot(app, {
     model: options.model,
     baseUrl: options.baseUrl,
+    provider: options.provider,
     secrets: io.secrets,
     skipRow: (row) => 'path' in row && ownership.watched.has(resolve(app.dir, row.path)),
   })

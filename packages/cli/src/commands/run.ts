@@ -14,6 +14,7 @@ export interface RunOptions {
   session?: string
   model?: string
   baseUrl?: string
+  provider?: string
   cwd?: string
 }
 
@@ -113,7 +114,12 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
 export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
   const app = await resolveApp(options.config)
   checkAppPaths(app)
-  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
+  const booted = await boot(app, {
+    model: options.model,
+    baseUrl: options.baseUrl,
+    provider: options.provider,
+    secrets: io.secrets,
+  })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   try {
     const agent = await openCheckedAgent(booted, options)

@@ -8,6 +8,7 @@ import type { AnySessionEvent, CompactionRequestRecord, RequestDigestRecord } fr
 import { isReplacementSurfaceEvent } from '../events/events.js'
 import type { CachePrefixRow, CompactionBreak, MessageBreakCause } from './cache-types.js'
 import type { ReconstructedRequest } from '../surface/reconstruct.js'
+import { predictCacheRead } from './cache-prediction.js'
 import { sectionChanges } from '../events/section-manifest.js'
 
 /** A `request/digest` of the log with what the report needs of it. */
@@ -156,8 +157,15 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
     ...(curr.record.purpose === 'compaction' ? { purpose: 'compaction' as const } : {}),
     cachedInputTokens: curr.usage?.cacheReadTokens,
     ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(curr.usage?.cacheWriteTokens !== undefined ? { cacheWriteTokens: curr.usage.cacheWriteTokens } : {}),
   }
-  if (prev === undefined) return curr.error === undefined ? base : { ...base, error: curr.error }
+  const plan = curr.rebuilt?.request.cache
+  if (prev === undefined) {
+    if (curr.error !== undefined) return { ...base, error: curr.error }
+    return plan === undefined
+      ? base
+      : { ...base, cachePlan: predictCacheRead({ plan, messages: curr.rebuilt!.messages }) }
+  }
   if (curr.rebuilt === undefined || prev.rebuilt === undefined) {
     return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error }
   }
@@ -197,6 +205,24 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
     }
   }
 
+  const cachePlan =
+    plan === undefined
+      ? {}
+      : {
+          cachePlan: predictCacheRead({
+            plan,
+            messages: cMessages,
+            previous: {
+              plan: p.cache,
+              elapsedMs: (facts.events[curr.seq]?.time ?? 0) - (facts.events[prev.seq]?.time ?? 0),
+              toolsKept,
+              systemKept,
+              systemCharsKept: systemKept ? cSystem.length : commonPrefixLength(pSystem, cSystem),
+              messagesKept: sameMessages,
+            },
+          }),
+        }
+
   const pSections = prev.rebuilt.sections
   const cSections = curr.rebuilt.sections
   const sections =
@@ -219,5 +245,6 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
       ? { kept: true }
       : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(facts, prev, curr, sameMessages) },
     prefixKept,
+    ...cachePlan,
   }
 }
