@@ -7,6 +7,15 @@ import type { ViewOptions } from './commands/view.js'
 import { UsageError } from './errors.js'
 import type { Io } from './terminal.js'
 
+/** `--max-steps N`: a positive integer, else a usage error naming the flag. */
+function maxStepsFlag(value: string): number {
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`--max-steps: expected a positive integer, got ${JSON.stringify(value)}`)
+  }
+  return n
+}
+
 /**
  * The `bridle` program's grammar: each command's arguments, options and help. A command's code (and the packages
  * it boots) is imported only when that command runs, so `--help`, a usage error and a read command load no more
@@ -27,6 +36,7 @@ export function program(io: Io, exit: { code: number }): Command {
     .option('-s, --session <id>', 'resume this session instead of starting one')
     .option('-m, --model <model>', 'model id for the chosen route')
     .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .option('--max-steps <n>', 'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)', maxStepsFlag)
     .action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
       const { run } = await import('./commands/run.js')
       exit.code = await run(prompt, { ...o, config: config() }, io)
@@ -87,6 +97,7 @@ export function program(io: Io, exit: { code: number }): Command {
     .option('-s, --session <id>', 'resume this session')
     .option('-m, --model <model>', 'model id for the chosen route')
     .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .option('--max-steps <n>', 'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)', maxStepsFlag)
     .action(async (o: Omit<DevOptions, 'config'>) => {
       const { dev } = await import('./commands/dev.js')
       exit.code = await dev({ ...o, config: config() }, io)

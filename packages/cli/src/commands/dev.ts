@@ -18,6 +18,7 @@ export interface DevOptions {
   session?: string
   model?: string
   baseUrl?: string
+  maxSteps?: number
 }
 
 /**
@@ -40,7 +41,10 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   // the app as bridle.yaml defines it must assemble; the watched plugins are checked as they load (warnings)
-  let agent: Agent | undefined = await openCheckedAgent(booted, { session: options.session })
+  let agent: Agent | undefined = await openCheckedAgent(booted, {
+    session: options.session,
+    maxSteps: options.maxSteps,
+  })
   const shownDir = relative(process.cwd(), dir) || '.'
   if (!existsSync(dir))
     io.err(
