@@ -74,13 +74,15 @@ function fieldOf(message: string): string | undefined {
 }
 
 /**
- * The dry assembly at boot: assembles and renders the system prompt and runtime context for `agent` exactly as its
- * first step will, without calling the model, so an unknown `{{variable}}`, a toolOrder naming a missing tool or a
- * provider that throws fails now, as one line naming the field (or the section), instead of inside the first turn.
+ * The dry assembly at boot: assembles and renders the system prompt and runtime context for `agent` as its first step
+ * will, without calling the model, so an unknown `{{variable}}`, a toolOrder naming a missing tool or a provider that
+ * throws fails now, as one line naming the field (or the section), instead of inside the first turn. It is marked
+ * `dry` (the system-prompt README, "Providers"): context providers are not called, so one whose text has a side
+ * effect (a counter) is called once per step and never by a check.
  */
 export async function dryAssemble(app: AppConfig, ctx: Context, agent: Agent): Promise<void> {
   try {
-    const assembly = await ctx.systemPrompt.assemble({ agent, scope: agent })
+    const assembly = await ctx.systemPrompt.assemble({ agent, scope: agent, dry: true })
     renderPrompt(assembly)
     renderContextSections(assembly)
   } catch (error) {
