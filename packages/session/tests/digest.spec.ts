@@ -331,3 +331,29 @@ describe('verifyDigests: retried attempts', () => {
     expect(verifyDigests(tampered).map((r) => r.mismatched)).toEqual([[], ['messages']])
   })
 })
+
+describe('model-view digests', () => {
+  it('ignore message ids and sources, and change with anything the model is shown', async () => {
+    const { createUserMessage, createAssistantMessage } = await import('@bridle/llm')
+    const { modelViewDigests, requestDigestParts } = await import('../src/index.js')
+    const request = (text: string) => ({
+      provider: 'p',
+      model: 'm',
+      system: 'sys',
+      messages: [
+        createUserMessage(text),
+        createAssistantMessage({ content: [{ type: 'text', text: 'ok' }], source: { provider: 'p', model: 'm' } }),
+      ],
+    })
+    const [a, b] = [request('hi'), request('hi')]
+    expect(a.messages[0]!.id).not.toBe(b.messages[0]!.id)
+    expect(modelViewDigests(a)).toEqual(modelViewDigests(b))
+    expect(requestDigestParts(a).request).not.toBe(requestDigestParts(b).request)
+    const withSource = { ...a, messages: [createUserMessage('hi', { kind: 'plugin', plugin: 'x' }), a.messages[1]!] }
+    expect(modelViewDigests(withSource)).toEqual(modelViewDigests(a))
+    const changed = modelViewDigests(request('hello'))
+    expect(changed.messages).not.toBe(modelViewDigests(a).messages)
+    expect(changed.request).not.toBe(modelViewDigests(a).request)
+    expect(modelViewDigests({ ...a, system: 'other' }).system).not.toBe(modelViewDigests(a).system)
+  })
+})

@@ -11,6 +11,7 @@ import { toolNamesByCall, describeEvent } from '../inspect/describe.js'
 import { attributeSections } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { renderVerify, verifySession } from '../inspect/verify.js'
+import { requestDigestRows } from '../inspect/requests.js'
 import { UsageError } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
 
@@ -102,6 +103,9 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
       text += renderEventList(list, p)
     }
   }
+
+  // each request's model-view digests, to compare requests across sessions (JSON only: the text shows the verdicts)
+  if (options.json && options.step === undefined) report.requests = requestDigestRows(events)
 
   let code: number = EXIT.ok
   if (options.verify) {
