@@ -40,3 +40,4 @@ export {
 export { SystemPrompt } from './service.js'
 export { SystemPrompt as default } from './service.js'
 export type { EntryOwner, DuplicateNameError } from './owners.js'
+export type { InterpolationErrorCode } from './interpolate.js'
