@@ -99,7 +99,8 @@ export class PluginModules {
       for (const transformed of graph.getModulesByFile(node.file) ?? []) graph.invalidateModule(transformed)
     }
     // a file the runner never evaluated may still have a cached transform (it failed to evaluate)
-    for (const file of files) for (const transformed of graph.getModulesByFile(file) ?? []) graph.invalidateModule(transformed)
+    for (const file of files)
+      for (const transformed of graph.getModulesByFile(file) ?? []) graph.invalidateModule(transformed)
     return dropped
   }
 

@@ -36,7 +36,11 @@ export function program(io: Io, exit: { code: number }): Command {
     .option('-s, --session <id>', 'resume this session instead of starting one')
     .option('-m, --model <model>', 'model id for the chosen route')
     .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .option('--max-steps <n>', 'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)', maxStepsFlag)
+    .option(
+      '--max-steps <n>',
+      'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)',
+      maxStepsFlag,
+    )
     .action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
       const { run } = await import('./commands/run.js')
       exit.code = await run(prompt, { ...o, config: config() }, io)
@@ -97,7 +101,11 @@ export function program(io: Io, exit: { code: number }): Command {
     .option('-s, --session <id>', 'resume this session')
     .option('-m, --model <model>', 'model id for the chosen route')
     .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .option('--max-steps <n>', 'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)', maxStepsFlag)
+    .option(
+      '--max-steps <n>',
+      'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)',
+      maxStepsFlag,
+    )
     .action(async (o: Omit<DevOptions, 'config'>) => {
       const { dev } = await import('./commands/dev.js')
       exit.code = await dev({ ...o, config: config() }, io)

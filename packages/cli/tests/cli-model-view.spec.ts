@@ -42,6 +42,10 @@ describe('inspect --json: model-view digests compare requests across sessions', 
     const [b] = await requestsOf(app, sessionIdOf((await bridle(['run', QUESTION], app)).stderr))
     expect(b!.model.system).not.toBe(a!.model.system)
     expect(b!.model.request).not.toBe(a!.model.request)
-    expect([b!.model.tools, b!.model.messages, b!.model.config]).toEqual([a!.model.tools, a!.model.messages, a!.model.config])
+    expect([b!.model.tools, b!.model.messages, b!.model.config]).toEqual([
+      a!.model.tools,
+      a!.model.messages,
+      a!.model.config,
+    ])
   })
 })
