@@ -153,3 +153,28 @@ describe('bridle dev follows the module graph', () => {
     expect(await dev.end()).toBe(1)
   })
 })
+
+describe('TypeScript plugin rows in bridle.yaml', () => {
+  it('bridle run loads a .ts path: row directly; a syntax error in one names the file, line and column (exit 2)', async () => {
+    const { bridle } = await import('./helpers.js')
+    const app = makeApp(DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./lib/rules.mts\n    config: { rule: typed }\n'))
+    mkdirSync(join(app, 'lib'))
+    const rules = join(app, 'lib', 'rules.mts')
+    writeFileSync(
+      rules,
+      "import type { Context } from 'cordis'\ninterface Config { rule: string }\nexport default {\n  name: 'rules',\n" +
+        "  inject: ['systemPrompt'],\n  apply(ctx: Context, config: Config) {\n" +
+        "    ctx.systemPrompt.section({ name: 'house:rules', order: 60, text: `Rule: ${config.rule}.` })\n  },\n}\n",
+    )
+    const ok = await bridle(['run', 'hi'], app)
+    expect(ok.code).toBe(0)
+    expect(systems(app, ok.stderr)[0]).toContain('Rule: typed.')
+
+    writeFileSync(rules, "const x: number = \nexport default {}\n")
+    const bad = await bridle(['run', 'hi'], app)
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(
+      new RegExp(`plugin "\\./lib/rules\\.mts": cannot import ${rules.replace(/[.]/g, '\\.')}: ${rules.replace(/[.]/g, '\\.')}:2:\\d+: `),
+    )
+  })
+})
