@@ -269,6 +269,20 @@ describe('verifyDigests', () => {
 })
 
 describe('cachePrefixReport', () => {
+  it('reports a tool whose description changed as changed, not moved, and a reordered one as moved', () => {
+    const s = Session.create('s')
+    const digester = new RequestDigester()
+    const base: EpochHeader = { config: { provider: 'p', model: 'm' }, tools: [tool('add_note'), tool('read_file')] }
+    s.append('turn/start', { turn: 1 })
+    step(s, digester, 1, 1, base, 'first')
+    const described = { ...tool('add_note'), description: 'Adds a note to the list.' }
+    step(s, digester, 1, 2, { ...base, tools: [described, tool('read_file')] })
+    step(s, digester, 1, 3, { ...base, tools: [tool('read_file'), described] })
+    const rows = cachePrefixReport(s.events)
+    expect(rows[1]!.tools).toEqual({ kept: false, added: [], removed: [], moved: [], changed: ['add_note'] })
+    expect(rows[2]!.tools).toEqual({ kept: false, added: [], removed: [], moved: ['read_file', 'add_note'], changed: [] })
+  })
+
   it('names the hot-reloaded system line, the compaction and the added tool as the only breaks', () => {
     const s = recorded()
     const rows = cachePrefixReport(s.events)
@@ -291,7 +305,7 @@ describe('cachePrefixReport', () => {
     const compaction = s.events.find((e) => e.type === 'user/message' && typeof e.surfaceOp === 'object')!
     expect(rows[3]).toMatchObject({
       system: { kept: true },
-      tools: { kept: false, added: ['write_file'], removed: [], moved: [] },
+      tools: { kept: false, added: ['write_file'], removed: [], moved: [], changed: [] },
       messages: { kept: false, firstDifferingPosition: 0, cause: { kind: 'replace', seq: compaction.seq } },
       prefixKept: { messages: 0 },
       cachedInputTokens: 300,
