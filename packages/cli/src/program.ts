@@ -50,7 +50,8 @@ export function program(io: Io, exit: { code: number }): Command {
     .command('sessions')
     .description('list stored sessions: id, created, turns, last activity')
     .option('--json', 'machine-readable output')
-    .action(async (o: { json?: boolean }) => {
+    .option('--root <dir>', 'read the JSONL sessions stored under DIR (no bridle.yaml needed)')
+    .action(async (o: { json?: boolean; root?: string }) => {
       const { sessions } = await import('./commands/sessions.js')
       exit.code = await sessions({ ...o, config: config() }, io)
     })
@@ -67,6 +68,7 @@ export function program(io: Io, exit: { code: number }): Command {
     .option('--cache', 'per request, how much of the previous prefix held and why it broke')
     .option('--follow', 'then print each new event as it is written, by any process, until Ctrl-C')
     .option('--html <file>', 'write the session as one self-contained HTML page (the viewer, no server needed)')
+    .option('--root <dir>', 'read the JSONL sessions stored under DIR (no bridle.yaml needed)')
     .action(async (id: string, o: Omit<InspectOptions, 'config'> & { html?: string }) => {
       const { html, ...rest } = o
       if (html === undefined) {
@@ -79,7 +81,7 @@ export function program(io: Io, exit: { code: number }): Command {
       )
       if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
       const { inspectHtml } = await import('./commands/view.js')
-      exit.code = await inspectHtml(id, html, { config: config() }, io)
+      exit.code = await inspectHtml(id, html, { config: config(), root: rest.root }, io)
     })
 
   cli
