@@ -64,8 +64,9 @@ const TYPESCRIPT_FILE = /\.[mc]?tsx?$/
 
 /**
  * Imports the module of a plugin row: a package (resolved from the CLI's own dependencies first, then from
- * the app folder's node_modules) or a local file relative to the app folder. A TypeScript file (`.ts`, `.mts`) loads
- * through `modules()` (Vite's module runner), a JavaScript file through Node's `import()`. Errors name the file and,
+ * the app folder's node_modules) or a local file relative to the app folder. A TypeScript file (`.ts`, `.mts`), or a
+ * JavaScript one that imports TypeScript, loads through `modules()` (Vite's module runner); any other JavaScript file
+ * through Node's `import()`. Errors name the file and,
  * for a syntax error or a throw at the top level, the line and column in the source.
  */
 export async function importPluginModule(
@@ -78,7 +79,16 @@ export async function importPluginModule(
     const file = resolve(dir, row.path)
     if (!existsSync(file)) throw new AppConfigError(`plugin "${label}": file not found: ${file}`)
     const what = `plugin "${label}": cannot import ${file}`
-    if (!TYPESCRIPT_FILE.test(file)) return importOrExplain(pathToFileURL(file).href, what, dir)
+    if (!TYPESCRIPT_FILE.test(file)) {
+      try {
+        return (await import(pathToFileURL(file).href)) as Module
+      } catch (error) {
+        // a JavaScript module that imports TypeScript: Node refuses the extension, the module runner does not
+        if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') {
+          throw new AppConfigError(`${what}: ${explainNodeImportError(error, dir)}`, { cause: error })
+        }
+      }
+    }
     try {
       return await (await modules()).import(file)
     } catch (error) {

@@ -56,7 +56,9 @@ export function withSessionRoot(app: AppConfig, root: string): AppConfig {
   } catch {}
   if (!isDirectory) throw new UsageError(`--root: no such directory: ${dir}`)
   if (app.plugins.some((row) => rowName(row) === '@bridle/session-postgres')) {
-    throw new UsageError('--root reads JSONL session files; this app keeps its sessions in PostgreSQL (@bridle/session-postgres)')
+    throw new UsageError(
+      '--root reads JSONL session files; this app keeps its sessions in PostgreSQL (@bridle/session-postgres)',
+    )
   }
   const jsonl = (config: unknown) => ({
     package: '@bridle/session-jsonl',

@@ -157,7 +157,9 @@ describe('bridle dev follows the module graph', () => {
 describe('TypeScript plugin rows in bridle.yaml', () => {
   it('bridle run loads a .ts path: row directly; a syntax error in one names the file, line and column (exit 2)', async () => {
     const { bridle } = await import('./helpers.js')
-    const app = makeApp(DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./lib/rules.mts\n    config: { rule: typed }\n'))
+    const app = makeApp(
+      DEMO_YAML.replace('plugins:\n', 'plugins:\n  - path: ./lib/rules.mts\n    config: { rule: typed }\n'),
+    )
     mkdirSync(join(app, 'lib'))
     const rules = join(app, 'lib', 'rules.mts')
     writeFileSync(
@@ -170,11 +172,13 @@ describe('TypeScript plugin rows in bridle.yaml', () => {
     expect(ok.code).toBe(0)
     expect(systems(app, ok.stderr)[0]).toContain('Rule: typed.')
 
-    writeFileSync(rules, "const x: number = \nexport default {}\n")
+    writeFileSync(rules, 'const x: number = \nexport default {}\n')
     const bad = await bridle(['run', 'hi'], app)
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(
-      new RegExp(`plugin "\\./lib/rules\\.mts": cannot import ${rules.replace(/[.]/g, '\\.')}: ${rules.replace(/[.]/g, '\\.')}:2:\\d+: `),
+      new RegExp(
+        `plugin "\\./lib/rules\\.mts": cannot import ${rules.replace(/[.]/g, '\\.')}: ${rules.replace(/[.]/g, '\\.')}:2:\\d+: `,
+      ),
     )
   })
 })

@@ -16,7 +16,9 @@ describe('--root: reading sessions stored under another folder, without a bridle
     expect(shown.code).toBe(0)
     expect(shown.stdout).toContain(`session ${id}`)
     expect(shown.stdout).toContain('verification passed: 2 requests match their digests')
-    const json = JSON.parse((await bridle(['inspect', id, '--root', join(app, 'sessions'), '--json'], elsewhere)).stdout)
+    const json = JSON.parse(
+      (await bridle(['inspect', id, '--root', join(app, 'sessions'), '--json'], elsewhere)).stdout,
+    )
     expect(json.id).toBe(id)
     const listed = await bridle(['sessions', '--json', '--root', join(app, 'sessions')], elsewhere)
     expect(JSON.parse(listed.stdout).map((row: { id: string }) => row.id)).toEqual([id])
