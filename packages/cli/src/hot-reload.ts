@@ -62,12 +62,16 @@ export class HotReloader {
     this.show = showPathFrom(booted.app.dir)
   }
 
-  /** Loads every plugin file now, then starts watching them and what they import. Resolves once the watcher is ready. */
-  async start(): Promise<void> {
+  /**
+   * Loads every plugin file now, then starts watching them and what they import. Resolves once the watcher is ready.
+   * `watch: false` loads without watching: reloads happen only through `reload()` (bench/hot-reload.mjs).
+   */
+  async start({ watch: watching = true }: { watch?: boolean } = {}): Promise<void> {
     this.modules = await this.booted.modules()
     if (existsSync(this.dir)) {
       for (const name of readdirSync(this.dir).sort()) if (PLUGIN_FILE.test(name)) await this.swap(join(this.dir, name))
     }
+    if (!watching) return
     this.watcher = watch([this.dir, ...this.watchedFiles()], {
       ignoreInitial: true,
       depth: 0,

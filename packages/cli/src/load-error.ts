@@ -12,7 +12,6 @@ export function showPathFrom(root: string): ShowPath {
   }
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal color codes are what this strips
 const ANSI = /\x1b\[[0-9;]*m/g
 
 interface Located {
