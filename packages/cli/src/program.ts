@@ -114,6 +114,20 @@ export function program(io: Io, exit: { code: number }): Command {
     })
 
   cli
+    .command('new')
+    .description(
+      'create something new; `bridle new plugin NAME` writes a plugin package that builds, tests and publishes',
+    )
+    .argument('<what>', 'what to create: plugin')
+    .argument('<name>', 'the npm package name, e.g. @you/bridle-plugin-notes')
+    .option('--dir <dir>', 'the folder to write it in (default: the name without its scope)')
+    .action(async (what: string, name: string, o: { dir?: string }) => {
+      if (what !== 'plugin') throw new UsageError(`new: unknown kind ${JSON.stringify(what)} (bridle new plugin NAME)`)
+      const { newPlugin } = await import('./commands/new.js')
+      exit.code = await newPlugin(name, o, io)
+    })
+
+  cli
     .command('view')
     .description('serve a read-only web viewer of the stored sessions on loopback; prints its URL')
     .argument('[id]', 'open this session')
