@@ -24,7 +24,10 @@ function writeModules(dir, n) {
     join(dir, 'lib', 'words.ts'),
     "import { text } from './text.mjs'\ninterface Words { text: string }\nconst value: Words = { text }\nexport const words: string = value.text.toUpperCase()\n",
   )
-  writeFileSync(join(dir, 'lib', 'text.mjs'), `export const text = ${JSON.stringify(`edit ${n}: ${'a line of notes. '.repeat(20)}`)}\n`)
+  writeFileSync(
+    join(dir, 'lib', 'text.mjs'),
+    `export const text = ${JSON.stringify(`edit ${n}: ${'a line of notes. '.repeat(20)}`)}\n`,
+  )
 }
 
 export async function hotReload() {
@@ -40,7 +43,8 @@ export async function hotReload() {
   const text = join(dir, 'lib', 'text.mjs')
   const check = (n) => {
     const last = reports.at(-1)
-    if (last?.action !== 'reloaded' || last.file !== 'plugins/notes.mjs') throw new Error(`reload ${n}: ${JSON.stringify(last)}`)
+    if (last?.action !== 'reloaded' || last.file !== 'plugins/notes.mjs')
+      throw new Error(`reload ${n}: ${JSON.stringify(last)}`)
   }
   let n = 0
   for (; n < WARMUP; n++) {
@@ -61,7 +65,8 @@ export async function hotReload() {
   await tick()
   const perReload = (settledHeap() - before) / RELOADS
   const assembled = await booted.ctx.systemPrompt.assemble({ dry: true })
-  if (!assembled.sections.some((s) => s.text.includes(`EDIT ${n - 1}:`))) throw new Error('the last edit is not assembled')
+  if (!assembled.sections.some((s) => s.text.includes(`EDIT ${n - 1}:`)))
+    throw new Error('the last edit is not assembled')
   await reloader.close()
   await booted.close()
 
@@ -95,9 +100,14 @@ export async function hotReload() {
       ['heap growth per reload (after full collections)', kb(perReload)],
       ['reload latency: invalidate, re-evaluate 3 modules, dispose and start the plugin (median)', ms(middle(times))],
       ['reload latency: slowest of the run', ms(Math.max(...times))],
-      [`save → reloaded in bridle dev, with the watcher's 50 ms write settle (median of ${WATCHED})`, ms(middle(saves))],
+      [
+        `save → reloaded in bridle dev, with the watcher's 50 ms write settle (median of ${WATCHED})`,
+        ms(middle(saves)),
+      ],
     ],
-    bars: [{ name: 'heap growth per reload ≤ 100 KB (bytes)', value: Math.round(perReload), ok: perReload <= BAR_BYTES }],
+    bars: [
+      { name: 'heap growth per reload ≤ 100 KB (bytes)', value: Math.round(perReload), ok: perReload <= BAR_BYTES },
+    ],
   }
 }
 

@@ -38,7 +38,10 @@ function readmeProblems(root, dir, pkg) {
   for (const target of links) {
     if (target.startsWith('#')) continue
     if (/^https?:\/\//.test(target)) {
-      const inRepo = repo !== '' && target.startsWith(`${repo}/`) ? /^(?:blob|tree|raw)\/main\/([^#?]*)/.exec(target.slice(repo.length + 1)) : null
+      const inRepo =
+        repo !== '' && target.startsWith(`${repo}/`)
+          ? /^(?:blob|tree|raw)\/main\/([^#?]*)/.exec(target.slice(repo.length + 1))
+          : null
       if (inRepo && inRepo[1] !== '' && !existsSync(join(root, decodeURIComponent(inRepo[1])))) {
         problems.push(`README.md links ${target}, but the repository has no ${inRepo[1]}`)
       }

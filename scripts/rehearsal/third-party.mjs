@@ -19,7 +19,10 @@ export async function rehearseThirdPartyPlugin({ work, consumer, registry, npmrc
   step('the plugin installs from the registry, builds, passes its tests (scripted model) and publint, and publishes')
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: plugin, quiet: true })
   const { out: tested } = await run('npm', ['test'], { cwd: plugin, quiet: true })
-  check(/# fail 0/.test(tested) && /# pass [1-9]/.test(tested), `the scaffolded plugin's tests did not pass:\n${tested}`)
+  check(
+    /# fail 0/.test(tested) && /# pass [1-9]/.test(tested),
+    `the scaffolded plugin's tests did not pass:\n${tested}`,
+  )
   await run('npx', ['publint', '--strict'], { cwd: plugin })
   await run('npm', ['publish', '--registry', registry.url], { cwd: plugin, quiet: true })
   const packument = await registry.packument(THIRD_PARTY_PLUGIN)

@@ -280,7 +280,13 @@ describe('cachePrefixReport', () => {
     step(s, digester, 1, 3, { ...base, tools: [tool('read_file'), described] })
     const rows = cachePrefixReport(s.events)
     expect(rows[1]!.tools).toEqual({ kept: false, added: [], removed: [], moved: [], changed: ['add_note'] })
-    expect(rows[2]!.tools).toEqual({ kept: false, added: [], removed: [], moved: ['read_file', 'add_note'], changed: [] })
+    expect(rows[2]!.tools).toEqual({
+      kept: false,
+      added: [],
+      removed: [],
+      moved: ['read_file', 'add_note'],
+      changed: [],
+    })
   })
 
   it('names the hot-reloaded system line, the compaction and the added tool as the only breaks', () => {

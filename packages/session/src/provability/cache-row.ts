@@ -168,7 +168,9 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
   const systemKept = curr.record.system === prev.record.system
   const diffLine = systemKept ? undefined : firstDifferingLine(pSystem, cSystem)
   const toolsKept = curr.record.tools === prev.record.tools
-  const tools = toolsKept ? { added: [], removed: [], moved: [], changed: [] } : toolDiff(p.tools ?? [], c.tools ?? [], facts)
+  const tools = toolsKept
+    ? { added: [], removed: [], moved: [], changed: [] }
+    : toolDiff(p.tools ?? [], c.tools ?? [], facts)
 
   const pCount = prev.record.messages.count
   const messagesKept = facts.chainAt(curr, pCount) === prev.record.messages.chain
