@@ -20,7 +20,7 @@ export async function rehearseThirdPartyPlugin({ work, consumer, registry, npmrc
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: plugin, quiet: true })
   const { out: tested } = await run('npm', ['test'], { cwd: plugin, quiet: true })
   check(
-    /# fail 0/.test(tested) && /# pass [1-9]/.test(tested),
+    /(?:#|ℹ) fail 0/.test(tested) && /(?:#|ℹ) pass [1-9]/.test(tested),
     `the scaffolded plugin's tests did not pass:\n${tested}`,
   )
   await run('npx', ['publint', '--strict'], { cwd: plugin })
