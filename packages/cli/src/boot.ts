@@ -193,7 +193,8 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
   }
   const close = async () => {
     await shutdown(ctx)
-    await (await loader)?.close()
+    // a loader that never opened has nothing to close (its failure was reported where it was needed)
+    await (await loader?.catch(() => undefined))?.close()
   }
   const describePlugin = (plugin: unknown) => {
     const row = rows.get(plugin)
