@@ -20,6 +20,7 @@ import { cliStartup } from './cli-startup.mjs'
 import { sessionsListing } from './sessions-listing.mjs'
 import { otelOverhead } from './otel-overhead.mjs'
 import { anthropicCache } from './anthropic-cache.mjs'
+import { hotReload } from './hot-reload.mjs'
 
 const all = [
   stepOverhead,
@@ -37,6 +38,7 @@ const all = [
   cliStartup,
   sessionsListing,
   otelOverhead,
+  hotReload,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => {

@@ -118,6 +118,12 @@ export {
 } from './provability/replay.js'
 export { RequestReplay } from './provability/request-replay.js'
 export {
+  modelViewDigests,
+  modelViewMessage,
+  type ModelViewDigests,
+  type ModelViewMessage,
+} from './provability/model-view.js'
+export {
   sectionManifest,
   readSectionManifest,
   sectionChanges,

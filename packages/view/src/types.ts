@@ -184,7 +184,7 @@ export interface RequestDiffView {
   previousSeq: number
   previous: { turn: number; step: number; attempt: number }
   system: { kept: boolean; lines: DiffLine[]; sections: { kind: string; name: string }[] }
-  tools: { kept: boolean; added: string[]; removed: string[]; moved: string[] }
+  tools: { kept: boolean; added: string[]; removed: string[]; moved: string[]; changed: string[] }
   messages: {
     kept: boolean
     /** Messages of the previous request that this one still starts with. */

@@ -104,8 +104,13 @@ async function serve(
 }
 
 /** `bridle inspect ID --html FILE`: the viewer of one session as one self-contained HTML file. */
-export async function inspectHtml(id: string, file: string, options: { config?: string }, io: Io): Promise<number> {
-  const reader = await openReader(options.config, io.secrets)
+export async function inspectHtml(
+  id: string,
+  file: string,
+  options: { config?: string; root?: string },
+  io: Io,
+): Promise<number> {
+  const reader = await openReader(options.config, io.secrets, options.root)
   let written: { bytes: number; requests: number }
   try {
     written = await writeSessionHtml(new ViewSource(reader.persistence), id, file, (text) =>

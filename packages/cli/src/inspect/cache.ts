@@ -91,6 +91,7 @@ export function renderCacheReport(
         ...row.tools.added.map((n) => `+${n}`),
         ...row.tools.removed.map((n) => `-${n}`),
         ...row.tools.moved.map((n) => `~${n}`),
+        ...row.tools.changed.map((n) => `${n} changed`),
       ]
       parts.push(`tools ${p.red('✗')} ${diff.join(' ')}`)
     } else parts.push(`tools ${p.green('✓')}`)

@@ -29,6 +29,8 @@ export interface TurnEndReasonMap {
   completed: { readonly kind: 'completed' }
   blocked: { readonly kind: 'blocked' }
   'max-tokens': { readonly kind: 'max-tokens' }
+  /** The turn opened its step cap (`AgentOptions.maxSteps`) and was owed another step; `steps` is how many it opened. */
+  'max-steps': { readonly kind: 'max-steps'; readonly steps: number }
   /** Written only by crash repair (`interruptedTurnClosers`). */
   interrupted: { readonly kind: 'interrupted' }
   error: { readonly kind: 'error'; readonly error: LlmFailure }

@@ -55,7 +55,7 @@ function toolDiff(previous: readonly ToolSchema[], current: readonly ToolSchema[
     const b = current.find((t) => t.name === n)
     return facts.canonicalJson(a) !== facts.canonicalJson(b)
   })
-  return { added, removed, moved: [...new Set([...moved, ...changed])] }
+  return { added, removed, moved, changed }
 }
 
 const commonPrefixLength = (a: string, b: string): number => {
@@ -176,7 +176,9 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
   const systemKept = curr.record.system === prev.record.system
   const diffLine = systemKept ? undefined : firstDifferingLine(pSystem, cSystem)
   const toolsKept = curr.record.tools === prev.record.tools
-  const tools = toolsKept ? { added: [], removed: [], moved: [] } : toolDiff(p.tools ?? [], c.tools ?? [], facts)
+  const tools = toolsKept
+    ? { added: [], removed: [], moved: [], changed: [] }
+    : toolDiff(p.tools ?? [], c.tools ?? [], facts)
 
   const pCount = prev.record.messages.count
   const messagesKept = facts.chainAt(curr, pCount) === prev.record.messages.chain

@@ -60,7 +60,10 @@ export interface CachePrefixRow {
     readonly kept: boolean
     readonly added: readonly string[]
     readonly removed: readonly string[]
+    /** Tools in both requests whose position among those tools differs. */
     readonly moved: readonly string[]
+    /** Tools in both requests whose description or parameters differ (a tool can be both moved and changed). */
+    readonly changed: readonly string[]
   }
   readonly messages?:
     | { readonly kept: true }

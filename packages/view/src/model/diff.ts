@@ -177,8 +177,9 @@ export function requestDiff(input: DiffInput): RequestDiffView {
           added: [...row.tools.added],
           removed: [...row.tools.removed],
           moved: [...row.tools.moved],
+          changed: [...row.tools.changed],
         }
-      : { kept: prevText.tools === currText.tools, added: [], removed: [], moved: [] },
+      : { kept: prevText.tools === currText.tools, added: [], removed: [], moved: [], changed: [] },
     messages: {
       kept: messagesKept,
       keptCount,
