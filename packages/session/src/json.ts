@@ -149,12 +149,13 @@ function scalarBound(value: unknown): number {
  * so a 100,000-deep value costs only the first levels) and adds up an upper bound of the JSON size; only a value
  * whose bound passes `limits.maxBytes` is measured exactly, once the copy is made.
  */
-function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
+function walk(root: unknown, mode: Mode, limits?: JsonLimits, text?: (value: string) => string): WalkResult {
   const rootReason = leafViolation(root)
   if (rootReason !== undefined) return { ok: false, violation: { path: '$', reason: rootReason } }
   if (root === null || typeof root !== 'object') {
-    if (limits !== undefined && scalarBound(root) > limits.maxBytes) return measured(root, limits)
-    return { ok: true, value: root }
+    const leaf = text !== undefined && typeof root === 'string' ? text(root) : root
+    if (limits !== undefined && scalarBound(leaf) > limits.maxBytes) return measured(leaf, limits)
+    return { ok: true, value: leaf }
   }
 
   let bound = 2
@@ -190,10 +191,13 @@ function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
       key === undefined ? (frame.source as unknown[])[index] : (frame.source as Record<string, unknown>)[key]
     const reason = leafViolation(value)
     if (reason !== undefined) return { ok: false, violation: { path: pathOf(stack), reason } }
-    if (limits !== undefined) bound += 1 + (key === undefined ? 0 : jsonStringBytesBound(key) + 1)
+    // The copy's key and strings are what `text` makes of them (the secret filter for a log), and so is their size.
+    const copyKey = key === undefined || text === undefined ? key : text(key)
+    if (limits !== undefined) bound += 1 + (copyKey === undefined ? 0 : jsonStringBytesBound(copyKey) + 1)
     let copy: unknown = value
     if (value === null || typeof value !== 'object') {
-      if (limits !== undefined) bound += scalarBound(value)
+      if (text !== undefined && typeof value === 'string') copy = text(value)
+      if (limits !== undefined) bound += scalarBound(copy)
     } else {
       if (limits !== undefined) {
         if (stack.length >= limits.maxDepth) {
@@ -207,8 +211,8 @@ function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
     }
     const target = frame.target
     if (target === undefined) continue
-    if (key === undefined) (target as unknown[])[index] = copy
-    else define(target as Record<string, unknown>, key, copy)
+    if (copyKey === undefined) (target as unknown[])[index] = copy
+    else define(target as Record<string, unknown>, copyKey, copy)
   }
   const value = mode === 'check' ? root : rootTarget
   if (limits !== undefined && bound > limits.maxBytes) return measured(value, limits)
@@ -265,10 +269,11 @@ export function snapshotWithinLimits(value: unknown, limits: JsonLimits): Limite
 /**
  * {@link snapshotWithinLimits} for a session log: the same checks, reads and copy, frozen as it is built (each copied
  * container once its children are in). The log needs its events deep-frozen; freezing the copy afterwards was a second
- * walk over the same fresh objects on every append.
+ * walk over the same fresh objects on every append. `text`, when given, replaces every string and key of the copy (the
+ * secret filter, docs/security.md#the-log).
  */
-export function snapshotForLog(value: unknown, limits?: JsonLimits): LimitedSnapshot {
-  const result = walk(value, 'log', limits)
+export function snapshotForLog(value: unknown, limits?: JsonLimits, text?: (value: string) => string): LimitedSnapshot {
+  const result = walk(value, 'log', limits, text)
   return result.ok ? { ok: true, value: result.value as JsonValue } : result
 }
 

@@ -1,0 +1,247 @@
+/**
+ * The secret filter (docs/security.md#the-filter): the values of the credentials Bridle holds, and one scan that
+ * replaces each of them with `[redacted]` in a whole text, in a JSON value, or in a text that arrives in pieces.
+ * Pure and synchronous; it never logs, stores or compares anything but the values it was given.
+ */
+
+/** What a known secret is replaced with. */
+export const REDACTED = '[redacted]'
+
+/**
+ * Values shorter than this are not treated as secrets: replacing every `none` or `EMPTY` (the dummy keys some local
+ * servers take) would mangle ordinary words, and no real API key is that short.
+ */
+export const MIN_SECRET_LENGTH = 8
+
+/** Where a scan stopped: the text it may emit now, and the tail it must hold until more text (or the end) comes. */
+interface ScanResult {
+  readonly out: string
+  readonly held: string
+}
+
+/**
+ * A set of secret values and the scan that removes them. Each value is also matched in the forms it takes inside
+ * JSON text (`"` and `\` escaped) and inside a URL (percent-encoded). Matching is leftmost-longest: at each position
+ * the longest form that starts there is replaced, and the scan continues after it. The streamed scan
+ * (`SecretStream`) makes exactly the decisions of the whole-text scan, so the pieces it emits join to `redact` of
+ * the whole text.
+ */
+export class SecretFilter {
+  private readonly values = new Set<string>()
+  /** Every form of every value, longest first. */
+  private forms: readonly string[] = []
+  /** First UTF-16 unit of a form → the forms starting with it, longest first. */
+  private readonly byFirst = new Map<number, readonly string[]>()
+  /** 1 where a form starts with that ASCII unit: the per-character test of a scan, without a map lookup. */
+  private readonly asciiStarts = new Uint8Array(128)
+  /** True when some form starts with a non-ASCII unit (then those characters go to the map). */
+  private nonAsciiStarts = false
+  private longest = 0
+
+  constructor(secrets: Iterable<string | null | undefined> = []) {
+    for (const secret of secrets) this.add(secret)
+  }
+
+  /** How many values the filter knows. */
+  get size(): number {
+    return this.values.size
+  }
+
+  /** The length of the longest form: a streamed text is never held back by more than this minus one. */
+  get longestForm(): number {
+    return this.longest
+  }
+
+  /**
+   * Adds a secret (also trimmed, when that differs). Returns true when the filter learned something new. Values
+   * shorter than `MIN_SECRET_LENGTH`, non-strings, and pieces of the `[redacted]` marker itself are ignored.
+   */
+  add(secret: string | null | undefined): boolean {
+    if (typeof secret !== 'string') return false
+    let learned = false
+    for (const value of new Set([secret, secret.trim()])) {
+      if (value.length < MIN_SECRET_LENGTH || REDACTED.includes(value) || this.values.has(value)) continue
+      this.values.add(value)
+      learned = true
+    }
+    if (learned) this.rebuild()
+    return learned
+  }
+
+  /** True when `secret` is one of the values (as given, not a form). */
+  has(secret: string): boolean {
+    return this.values.has(secret)
+  }
+
+  /** A new filter that knows these values and `more`. */
+  with(more: Iterable<string | null | undefined>): SecretFilter {
+    const filter = new SecretFilter(this.values)
+    for (const secret of more) filter.add(secret)
+    return filter
+  }
+
+  /** `text` with every known secret replaced by `[redacted]`. The same string when nothing matched. */
+  redact(text: string): string {
+    const forms = this.forms
+    if (forms.length === 0) return text
+    let found = false
+    for (const form of forms) {
+      if (text.includes(form)) {
+        found = true
+        break
+      }
+    }
+    return found ? this.scan(text, true, 0).out : text
+  }
+
+  /**
+   * `redact` for a text known to be the head of a longer one (a body read up to a byte cap): a tail that could be the
+   * start of a secret is dropped too, since the rest of that secret was cut off.
+   */
+  redactHead(text: string): string {
+    return this.scanPiece(text, false).out
+  }
+
+  /**
+   * A JSON value with `redact` applied to every string and object key. Containers and strings without a secret are
+   * returned as they were (the same objects), so a frozen value stays frozen and nothing is copied in vain.
+   */
+  redactJson<T>(value: T): T {
+    if (this.forms.length === 0) return value
+    return this.redactValue(value) as T
+  }
+
+  /** A cursor that filters one text arriving in pieces (see `SecretStream`). */
+  stream(): SecretStream {
+    return new SecretStream(this)
+  }
+
+  /**
+   * Scans `text` from the start. With `final`, the text is complete. Otherwise the scan stops at the first position
+   * where a form may still start, and returns that tail as `held`: it is scanned again with the text that follows.
+   * @internal
+   */
+  scanPiece(text: string, final: boolean): ScanResult {
+    if (this.forms.length === 0) return { out: text, held: '' }
+    if (final) return { out: this.redact(text), held: '' }
+    // No complete form inside: only the last `longest - 1` characters can begin one that the next piece completes.
+    let complete = false
+    for (const form of this.forms) {
+      if (text.includes(form)) {
+        complete = true
+        break
+      }
+    }
+    return this.scan(text, false, complete ? 0 : Math.max(0, text.length - this.longest + 1))
+  }
+
+  private scan(text: string, final: boolean, from: number): ScanResult {
+    const n = text.length
+    const ascii = this.asciiStarts
+    const nonAscii = this.nonAsciiStarts
+    let out = ''
+    let emitted = 0
+    for (let i = from; i < n; i++) {
+      const unit = text.charCodeAt(i)
+      if (unit < 128 ? ascii[unit] === 0 : !nonAscii) continue
+      const candidates = this.byFirst.get(unit)
+      if (candidates === undefined) continue
+      let match = 0
+      let waiting = false
+      for (const form of candidates) {
+        if (n - i >= form.length) {
+          if (text.startsWith(form, i)) {
+            match = form.length
+            break
+          }
+        } else if (!final && form.startsWith(text.slice(i))) waiting = true
+      }
+      // a longer form may still match here: decide when more text has come
+      if (waiting) return { out: out + text.slice(emitted, i), held: text.slice(i) }
+      if (match > 0) {
+        out += text.slice(emitted, i) + REDACTED
+        emitted = i + match
+        i = emitted - 1
+      }
+    }
+    return { out: emitted === 0 ? text : out + text.slice(emitted), held: '' }
+  }
+
+  private redactValue(value: unknown): unknown {
+    if (typeof value === 'string') return this.redact(value)
+    if (value === null || typeof value !== 'object') return value
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i]
+        const clean = this.redactValue(item)
+        if (clean !== item) (copy ??= value.slice())[i] = clean
+      }
+      return copy ?? value
+    }
+    let copy: Record<string, unknown> | undefined
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record)
+    for (const key of keys) {
+      const item = record[key]
+      const clean = this.redactValue(item)
+      const cleanKey = this.redact(key)
+      if (clean === item && cleanKey === key) continue
+      copy ??= Object.fromEntries(keys.map((k) => [k, record[k]]))
+      if (cleanKey !== key) delete copy[key]
+      Object.defineProperty(copy, cleanKey, { value: clean, writable: true, enumerable: true, configurable: true })
+    }
+    return copy ?? value
+  }
+
+  private rebuild(): void {
+    const forms = new Set<string>()
+    for (const value of this.values) {
+      forms.add(value)
+      forms.add(JSON.stringify(value).slice(1, -1))
+      forms.add(encodeURIComponent(value))
+    }
+    this.forms = [...forms].sort((a, b) => b.length - a.length)
+    this.longest = this.forms[0]?.length ?? 0
+    this.byFirst.clear()
+    this.asciiStarts.fill(0)
+    this.nonAsciiStarts = false
+    for (const form of this.forms) {
+      const first = form.charCodeAt(0)
+      if (first < 128) this.asciiStarts[first] = 1
+      else this.nonAsciiStarts = true
+      this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form])
+    }
+  }
+}
+
+/**
+ * Filters one text that arrives in pieces (a streamed answer block): `push` returns what may be shown now and holds
+ * back only a tail that could be the start of a known secret, so a secret split over any number of pieces is caught
+ * and everything else passes at once. `end` releases the tail. The pieces returned join to `filter.redact` of the
+ * whole text.
+ */
+export class SecretStream {
+  private held = ''
+
+  constructor(private readonly filter: SecretFilter) {}
+
+  /** The characters held back so far (0 when nothing is pending). */
+  get pending(): number {
+    return this.held.length
+  }
+
+  /** Filters the next piece; returns the text that may be emitted now (possibly `''`). */
+  push(piece: string): string {
+    const { out, held } = this.filter.scanPiece(this.held + piece, false)
+    this.held = held
+    return out
+  }
+
+  /** The rest, filtered as the end of the text. */
+  end(): string {
+    const rest = this.held
+    this.held = ''
+    return rest === '' ? '' : this.filter.scanPiece(rest, true).out
+  }
+}
