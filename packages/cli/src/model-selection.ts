@@ -1,4 +1,4 @@
-import { urlHasCredentials } from '@bridle/llm'
+import { urlCredentials } from '@bridle/llm'
 import type { AppConfig, PluginRow } from './app-config.js'
 import { rowName } from './app-config.js'
 import { UsageError } from './errors.js'
@@ -87,10 +87,14 @@ export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flag
     )
   }
   const baseURL = flags.baseUrl ?? env.BRIDLE_BASE_URL
-  if (baseURL && urlHasCredentials(baseURL)) {
-    // never echo the URL: its userinfo is the secret
+  const credentials = baseURL ? urlCredentials(baseURL) : undefined
+  if (credentials !== undefined && (credentials.userinfo || credentials.parameters.length > 0)) {
+    // never echo the URL: it holds the secret; name the parameter, not its value (docs/security.md#urls)
     const source = flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL'
-    throw new UsageError(`${source} must not contain credentials (user:password@); put the key in BRIDLE_API_KEY`)
+    const what = credentials.userinfo
+      ? 'must not contain credentials (user:password@)'
+      : `must not carry a credential in its query string (parameter ${credentials.parameters.map((n) => `"${n}"`).join(', ')})`
+    throw new UsageError(`${source} ${what}; put the key in BRIDLE_API_KEY`)
   }
   if (baseURL) {
     const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model

@@ -21,7 +21,7 @@ interface ScanResult {
 
 /**
  * A set of secret values and the scan that removes them. Each value is also matched in the forms it takes inside
- * JSON text (`"` and `\` escaped) and inside a URL (percent-encoded). Matching is leftmost-longest: at each position
+ * JSON text (`"` and `\` escaped; also `<`, `>`, `&` as in a script element) and inside a URL (percent-encoded). Matching is leftmost-longest: at each position
  * the longest form that starts there is replaced, and the scan continues after it. The streamed scan
  * (`SecretStream`) makes exactly the decisions of the whole-text scan, so the pieces it emits join to `redact` of
  * the whole text.
@@ -103,6 +103,29 @@ export class SecretFilter {
   }
 
   /**
+   * `text.slice(start, end)` redacted as a piece of the whole text: a secret that only overlaps the slice (it began
+   * before `start` or runs past `end`) is replaced too, so an excerpt cut around a position shows no part of one.
+   */
+  redactSlice(text: string, start: number, end: number): string {
+    const from = Math.max(0, start)
+    const to = Math.min(text.length, Math.max(from, end))
+    if (this.forms.length === 0) return text.slice(from, to)
+    // a match that overlaps the slice starts at most `longest - 1` before it; start the scan a full form earlier
+    const windowStart = Math.max(0, from - 2 * this.longest)
+    const window = text.slice(windowStart, Math.min(text.length, to + this.longest))
+    let out = ''
+    let at = from
+    for (const [matchStart, matchEnd] of this.matches(window)) {
+      const s0 = matchStart + windowStart
+      const e0 = matchEnd + windowStart
+      if (e0 <= from || s0 >= to) continue
+      out += text.slice(at, Math.max(at, s0)) + REDACTED
+      at = Math.min(to, e0)
+    }
+    return out + text.slice(at, to)
+  }
+
+  /**
    * A JSON value with `redact` applied to every string and object key. Containers and strings without a secret are
    * returned as they were (the same objects), so a frozen value stays frozen and nothing is copied in vain.
    */
@@ -167,6 +190,19 @@ export class SecretFilter {
     return { out: emitted === 0 ? text : out + text.slice(emitted), held: '' }
   }
 
+  /** The [start, end) ranges the whole-text scan replaces in `text`, in order. */
+  private *matches(text: string): Generator<[number, number]> {
+    const n = text.length
+    for (let i = 0; i < n; i++) {
+      const candidates = this.byFirst.get(text.charCodeAt(i))
+      if (candidates === undefined) continue
+      const form = candidates.find((f) => text.startsWith(f, i))
+      if (form === undefined) continue
+      yield [i, i + form.length]
+      i += form.length - 1
+    }
+  }
+
   private redactValue(value: unknown): unknown {
     if (typeof value === 'string') return this.redact(value)
     if (value === null || typeof value !== 'object') return value
@@ -198,7 +234,10 @@ export class SecretFilter {
     const forms = new Set<string>()
     for (const value of this.values) {
       forms.add(value)
-      forms.add(JSON.stringify(value).slice(1, -1))
+      const json = JSON.stringify(value).slice(1, -1)
+      forms.add(json)
+      // as a JSON string inside an HTML <script> (`<`, `>` and `&` escaped), the form `--html` pages carry
+      forms.add(json.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
       forms.add(encodeURIComponent(value))
     }
     this.forms = [...forms].sort((a, b) => b.length - a.length)

@@ -89,6 +89,29 @@ describe('SecretFilter.redact', () => {
   })
 })
 
+describe('SecretFilter.redactSlice and the script form', () => {
+  it('an excerpt cut across a secret shows none of it', () => {
+    const key = 'sk-slice-0123456789'
+    const filter = new SecretFilter([key])
+    const text = `head ${key} tail`
+    const at = text.indexOf(key)
+    expect(filter.redactSlice(text, at + 4, at + 12)).toBe(REDACTED)
+    expect(filter.redactSlice(text, 0, at + 3)).toBe(`head ${REDACTED}`)
+    expect(filter.redactSlice(text, at + 10, text.length)).toBe(`${REDACTED} tail`)
+    expect(filter.redactSlice(text, 0, 4)).toBe('head')
+    expect(new SecretFilter().redactSlice(text, 0, 4)).toBe('head')
+  })
+
+  it('a secret with <, > or & is caught as an HTML script carries it', () => {
+    const key = 'k<e>y&0123456789'
+    const inScript = JSON.stringify({ k: key }).replace(
+      /[<>&]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    )
+    expect(new SecretFilter([key]).redact(inScript)).toBe(`{"k":"${REDACTED}"}`)
+  })
+})
+
 describe('SecretStream', () => {
   it('a key split over any number of pieces is caught; live output waits only on a possible start', () => {
     const key = 'sk-BRIDLEKEY-7f3a9c2e41'

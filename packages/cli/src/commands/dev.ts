@@ -35,7 +35,6 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   const booted = await boot(app, {
     model: options.model,
     baseUrl: options.baseUrl,
-    secrets: io.secrets,
     skipRow: (row) => 'path' in row && ownership.watched.has(resolve(app.dir, row.path)),
   })
   if (booted.model) io.err(`${booted.model.notice}\n`)

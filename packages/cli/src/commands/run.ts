@@ -111,7 +111,7 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
 export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
   const app = await resolveApp(options.config)
   checkAppPaths(app)
-  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
+  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   try {
     const agent = await openCheckedAgent(booted, options)

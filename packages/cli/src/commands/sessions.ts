@@ -14,7 +14,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T
 
 /** `bridle sessions`: every stored session with its creation time, turn count and last activity. */
 export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
-  const reader = await openReader(options.config, io.secrets)
+  const reader = await openReader(options.config)
   try {
     return await listSessions(reader.persistence, options, io)
   } finally {

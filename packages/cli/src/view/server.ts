@@ -100,7 +100,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     streams.add(res)
     const write = (change: StoreChange) => {
       if (change.kind === 'session' && session !== undefined && change.id !== session) return
-      res.write(`event: ${change.kind}\ndata: ${JSON.stringify(change)}\n\n`)
+      res.write(`event: ${change.kind}\ndata: ${redact(JSON.stringify(change))}\n\n`)
     }
     const unsubscribe = follower.subscribe(write)
     req.on('close', () => {
@@ -113,6 +113,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.end()
       if (error instanceof SessionNotFoundError) return json(res, 404, { error: error.message })
+      // a malformed percent escape in the path (`/api/sessions/%E0%A4%A`) is the client's mistake
+      if (error instanceof URIError) return json(res, 400, { error: `malformed URL: ${req.url ?? ''}` })
       options.onError?.(error)
       json(res, 500, { error: messageOf(error) })
     })
