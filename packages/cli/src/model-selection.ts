@@ -1,4 +1,4 @@
-import { urlCredentials } from '@bridle/llm'
+import { isCredentialParameter, urlCredentials } from '@bridle/llm'
 import type { AppConfig, PluginRow } from './app-config.js'
 import { rowName } from './app-config.js'
 import { UsageError } from './errors.js'
@@ -153,12 +153,16 @@ export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flag
   }
 }
 
-/** The values of the key variables the app's `@bridle/llm-openai` rows name (`apiKeyEnv`, default DEEPSEEK_API_KEY). */
+/**
+ * The credentials the app's `@bridle/llm-openai` rows hold: the values of the key variables they name (`apiKeyEnv`,
+ * default DEEPSEEK_API_KEY), the values of configured headers whose names mark a credential (`x-api-key`), and any
+ * credential in a row's `baseURL`. Known before any row loads, so a read-only `inspect` filters them too.
+ */
 export function appSecrets(app: AppConfig, env: NodeJS.ProcessEnv): string[] {
   const values: string[] = []
   for (const row of app.plugins) {
     if (rowName(row) !== LLM_OPENAI) continue
-    const config = (row.config ?? {}) as { apiKeyEnv?: unknown; baseURL?: unknown }
+    const config = (row.config ?? {}) as { apiKeyEnv?: unknown; baseURL?: unknown; headers?: unknown }
     const name =
       typeof config.apiKeyEnv === 'string'
         ? config.apiKeyEnv
@@ -167,6 +171,11 @@ export function appSecrets(app: AppConfig, env: NodeJS.ProcessEnv): string[] {
           : undefined
     const value = name === undefined ? undefined : env[name]
     if (value) values.push(value)
+    if (typeof config.headers === 'object' && config.headers !== null) {
+      for (const [header, text] of Object.entries(config.headers))
+        if (typeof text === 'string' && isCredentialParameter(header)) values.push(text)
+    }
+    if (typeof config.baseURL === 'string') values.push(...urlCredentials(config.baseURL).values)
   }
   return values
 }

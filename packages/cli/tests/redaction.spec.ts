@@ -6,7 +6,7 @@ import { envSecrets, holdEnvSecrets, redactingIo } from '../src/redaction.js'
 import { oneLine, type Io } from '../src/terminal.js'
 
 describe('CLI output redaction', () => {
-  it('knows the CLI key variables and the apiKeyEnv of every llm-openai row (DEEPSEEK_API_KEY by default)', () => {
+  it('knows the CLI key variables, the apiKeyEnv of every llm-openai row (DEEPSEEK_API_KEY by default) and its credential headers', () => {
     const env = {
       DEEPSEEK_API_KEY: 'sk-deep-000111222',
       BRIDLE_API_KEY: 'sk-bridle-333444',
@@ -23,13 +23,22 @@ describe('CLI output redaction', () => {
           },
           { package: '@bridle/llm-openai' },
           { package: '@bridle/llm-openai', config: { provider: 'l', baseURL: 'http://127.0.0.1:1', apiKeyEnv: null } },
+          {
+            package: '@bridle/llm-openai',
+            config: {
+              provider: 'h',
+              baseURL: 'http://h/v1',
+              apiKeyEnv: null,
+              headers: { 'x-api-key': 'hdr-secret-42', 'x-title': 'My App' },
+            },
+          },
           '@bridle/plugin-read-file',
         ],
       },
       undefined,
       '/tmp/app',
     )
-    expect(appSecrets(app, env)).toEqual(['sk-openai-555666777', 'sk-deep-000111222'])
+    expect(appSecrets(app, env)).toEqual(['sk-openai-555666777', 'sk-deep-000111222', 'hdr-secret-42'])
   })
 
   it('redacts every write, including secrets the process learns after the Io was made (at boot)', () => {
