@@ -1,4 +1,4 @@
-import { isCredentialParameter, urlCredentials } from '@bridle/llm'
+import { namedCredentials, urlCredentials } from '@bridle/llm'
 import type { AppConfig, PluginRow } from './app-config.js'
 import { rowName } from './app-config.js'
 import { UsageError } from './errors.js'
@@ -171,10 +171,8 @@ export function appSecrets(app: AppConfig, env: NodeJS.ProcessEnv): string[] {
           : undefined
     const value = name === undefined ? undefined : env[name]
     if (value) values.push(value)
-    if (typeof config.headers === 'object' && config.headers !== null) {
-      for (const [header, text] of Object.entries(config.headers))
-        if (typeof text === 'string' && isCredentialParameter(header)) values.push(text)
-    }
+    if (typeof config.headers === 'object' && config.headers !== null)
+      values.push(...namedCredentials(config.headers as Record<string, string>))
     if (typeof config.baseURL === 'string') values.push(...urlCredentials(config.baseURL).values)
   }
   return values

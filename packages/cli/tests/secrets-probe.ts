@@ -145,7 +145,14 @@ agent:
 /** Every row of the schema's tables, as text. */
 async function postgresRows(url: string, schema: string): Promise<string> {
   const require = createRequire(createRequire(import.meta.url).resolve('@bridle/session-postgres/package.json'))
-  const pg = require('pg') as typeof import('pg')
+  // the CLI does not depend on pg; the backend package does, and its copy is the one the CLI used
+  const pg = require('pg') as {
+    Client: new (options: { connectionString: string }) => {
+      connect(): Promise<void>
+      query(sql: string, values?: unknown[]): Promise<{ rows: unknown[] }>
+      end(): Promise<void>
+    }
+  }
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {

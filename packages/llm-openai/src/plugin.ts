@@ -3,7 +3,7 @@
  * `ctx.llm`; disposing the plugin (or an HMR reload) removes it.
  */
 import type { Context } from 'cordis'
-import { configParser, holdSecrets, isCredentialParameter } from '@bridle/llm'
+import { configParser, holdSecrets, namedCredentials } from '@bridle/llm'
 import { OpenAICompatAdapter } from './adapter.js'
 import { resolveConfig, type OpenAICompatConfig, type OpenAICompatConfigInput } from './config.js'
 
@@ -26,13 +26,11 @@ export const Config = configParser((raw?: OpenAICompatConfigInput | null): OpenA
  */
 export function apply(ctx: Context, config: OpenAICompatConfig): void {
   // the route's credentials are filtered from the moment it loads, before any call (docs/security.md#what-is-filtered)
-  holdSecrets(config.apiKeyEnv === null ? undefined : process.env[config.apiKeyEnv], ...credentialHeaders(config))
+  holdSecrets(
+    config.apiKeyEnv === null ? undefined : process.env[config.apiKeyEnv],
+    ...namedCredentials(config.headers),
+  )
   const adapter = new OpenAICompatAdapter(config)
   ctx.effect(() => () => adapter.dispose())
   ctx.llm.registerAdapter([config.provider], adapter)
-}
-
-/** Values of the configured headers whose names mark a credential (`api-key`, `X-Auth-Token`, …). */
-export function credentialHeaders(config: OpenAICompatConfig): string[] {
-  return Object.entries(config.headers).flatMap(([name, value]) => (isCredentialParameter(name) ? [value] : []))
 }

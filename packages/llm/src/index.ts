@@ -123,6 +123,7 @@ export {
   holdSecrets,
   holdUrlSecrets,
   isCredentialParameter,
+  namedCredentials,
   urlCredentials,
   urlHasCredentials,
   type UrlCredentials,

@@ -4,6 +4,12 @@
  */
 export { REDACTED, MIN_SECRET_LENGTH, SecretFilter, SecretStream } from './secret-filter.js'
 export { knownSecrets, holdSecrets, holdUrlSecrets } from './known-secrets.js'
-export { isCredentialParameter, urlCredentials, urlHasCredentials, type UrlCredentials } from './url-credentials.js'
+export {
+  isCredentialParameter,
+  namedCredentials,
+  urlCredentials,
+  urlHasCredentials,
+  type UrlCredentials,
+} from './url-credentials.js'
 export { redactSecrets, clipRedacted, redactTruncated } from './display-redaction.js'
 export { redactChunks } from './chunk-redaction.js'

@@ -47,6 +47,21 @@ export function isCredentialParameter(name: string): boolean {
   )
 }
 
+/**
+ * The values of `entries` (headers, environment variables) whose names mark a credential (`isCredentialParameter`);
+ * for an `Authorization`-style value (`Bearer <token>`) the token alone too, since that is what a server echoes.
+ */
+export function namedCredentials(entries: Readonly<Record<string, string>> | undefined): string[] {
+  const values: string[] = []
+  for (const [name, value] of Object.entries(entries ?? {})) {
+    if (typeof value !== 'string' || !isCredentialParameter(name)) continue
+    values.push(value)
+    const token = /^(?:bearer|basic|token)\s+(\S+)$/i.exec(value.trim())?.[1]
+    if (token !== undefined) values.push(token)
+  }
+  return values
+}
+
 /** What a URL carries that is a credential. */
 export interface UrlCredentials {
   /** A user name or password is present. */

@@ -4,6 +4,7 @@ import {
   MIN_SECRET_LENGTH,
   REDACTED,
   isCredentialParameter,
+  namedCredentials,
   redactSecrets,
   urlCredentials,
   urlHasCredentials,
@@ -98,5 +99,20 @@ describe('credentials in a URL', () => {
     })
     expect(urlCredentials('https://tok-only-123@host/').values).toEqual(['tok-only-123'])
     expect(urlCredentials('not a url')).toEqual({ userinfo: false, parameters: [], values: [] })
+  })
+})
+
+describe('namedCredentials', () => {
+  it('keeps the values whose names mark a credential, and the token of a Bearer value', () => {
+    expect(
+      namedCredentials({
+        Authorization: 'Bearer tok-abc-123456',
+        'x-api-key': 'k-123456789',
+        GITHUB_TOKEN: 'ghp_x',
+        'X-Title': 'My App',
+        PATH: '/usr/bin',
+      }),
+    ).toEqual(['Bearer tok-abc-123456', 'tok-abc-123456', 'k-123456789', 'ghp_x'])
+    expect(namedCredentials(undefined)).toEqual([])
   })
 })
