@@ -16,6 +16,7 @@ import { manyAgents } from './many-agents.mjs'
 import { postgresBeside } from './postgres.mjs'
 import { viewerFirstPaint } from './viewer-first-paint.mjs'
 import { cliStartup } from './cli-startup.mjs'
+import { secretsFilter } from './secrets-filter.mjs'
 
 const all = [
   stepOverhead,
@@ -30,6 +31,7 @@ const all = [
   compactionCache,
   viewerFirstPaint,
   cliStartup,
+  secretsFilter,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => {

@@ -147,7 +147,9 @@ async function postgresRows(url: string, schema: string): Promise<string> {
   const require = createRequire(createRequire(import.meta.url).resolve('@bridle/session-postgres/package.json'))
   // the CLI does not depend on pg; the backend package does, and its copy is the one the CLI used
   const pg = require('pg') as {
-    Client: new (options: { connectionString: string }) => {
+    Client: new (options: {
+      connectionString: string
+    }) => {
       connect(): Promise<void>
       query(sql: string, values?: unknown[]): Promise<{ rows: unknown[] }>
       end(): Promise<void>

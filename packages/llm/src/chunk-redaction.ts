@@ -43,7 +43,8 @@ export async function* redactChunks(
         const first = !blocks.has(chunk.index)
         const text = blockOf(blocks, filter, chunk.index, chunk.type).stream.push(chunk.text)
         // a delta-only stream orders its blocks by first delta: keep that order even when all of it is held
-        if (text !== '' || (first && !started.has(chunk.index))) yield text === chunk.text ? chunk : { ...chunk, text }
+        if (text !== '' || (first && !started.has(chunk.index)))
+          yield text === chunk.text ? chunk : { type: chunk.type, index: chunk.index, text }
         break
       }
       case 'tool-call-delta': {

@@ -13,12 +13,6 @@ export const REDACTED = '[redacted]'
  */
 export const MIN_SECRET_LENGTH = 8
 
-/** Where a scan stopped: the text it may emit now, and the tail it must hold until more text (or the end) comes. */
-interface ScanResult {
-  readonly out: string
-  readonly held: string
-}
-
 /**
  * A set of secret values and the scan that removes them. Each value is also matched in the forms it takes inside
  * JSON text (`"` and `\` escaped; also `<`, `>`, `&` as in a script element) and inside a URL (percent-encoded). Matching is leftmost-longest: at each position
@@ -37,6 +31,10 @@ export class SecretFilter {
   /** True when some form starts with a non-ASCII unit (then those characters go to the map). */
   private nonAsciiStarts = false
   private longest = 0
+  /** The tail the last streamed scan held back (read right after it by `SecretStream`; never kept between scans). */
+  private tail = ''
+  /** The shortest form: a text shorter than this holds no complete secret (most log strings are). */
+  private shortest = 0
 
   constructor(secrets: Iterable<string | null | undefined> = []) {
     for (const secret of secrets) this.add(secret)
@@ -45,6 +43,25 @@ export class SecretFilter {
   /** How many values the filter knows. */
   get size(): number {
     return this.values.size
+  }
+
+  /**
+   * This filter as `@bridle/session`'s append path takes it: `apply` is `redact`, and strings shorter than `minLength`
+   * are never handed to it. One object for the filter's life, so an append makes none.
+   */
+  readonly asTextFilter: { readonly minLength: number; apply(text: string): string } = (() => {
+    const self = this
+    return Object.freeze({
+      get minLength() {
+        return self.shortest
+      },
+      apply: (text: string) => self.redact(text),
+    })
+  })()
+
+  /** The length of the shortest form: a text shorter than this holds no complete secret (0 when none is known). */
+  get shortestForm(): number {
+    return this.shortest
   }
 
   /** The length of the longest form: a streamed text is never held back by more than this minus one. */
@@ -83,7 +100,7 @@ export class SecretFilter {
   /** `text` with every known secret replaced by `[redacted]`. The same string when nothing matched. */
   redact(text: string): string {
     const forms = this.forms
-    if (forms.length === 0) return text
+    if (forms.length === 0 || text.length < this.shortest) return text
     let found = false
     for (const form of forms) {
       if (text.includes(form)) {
@@ -91,7 +108,7 @@ export class SecretFilter {
         break
       }
     }
-    return found ? this.scan(text, true, 0).out : text
+    return found ? this.scan(text, true, 0) : text
   }
 
   /**
@@ -99,7 +116,7 @@ export class SecretFilter {
    * start of a secret is dropped too, since the rest of that secret was cut off.
    */
   redactHead(text: string): string {
-    return this.scanPiece(text, false).out
+    return this.scanPiece(text, false)
   }
 
   /**
@@ -140,25 +157,34 @@ export class SecretFilter {
   }
 
   /**
-   * Scans `text` from the start. With `final`, the text is complete. Otherwise the scan stops at the first position
-   * where a form may still start, and returns that tail as `held`: it is scanned again with the text that follows.
+   * Scans `text` from the start and returns what may be emitted. With `final`, the text is complete. Otherwise the scan
+   * stops at the first position where a form may still start and keeps that tail (`heldTail`): it is scanned again with
+   * the text that follows. No object is made per scan: a streamed answer calls this once per delta.
    * @internal
    */
-  scanPiece(text: string, final: boolean): ScanResult {
-    if (this.forms.length === 0) return { out: text, held: '' }
-    if (final) return { out: this.redact(text), held: '' }
+  scanPiece(text: string, final: boolean): string {
+    this.tail = ''
+    if (this.forms.length === 0) return text
+    if (final) return this.redact(text)
     // No complete form inside: only the last `longest - 1` characters can begin one that the next piece completes.
     let complete = false
-    for (const form of this.forms) {
-      if (text.includes(form)) {
-        complete = true
-        break
+    if (text.length >= this.shortest) {
+      for (const form of this.forms) {
+        if (text.includes(form)) {
+          complete = true
+          break
+        }
       }
     }
     return this.scan(text, false, complete ? 0 : Math.max(0, text.length - this.longest + 1))
   }
 
-  private scan(text: string, final: boolean, from: number): ScanResult {
+  /** The tail the last `scanPiece` held back. @internal */
+  get heldTail(): string {
+    return this.tail
+  }
+
+  private scan(text: string, final: boolean, from: number): string {
     const n = text.length
     const ascii = this.asciiStarts
     const nonAscii = this.nonAsciiStarts
@@ -177,17 +203,20 @@ export class SecretFilter {
             match = form.length
             break
           }
-        } else if (!final && form.startsWith(text.slice(i))) waiting = true
+        } else if (!final && !waiting && startsForm(text, i, form)) waiting = true
       }
       // a longer form may still match here: decide when more text has come
-      if (waiting) return { out: out + text.slice(emitted, i), held: text.slice(i) }
+      if (waiting) {
+        this.tail = text.slice(i)
+        return out + text.slice(emitted, i)
+      }
       if (match > 0) {
         out += text.slice(emitted, i) + REDACTED
         emitted = i + match
         i = emitted - 1
       }
     }
-    return { out: emitted === 0 ? text : out + text.slice(emitted), held: '' }
+    return emitted === 0 ? text : out + text.slice(emitted)
   }
 
   /** The [start, end) ranges the whole-text scan replaces in `text`, in order. */
@@ -242,6 +271,7 @@ export class SecretFilter {
     }
     this.forms = [...forms].sort((a, b) => b.length - a.length)
     this.longest = this.forms[0]?.length ?? 0
+    this.shortest = this.forms.at(-1)?.length ?? 0
     this.byFirst.clear()
     this.asciiStarts.fill(0)
     this.nonAsciiStarts = false
@@ -252,6 +282,13 @@ export class SecretFilter {
       this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form])
     }
   }
+}
+
+/** True when `text` from `at` to its end is the start of `form` (compared in place, without a copy). */
+function startsForm(text: string, at: number, form: string): boolean {
+  const n = text.length - at
+  for (let j = 0; j < n; j++) if (text.charCodeAt(at + j) !== form.charCodeAt(j)) return false
+  return true
 }
 
 /**
@@ -272,8 +309,9 @@ export class SecretStream {
 
   /** Filters the next piece; returns the text that may be emitted now (possibly `''`). */
   push(piece: string): string {
-    const { out, held } = this.filter.scanPiece(this.held + piece, false)
-    this.held = held
+    const filter = this.filter
+    const out = filter.scanPiece(this.held === '' ? piece : this.held + piece, false)
+    this.held = filter.heldTail
     return out
   }
 
@@ -281,6 +319,6 @@ export class SecretStream {
   end(): string {
     const rest = this.held
     this.held = ''
-    return rest === '' ? '' : this.filter.scanPiece(rest, true).out
+    return rest === '' ? '' : this.filter.scanPiece(rest, true)
   }
 }

@@ -156,7 +156,7 @@ export class Session {
     if (typeof type !== 'string') throw new TypeError('session event type must be a string')
     // No credential the process holds is ever written (docs/security.md#the-log): redacted in the copy, before commit.
     const secrets = knownSecrets()
-    const snap = snapshotForLog(data, JSON_LIMITS, secrets.size === 0 ? undefined : (text) => secrets.redact(text))
+    const snap = snapshotForLog(data, JSON_LIMITS, secrets.size === 0 ? undefined : secrets.asTextFilter)
     if (!snap.ok) {
       if ('limit' in snap) throw new JsonLimitError(`session event "${type}" carries data that`, snap.limit)
       throw new Error(`session event "${type}" carries non-JSON-serializable data`, {
