@@ -16,6 +16,7 @@ import { chunk, DONE, startMockServer, type MockBehaviour, type SseItem } from '
 import { expect } from 'vitest'
 import { bridle, makeApp, offlineEnv, sessionIdOf, type Finished } from './helpers.js'
 import { startView } from './view-server.js'
+import { splitAt as split } from '../../../tests/support/split-text.js'
 
 /** Where the session is stored: the JSONL default, or a PostgreSQL schema of the run's throwaway server. */
 export type ProbeBackend = { kind: 'jsonl' } | { kind: 'postgres'; url: string; schema: string }
@@ -56,19 +57,6 @@ export const secretCaseArb: fc.Arbitrary<SecretCase> = fc.record({
   errorPad: fc.integer({ min: 470, max: 505 }),
   chunkBytes: fc.option(fc.integer({ min: 1, max: 97 }), { nil: undefined }),
 })
-
-/** `text` split at `points` (taken modulo its length; empty pieces allowed). */
-function split(text: string, points: number[]): string[] {
-  const at = [...new Set(points.map((p) => p % (text.length + 1)))].sort((a, b) => a - b)
-  const pieces: string[] = []
-  let last = 0
-  for (const p of at) {
-    pieces.push(text.slice(last, p))
-    last = p
-  }
-  pieces.push(text.slice(last))
-  return pieces
-}
 
 /** The four answers the server gives, in order: a tool round, its follow-up, an HTTP error, an error beside choices. */
 function script(c: SecretCase): MockBehaviour[] {

@@ -17,6 +17,7 @@ import {
   type StreamChunk,
 } from '../src/index.js'
 import { SecretFilter as SubEntryFilter, knownSecrets as subEntryKnown } from '../src/secrets.js'
+import { splitAt } from '../../../tests/support/split-text.js'
 
 /** Keys look like this: a prefix and a body from an alphabet that ordinary words rarely use in a row. */
 const KEY_CHARS = 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789-_+/='.split('')
@@ -27,19 +28,6 @@ const keyArb = fc
   )
   .map(([prefix, body]) => prefix + body)
   .filter((key) => key.length >= 12)
-
-/** Splits `text` at the given cut points (any number, anywhere, empty pieces allowed). */
-function splitAt(text: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
-  const pieces: string[] = []
-  let last = 0
-  for (const p of points) {
-    pieces.push(text.slice(last, p))
-    last = p
-  }
-  pieces.push(text.slice(last))
-  return pieces
-}
 
 describe('SecretFilter.redact', () => {
   it('replaces every form of a secret: raw, JSON-escaped and percent-encoded', () => {
