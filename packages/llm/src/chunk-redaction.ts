@@ -14,6 +14,7 @@ type DeltaKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta'
 
 /** The filter state of one block index. */
 interface BlockFilter {
+  index: number
   kind: DeltaKind
   stream: SecretStream
   /** The last id and name a tool-call delta carried (a released tail repeats them). */
@@ -31,6 +32,7 @@ export async function* redactChunks(
 ): AsyncGenerator<StreamChunk, void, undefined> {
   const blocks = new Map<number, BlockFilter>()
   const started = new Set<number>()
+  let last: BlockFilter | undefined
   for await (const chunk of source) {
     if (filter.size === 0 && blocks.size === 0) {
       if (chunk.type === 'block-start') started.add(chunk.index)
@@ -40,8 +42,12 @@ export async function* redactChunks(
     switch (chunk.type) {
       case 'text-delta':
       case 'reasoning-delta': {
-        const first = !blocks.has(chunk.index)
-        const text = blockOf(blocks, filter, chunk.index, chunk.type).stream.push(chunk.text)
+        // consecutive deltas of one block are the common case: no map lookup for them
+        let block = last !== undefined && last.index === chunk.index ? last : blocks.get(chunk.index)
+        const first = block === undefined
+        block ??= blockOf(blocks, filter, chunk.index, chunk.type)
+        last = block
+        const text = block.stream.push(chunk.text)
         // a delta-only stream orders its blocks by first delta: keep that order even when all of it is held
         if (text !== '' || (first && !started.has(chunk.index)))
           yield text === chunk.text ? chunk : { type: chunk.type, index: chunk.index, text }
@@ -58,10 +64,12 @@ export async function* redactChunks(
         break
       }
       case 'block-end':
+        last = undefined
         yield* release(blocks, chunk.index)
         yield filter.redactJson(chunk)
         break
       case 'finish':
+        last = undefined
         for (const index of [...blocks.keys()]) yield* release(blocks, index)
         yield filter.redactJson(chunk)
         break
@@ -76,7 +84,7 @@ export async function* redactChunks(
 function blockOf(blocks: Map<number, BlockFilter>, filter: SecretFilter, index: number, kind: DeltaKind): BlockFilter {
   let block = blocks.get(index)
   if (block === undefined) {
-    block = { kind, stream: filter.stream(), id: '' as CallId }
+    block = { index, kind, stream: filter.stream(), id: '' as CallId }
     blocks.set(index, block)
   }
   return block

@@ -26,10 +26,13 @@ export class SecretFilter {
   private forms: readonly string[] = []
   /** First UTF-16 unit of a form → the forms starting with it, longest first. */
   private readonly byFirst = new Map<number, readonly string[]>()
-  /** 1 where a form starts with that ASCII unit: the per-character test of a scan, without a map lookup. */
-  private readonly asciiStarts = new Uint8Array(128)
+  /** The forms starting with each ASCII unit (undefined for none): the per-character test of a scan, no map lookup. */
+  private readonly asciiStarts: (readonly string[] | undefined)[] = new Array(128).fill(undefined)
   /** True when some form starts with a non-ASCII unit (then those characters go to the map). */
   private nonAsciiStarts = false
+  /** 1 for every ASCII unit that occurs anywhere in a form; `nonAsciiChars` when a non-ASCII one does. */
+  private readonly formChars = new Uint8Array(128)
+  private nonAsciiChars = false
   private longest = 0
   /** The tail the last streamed scan held back (read right after it by `SecretStream`; never kept between scans). */
   private tail = ''
@@ -176,7 +179,18 @@ export class SecretFilter {
         }
       }
     }
-    return this.scan(text, false, complete ? 0 : Math.max(0, text.length - this.longest + 1))
+    if (complete) return this.scan(text, false, 0)
+    // A held tail is made of characters that occur in some form: it can only begin inside the text's last run of
+    // them (a delta that ends in a space or a period holds nothing), and at most `longest - 1` from the end.
+    const limit = Math.max(0, text.length - this.longest + 1)
+    const inForms = this.formChars
+    let from = text.length
+    while (from > limit) {
+      const unit = text.charCodeAt(from - 1)
+      if (unit < 128 ? inForms[unit] === 0 : !this.nonAsciiChars) break
+      from--
+    }
+    return from === text.length ? text : this.scan(text, false, from)
   }
 
   /** The tail the last `scanPiece` held back. @internal */
@@ -192,18 +206,23 @@ export class SecretFilter {
     let emitted = 0
     for (let i = from; i < n; i++) {
       const unit = text.charCodeAt(i)
-      if (unit < 128 ? ascii[unit] === 0 : !nonAscii) continue
-      const candidates = this.byFirst.get(unit)
+      const candidates = unit < 128 ? ascii[unit] : nonAscii ? this.byFirst.get(unit) : undefined
       if (candidates === undefined) continue
       let match = 0
       let waiting = false
-      for (const form of candidates) {
+      for (let c = 0; c < candidates.length; c++) {
+        const form = candidates[c]!
         if (n - i >= form.length) {
           if (text.startsWith(form, i)) {
             match = form.length
             break
           }
-        } else if (!final && !waiting && startsForm(text, i, form)) waiting = true
+        } else if (!final && !waiting) {
+          // is the rest of the text the start of this form? (compared in place, without a copy)
+          let j = 1
+          while (i + j < n && text.charCodeAt(i + j) === form.charCodeAt(j)) j++
+          waiting = i + j === n
+        }
       }
       // a longer form may still match here: decide when more text has come
       if (waiting) {
@@ -273,22 +292,25 @@ export class SecretFilter {
     this.longest = this.forms[0]?.length ?? 0
     this.shortest = this.forms.at(-1)?.length ?? 0
     this.byFirst.clear()
-    this.asciiStarts.fill(0)
+    this.asciiStarts.fill(undefined)
     this.nonAsciiStarts = false
+    this.formChars.fill(0)
+    this.nonAsciiChars = false
+    for (const form of this.forms) {
+      for (let i = 0; i < form.length; i++) {
+        const unit = form.charCodeAt(i)
+        if (unit < 128) this.formChars[unit] = 1
+        else this.nonAsciiChars = true
+      }
+    }
     for (const form of this.forms) {
       const first = form.charCodeAt(0)
-      if (first < 128) this.asciiStarts[first] = 1
+      const forms = [...(this.byFirst.get(first) ?? []), form]
+      this.byFirst.set(first, forms)
+      if (first < 128) this.asciiStarts[first] = forms
       else this.nonAsciiStarts = true
-      this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), form])
     }
   }
-}
-
-/** True when `text` from `at` to its end is the start of `form` (compared in place, without a copy). */
-function startsForm(text: string, at: number, form: string): boolean {
-  const n = text.length - at
-  for (let j = 0; j < n; j++) if (text.charCodeAt(at + j) !== form.charCodeAt(j)) return false
-  return true
 }
 
 /**
