@@ -7,7 +7,8 @@
  */
 import type { CallId } from './ids.js'
 import { knownSecrets } from './known-secrets.js'
-import type { SecretFilter, SecretStream } from './secret-filter.js'
+import type { SecretFilter } from './secret-filter.js'
+import type { SecretStream } from './secret-stream.js'
 import type { StreamChunk } from './stream.js'
 
 type DeltaKind = 'text-delta' | 'reasoning-delta' | 'tool-call-delta'

@@ -3,6 +3,7 @@
  * replaces each of them with `[redacted]` in a whole text, in a JSON value, or in a text that arrives in pieces.
  * Pure and synchronous; it never logs, stores or compares anything but the values it was given.
  */
+import { SecretStream } from './secret-stream.js'
 
 /** What a known secret is replaced with. */
 export const REDACTED = '[redacted]'
@@ -310,37 +311,5 @@ export class SecretFilter {
       if (first < 128) this.asciiStarts[first] = forms
       else this.nonAsciiStarts = true
     }
-  }
-}
-
-/**
- * Filters one text that arrives in pieces (a streamed answer block): `push` returns what may be shown now and holds
- * back only a tail that could be the start of a known secret, so a secret split over any number of pieces is caught
- * and everything else passes at once. `end` releases the tail. The pieces returned join to `filter.redact` of the
- * whole text.
- */
-export class SecretStream {
-  private held = ''
-
-  constructor(private readonly filter: SecretFilter) {}
-
-  /** The characters held back so far (0 when nothing is pending). */
-  get pending(): number {
-    return this.held.length
-  }
-
-  /** Filters the next piece; returns the text that may be emitted now (possibly `''`). */
-  push(piece: string): string {
-    const filter = this.filter
-    const out = filter.scanPiece(this.held === '' ? piece : this.held + piece, false)
-    this.held = filter.heldTail
-    return out
-  }
-
-  /** The rest, filtered as the end of the text. */
-  end(): string {
-    const rest = this.held
-    this.held = ''
-    return rest === '' ? '' : this.filter.scanPiece(rest, true)
   }
 }
