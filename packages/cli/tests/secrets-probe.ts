@@ -209,7 +209,9 @@ export async function probeSecrets(c: SecretCase, backend: ProbeBackend): Promis
       expect(views[0]!.stdout).toMatch(/verification passed: \d+ requests match their digests/)
     }
     const html = join(app, 'session.html')
-    keep('inspect --html', await bridle(['inspect', id, '--html', html], app, withKeys))
+    const page = await bridle(['inspect', id, '--html', html], app, withKeys)
+    keep('inspect --html', page)
+    expect(page.code, page.stderr).toBe(0)
     seen['--html file'] = readFileSync(html, 'utf8')
 
     const view = await startView([id], app)
