@@ -21,6 +21,7 @@ import { sessionsListing } from './sessions-listing.mjs'
 import { otelOverhead } from './otel-overhead.mjs'
 import { anthropicCache } from './anthropic-cache.mjs'
 import { hotReload } from './hot-reload.mjs'
+import { secretsFilter } from './secrets-filter.mjs'
 
 const all = [
   stepOverhead,
@@ -39,6 +40,7 @@ const all = [
   sessionsListing,
   otelOverhead,
   hotReload,
+  secretsFilter,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => {

@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { LlmRuntime } from '@bridle/llm'
+import { LlmRuntime, holdSecrets } from '@bridle/llm'
 import { shutdown } from '@bridle/scope'
 import { SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
@@ -20,8 +20,6 @@ export interface BootOptions extends ModelFlags {
   env?: NodeJS.ProcessEnv
   /** Load a model route (run, dev). `inspect` and `sessions` need none. */
   withModel?: boolean
-  /** Receives the values of the key variables the app's model rows read, so output can redact them. */
-  secrets?: Set<string>
   /** Rows `boot` leaves to the caller: `bridle dev` loads the `path:` rows its watcher owns itself. */
   skipRow?: (row: PluginRow) => boolean
   /**
@@ -130,7 +128,8 @@ async function agentPackages() {
 export async function boot(app: AppConfig, options: BootOptions = {}): Promise<BootedApp> {
   const ctx = new Context()
   const env = options.env ?? process.env
-  for (const secret of appSecrets(app, env)) options.secrets?.add(secret)
+  // the keys the app's model rows read are filtered from everything stored or printed (docs/security.md)
+  holdSecrets(...appSecrets(app, env))
   const readOnly = options.readOnly === true
   const model = options.withModel === false || readOnly ? undefined : chooseModel(app, env, options)
 

@@ -1,4 +1,4 @@
-import { urlHasCredentials } from '@bridle/llm'
+import { namedCredentials, urlCredentials } from '@bridle/llm'
 import type { AppConfig, PluginRow } from './app-config.js'
 import { rowName } from './app-config.js'
 import { UsageError } from './errors.js'
@@ -115,11 +115,8 @@ export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flag
     throw new UsageError('--provider openai-compatible needs BRIDLE_BASE_URL (or --base-url) and BRIDLE_MODEL')
   }
   const baseURL = flags.provider === 'deepseek' ? undefined : (flags.baseUrl ?? env.BRIDLE_BASE_URL)
-  if (baseURL && urlHasCredentials(baseURL)) {
-    // never echo the URL: its userinfo is the secret
-    const source = flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL'
-    throw new UsageError(`${source} must not contain credentials (user:password@); put the key in BRIDLE_API_KEY`)
-  }
+  if (baseURL)
+    refuseUrlCredentials(baseURL, flags.baseUrl !== undefined ? '--base-url' : 'BRIDLE_BASE_URL', 'BRIDLE_API_KEY')
   if (baseURL) {
     const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model
     if (!model)
@@ -179,15 +176,31 @@ export function chooseModel(app: AppConfig, environment: NodeJS.ProcessEnv, flag
 }
 
 /**
+ * Refuses a base URL that carries a credential (userinfo, or a query parameter whose name marks one), naming where it
+ * came from and the parameter, never the value (docs/security.md#urls), and where the key belongs instead.
+ */
+function refuseUrlCredentials(url: string, source: string, keyVariable: string): void {
+  const credentials = urlCredentials(url)
+  if (!credentials.userinfo && credentials.parameters.length === 0) return
+  const what = credentials.userinfo
+    ? 'must not contain credentials (user:password@)'
+    : `must not carry a credential in its query string (parameter ${credentials.parameters.map((n) => `"${n}"`).join(', ')})`
+  throw new UsageError(`${source} ${what}; put the key in ${keyVariable}`)
+}
+
+/**
  * The Anthropic route from the environment: `ANTHROPIC_API_KEY` (required), the Messages API unless
  * `--base-url`/`ANTHROPIC_BASE_URL` names another endpoint (the key is still read from `ANTHROPIC_API_KEY`).
  */
 function anthropicRoute(app: AppConfig, env: NodeJS.ProcessEnv, flags: ModelFlags): ModelChoice {
   if (!env.ANTHROPIC_API_KEY) throw new UsageError('--provider anthropic needs ANTHROPIC_API_KEY')
   const baseURL = flags.baseUrl ?? env.ANTHROPIC_BASE_URL
-  if (baseURL && urlHasCredentials(baseURL)) {
-    const source = flags.baseUrl !== undefined ? '--base-url' : 'ANTHROPIC_BASE_URL'
-    throw new UsageError(`${source} must not contain credentials (user:password@); put the key in ANTHROPIC_API_KEY`)
+  if (baseURL) {
+    refuseUrlCredentials(
+      baseURL,
+      flags.baseUrl !== undefined ? '--base-url' : 'ANTHROPIC_BASE_URL',
+      'ANTHROPIC_API_KEY',
+    )
   }
   const model = flags.model ?? env.BRIDLE_MODEL ?? app.agent.model ?? DEFAULT_CLAUDE
   return {
@@ -201,15 +214,17 @@ function anthropicRoute(app: AppConfig, env: NodeJS.ProcessEnv, flags: ModelFlag
 }
 
 /**
- * The values of the key variables the app's model rows name: `apiKeyEnv` of `@bridle/llm-openai` rows (default
- * DEEPSEEK_API_KEY) and of `@bridle/llm-anthropic` rows (default ANTHROPIC_API_KEY).
+ * The credentials the app's model rows hold: the values of the key variables they name (`apiKeyEnv`; by default
+ * DEEPSEEK_API_KEY for `@bridle/llm-openai` rows and ANTHROPIC_API_KEY for `@bridle/llm-anthropic` rows), the values
+ * of configured headers whose names mark a credential (`x-api-key`), and any credential in a row's `baseURL`. Known
+ * before any row loads, so a read-only `inspect` filters them too.
  */
 export function appSecrets(app: AppConfig, env: NodeJS.ProcessEnv): string[] {
   const values: string[] = []
   for (const row of app.plugins) {
     const claude = rowName(row) === LLM_ANTHROPIC
     if (rowName(row) !== LLM_OPENAI && !claude) continue
-    const config = (row.config ?? {}) as { apiKeyEnv?: unknown; baseURL?: unknown }
+    const config = (row.config ?? {}) as { apiKeyEnv?: unknown; baseURL?: unknown; headers?: unknown }
     const name =
       typeof config.apiKeyEnv === 'string'
         ? config.apiKeyEnv
@@ -220,6 +235,9 @@ export function appSecrets(app: AppConfig, env: NodeJS.ProcessEnv): string[] {
             : undefined
     const value = name === undefined ? undefined : env[name]
     if (value) values.push(value)
+    if (typeof config.headers === 'object' && config.headers !== null)
+      values.push(...namedCredentials(config.headers as Record<string, string>))
+    if (typeof config.baseURL === 'string') values.push(...urlCredentials(config.baseURL).values)
   }
   return values
 }

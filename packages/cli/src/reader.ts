@@ -23,18 +23,14 @@ export interface SessionReader {
  * Boots the app read-only (`boot`'s `readOnly`: the session store and the app's persistence row, nothing else),
  * so reading sessions starts no MCP server, runs no context provider and needs no model.
  */
-export async function openReader(
-  configFile: string | undefined,
-  secrets?: Set<string>,
-  root?: string,
-): Promise<SessionReader> {
+export async function openReader(configFile: string | undefined, root?: string): Promise<SessionReader> {
   const resolved = await resolveApp(configFile)
   const app = root === undefined ? resolved : withSessionRoot(resolved, root)
-  const reader = await boot(app, { readOnly: true, secrets })
+  const reader = await boot(app, { readOnly: true })
   let whole: Promise<BootedApp> | undefined
   return {
     persistence: persistenceOf(reader.ctx),
-    appContext: async () => (await (whole ??= boot(app, { withModel: false, secrets }))).ctx,
+    appContext: async () => (await (whole ??= boot(app, { withModel: false }))).ctx,
     async close() {
       const booted = await whole?.catch(() => undefined)
       await booted?.close()

@@ -8,6 +8,7 @@ import type { Context } from 'cordis'
 import { z } from 'zod'
 import { HomeService, waterfall } from '@bridle/scope'
 import type { LlmAdapter, LlmModelInfo, LlmProviderInfo, LlmRetryPolicy } from './adapter.js'
+import { redactChunks } from './chunk-redaction.js'
 import { terminalStream, noAdapterError, type CapturedAdapter } from './dispatch.js'
 import { configParser, parseConfig } from './config.js'
 import { errorChain, LlmError } from './errors.js'
@@ -89,7 +90,10 @@ export interface PreparedLlmCall {
   readonly planCache?: (input: CachePlanInput) => CachePlan | undefined
 }
 
-/** Runs `llm/stream` lazily: nothing happens until the first `next()`. */
+/**
+ * Runs `llm/stream` lazily: nothing happens until the first `next()`. What comes out is filtered as a stream of every
+ * credential the process holds (docs/security.md#streams), whoever produced it: an adapter or a listener.
+ */
 function dispatchStream(
   ctx: Context,
   thisArg: LlmRuntime,
@@ -97,11 +101,13 @@ function dispatchStream(
   options: GenerateOptions,
   captured?: CapturedAdapter,
 ): AsyncIterable<StreamChunk> {
-  return (async function* () {
-    yield* waterfall(ctx, thisArg, 'llm/stream', options, (request: GenerateOptions) =>
-      terminalStream(registry, request, captured),
-    )
-  })()
+  return redactChunks(
+    (async function* () {
+      yield* waterfall(ctx, thisArg, 'llm/stream', options, (request: GenerateOptions) =>
+        terminalStream(registry, request, captured),
+      )
+    })(),
+  )
 }
 
 /** The provider-neutral model seam, provided as `ctx.llm`. */

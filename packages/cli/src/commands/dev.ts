@@ -40,7 +40,6 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
     model: options.model,
     baseUrl: options.baseUrl,
     provider: options.provider,
-    secrets: io.secrets,
     skipRow: (row) => 'path' in row && ownership.watched.has(resolve(app.dir, row.path)),
   })
   if (booted.model) io.err(`${booted.model.notice}\n`)

@@ -64,7 +64,7 @@ function pickStep(events: readonly SessionEvent[], stepText: string, turnText: s
  * app started.
  */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
-  const reader = await openReader(options.config, io.secrets, options.root)
+  const reader = await openReader(options.config, options.root)
   try {
     const code = await inspectSession(reader, id, options, io)
     if (options.follow) await followSession(reader.persistence, id, io, paint(io), options.json === true)

@@ -135,7 +135,6 @@ export async function run(prompt: string, options: RunOptions, io: Io): Promise<
     model: options.model,
     baseUrl: options.baseUrl,
     provider: options.provider,
-    secrets: io.secrets,
   })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   try {

@@ -18,7 +18,7 @@ const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T
 
 /** `bridle sessions`: every stored session, newest first, with its turns, last activity, model and first prompt. */
 export async function sessions(options: { config?: string; json?: boolean; root?: string }, io: Io): Promise<number> {
-  const reader = await openReader(options.config, io.secrets, options.root)
+  const reader = await openReader(options.config, options.root)
   try {
     return await listSessions(reader.persistence, options, io)
   } finally {
