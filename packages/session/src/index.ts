@@ -108,6 +108,12 @@ export {
 } from './provability/replay.js'
 export { RequestReplay } from './provability/request-replay.js'
 export {
+  RequestFacts,
+  type OutlinedRequest,
+  type RequestOutline,
+  type SettledOutline,
+} from './provability/request-facts.js'
+export {
   sectionManifest,
   readSectionManifest,
   sectionChanges,

@@ -8,7 +8,7 @@ import type { AnySessionEvent, CompactionRequestRecord, RequestDigestRecord } fr
 import { isReplacementSurfaceEvent } from '../events/events.js'
 import type { CachePrefixRow, CompactionBreak, MessageBreakCause } from './cache-types.js'
 import type { ReconstructedRequest } from '../surface/reconstruct.js'
-import { sectionChanges } from '../events/section-manifest.js'
+import { sectionChanges, type SystemSectionRecord } from '../events/section-manifest.js'
 
 /** A `request/digest` of the log with what the report needs of it. */
 export interface Digested {
@@ -41,7 +41,11 @@ function firstDifferingLine(a: string, b: string): { line: number; previousLine:
   return { line: i + 1, previousLine: x[i] ?? '', currentLine: y[i] ?? '' }
 }
 
-function toolDiff(previous: readonly ToolSchema[], current: readonly ToolSchema[], facts: RowFacts) {
+function toolDiff(
+  previous: readonly ToolSchema[],
+  current: readonly ToolSchema[],
+  facts: Pick<RowFacts, 'canonicalJson'>,
+) {
   const prevNames = previous.map((t) => t.name)
   const currNames = current.map((t) => t.name)
   const added = currNames.filter((n) => !prevNames.includes(n))
@@ -142,13 +146,29 @@ export function usageIn(
   return undefined
 }
 
-/**
- * The row of `curr`, compared with `prev` (the conversation request before it; `undefined` for the first): whether
- * system, tools and messages held, why they broke, the prefix kept, and the provider's reported input tokens.
- */
-export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr: Digested): CachePrefixRow {
+/** What a row compares of a request besides its messages: its system string, tools and section manifest. */
+export interface RequestHead {
+  readonly system: string | undefined
+  readonly tools: readonly ToolSchema[] | undefined
+  readonly sections: readonly SystemSectionRecord[] | undefined
+}
+
+/** A digested request with its head, whether or not its messages were listed. */
+export type HeadedRequest = Omit<Digested, 'rebuilt' | 'error'>
+
+/** The messages half of a row: whether the previous request's messages held, and how many leading ones were kept. */
+interface MessagesHeld {
+  readonly kept: boolean
+  readonly same: number
+  /** The canonical JSON length of the first `same` messages of `curr`. */
+  chars(): number
+  /** Why the messages broke, when they did. */
+  cause(): MessageBreakCause
+}
+
+function rowBase(curr: HeadedRequest) {
   const inputTokens = totalInput(curr.usage)
-  const base = {
+  return {
     turn: curr.record.turn,
     step: curr.record.step,
     attempt: curr.record.attempt,
@@ -157,12 +177,80 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
     cachedInputTokens: curr.usage?.cacheReadTokens,
     ...(inputTokens !== undefined ? { inputTokens } : {}),
   }
+}
+
+/**
+ * The row of `curr`, compared with `prev` (the conversation request before it; `undefined` for the first): whether
+ * system, tools and messages held, why they broke, the prefix kept, and the provider's reported input tokens.
+ */
+export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr: Digested): CachePrefixRow {
+  const base = rowBase(curr)
   if (prev === undefined) return curr.error === undefined ? base : { ...base, error: curr.error }
   if (curr.rebuilt === undefined || prev.rebuilt === undefined) {
     return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error }
   }
-  const p = prev.rebuilt.request
-  const c = curr.rebuilt.request
+  const p = headOf(prev.rebuilt)
+  const c = headOf(curr.rebuilt)
+  return compareRequests(facts, base, prev, curr, p, c, (pCount) => {
+    const kept = facts.chainAt(curr, pCount) === prev.record.messages.chain
+    // read once: a long history makes this loop the row's main cost
+    const pMessages = prev.rebuilt!.request.messages
+    const cMessages = curr.rebuilt!.request.messages
+    const shared = Math.min(pMessages.length, cMessages.length)
+    let same = 0
+    while (
+      same < shared &&
+      (pMessages[same] === cMessages[same] ||
+        facts.messageDigest(pMessages[same]!) === facts.messageDigest(cMessages[same]!))
+    ) {
+      same++
+    }
+    return {
+      kept,
+      same,
+      chars: () => facts.messageChars(curr, same),
+      cause: () => messageBreak(facts, prev, curr, same),
+    }
+  })
+}
+
+/**
+ * The row of `curr` when its messages are known to begin with all of `prev`'s, object for object, and `prev`'s
+ * recorded message count is their number (only appends came between them): the row {@link cachePrefixRow} gives
+ * then, from the two heads and the length of `prev`'s messages alone. Neither may be a summary request.
+ */
+export function extendingRow(
+  facts: Pick<RowFacts, 'canonicalJson'>,
+  prev: HeadedRequest & { readonly head: RequestHead },
+  curr: HeadedRequest & { readonly head: RequestHead },
+  prevChars: number,
+): CachePrefixRow {
+  return compareRequests(facts, rowBase(curr), prev, curr, prev.head, curr.head, (pCount) => ({
+    kept: true,
+    same: pCount,
+    chars: () => prevChars,
+    cause: () => {
+      throw new Error('extendingRow: the messages held')
+    },
+  }))
+}
+
+const headOf = (rebuilt: ReconstructedRequest): RequestHead => ({
+  system: rebuilt.request.system,
+  tools: rebuilt.request.tools,
+  sections: rebuilt.sections,
+})
+
+/** The row after its base: system, tools, then the messages `held` says of the previous request's `pCount`. */
+function compareRequests(
+  facts: Pick<RowFacts, 'canonicalJson'>,
+  base: ReturnType<typeof rowBase>,
+  prev: HeadedRequest,
+  curr: HeadedRequest,
+  p: RequestHead,
+  c: RequestHead,
+  held: (pCount: number) => MessagesHeld,
+): CachePrefixRow {
   const pSystem = p.system ?? ''
   const cSystem = c.system ?? ''
   const systemKept = curr.record.system === prev.record.system
@@ -170,35 +258,17 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
   const toolsKept = curr.record.tools === prev.record.tools
   const tools = toolsKept ? { added: [], removed: [], moved: [] } : toolDiff(p.tools ?? [], c.tools ?? [], facts)
 
-  const pCount = prev.record.messages.count
-  const messagesKept = facts.chainAt(curr, pCount) === prev.record.messages.chain
-  // read once: a long history makes this loop the row's main cost
-  const pMessages = p.messages
-  const cMessages = c.messages
-  const shared = Math.min(pMessages.length, cMessages.length)
-  let sameMessages = 0
-  while (
-    sameMessages < shared &&
-    (pMessages[sameMessages] === cMessages[sameMessages] ||
-      facts.messageDigest(pMessages[sameMessages]!) === facts.messageDigest(cMessages[sameMessages]!))
-  ) {
-    sameMessages++
-  }
+  const messages = held(prev.record.messages.count)
 
   const pTools = facts.canonicalJson(p.tools ?? [])
   const cTools = facts.canonicalJson(c.tools ?? [])
   let prefixKept: { messages: number; chars: number }
   if (!systemKept) prefixKept = { messages: 0, chars: commonPrefixLength(pSystem, cSystem) }
   else if (!toolsKept) prefixKept = { messages: 0, chars: cSystem.length + commonPrefixLength(pTools, cTools) }
-  else {
-    prefixKept = {
-      messages: sameMessages,
-      chars: cSystem.length + cTools.length + facts.messageChars(curr, sameMessages),
-    }
-  }
+  else prefixKept = { messages: messages.same, chars: cSystem.length + cTools.length + messages.chars() }
 
-  const pSections = prev.rebuilt.sections
-  const cSections = curr.rebuilt.sections
+  const pSections = p.sections
+  const cSections = c.sections
   const sections =
     diffLine !== undefined && pSections && cSections ? { sections: sectionChanges(pSections, cSections) } : {}
   return {
@@ -215,9 +285,9 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
             ...sections,
           },
     tools: { kept: toolsKept, ...tools },
-    messages: messagesKept
+    messages: messages.kept
       ? { kept: true }
-      : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(facts, prev, curr, sameMessages) },
+      : { kept: false, firstDifferingPosition: messages.same, cause: messages.cause() },
     prefixKept,
   }
 }

@@ -32,6 +32,14 @@ export class LogFold {
    */
   private built: SurfaceMessages | undefined
   private readonly appended: SurfaceMessages = { messages: [], seqs: [] }
+  /** How many messages the surface holds now (non-null projections). */
+  messageCount = 0
+  /** How many replaces were applied so far: equal counts at two positions mean only appends happened between. */
+  replaces = 0
+  /** Called before a replace is applied, while the surface still holds what it replaces. */
+  beforeReplace: (() => void) | undefined
+  /** The canonical JSON length of the surface's messages together, when `measure` was given; `undefined` when stale. */
+  private chars: number | undefined = 0
   private lastHeader = -1
   private lastContext = -1
   /** Index of the last `step/start`. */
@@ -39,7 +47,14 @@ export class LogFold {
   /** The first `step/start` of each turn and step, by its data's `turn` then `step`. */
   private readonly stepStarts = new Map<unknown, Map<unknown, number>>()
 
-  constructor(private readonly events: readonly AnySessionEvent[]) {}
+  /**
+   * `measure`, when given, is a message's canonical JSON length (see {@link charsNow}); each message appended is
+   * measured as it is folded.
+   */
+  constructor(
+    private readonly events: readonly AnySessionEvent[],
+    private readonly measure?: (message: Message) => number,
+  ) {}
 
   /** Folds the next event. */
   advance(): void {
@@ -53,13 +68,24 @@ export class LogFold {
           this.projections.push(message)
           this.nodeSeqs.push(event.seq)
           if (message !== null) {
-            this.appended.messages.push(message)
-            this.appended.seqs.push(event.seq)
+            this.messageCount++
+            if (this.chars !== undefined && this.measure !== undefined) this.chars += this.measure(message)
+            // what was appended since the last list built matters only while there is one to extend
+            if (this.built !== undefined) {
+              this.appended.messages.push(message)
+              this.appended.seqs.push(event.seq)
+            }
           }
         } else if (plan.kind === 'replace') {
+          this.beforeReplace?.()
           const count = plan.endIndex - plan.startIndex + 1
-          this.projections.splice(plan.startIndex, count, deriveEventMessage(event))
+          const message = deriveEventMessage(event)
+          const removed = this.projections.splice(plan.startIndex, count, message)
           this.nodeSeqs.splice(plan.startIndex, count, event.seq)
+          for (const entry of removed) if (entry !== null) this.messageCount--
+          if (message !== null) this.messageCount++
+          this.replaces++
+          this.chars = undefined
           this.built = undefined
         }
       } catch (error) {
@@ -105,21 +131,52 @@ export class LogFold {
           seqs: this.built.seqs.concat(appended.seqs),
         }
       }
-    } else {
-      const messages: Message[] = []
-      const seqs: number[] = []
-      for (let i = 0; i < this.projections.length; i++) {
-        const message = this.projections[i]!
-        if (message === null) continue
-        messages.push(message)
-        seqs.push(this.nodeSeqs[i]!)
-      }
-      this.built = { messages, seqs }
-    }
+    } else this.built = this.collect()
     appended.messages.length = 0
     appended.seqs.length = 0
     // callers freeze what they are given and build new lists for anything they change
     return this.built
+  }
+
+  /** Throws the prefix's surface error, as {@link surfaceMessages} would for a cut at `cut`. */
+  checkSurface(cut: number): void {
+    if (this.failure !== undefined && this.failure.at < cut) throw this.failure.error
+  }
+
+  /**
+   * The first `count` messages of the surface as it stands now, with their seqs: a new list, and no cache touched.
+   * Valid for a past cut as long as only appends happened since (same {@link replaces}).
+   */
+  messagesNow(count: number): SurfaceMessages {
+    const all = this.collect()
+    if (count < all.messages.length) {
+      all.messages.length = count
+      all.seqs.length = count
+    }
+    return all
+  }
+
+  /** The canonical JSON length of the surface's messages together, measured with the constructor's `measure`. */
+  charsNow(): number {
+    if (this.chars === undefined) {
+      let chars = 0
+      for (const message of this.projections) if (message !== null) chars += this.measure?.(message) ?? 0
+      this.chars = chars
+    }
+    return this.chars
+  }
+
+  /** The non-null projections, with their seqs. */
+  private collect(): SurfaceMessages {
+    const messages: Message[] = []
+    const seqs: number[] = []
+    for (let i = 0; i < this.projections.length; i++) {
+      const message = this.projections[i]!
+      if (message === null) continue
+      messages.push(message)
+      seqs.push(this.nodeSeqs[i]!)
+    }
+    return { messages, seqs }
   }
 
   /** Index of the last `request/header` before `cut`, or -1. */

@@ -84,7 +84,7 @@ export class ReplayHashes {
     this.chars.length = same + 1
     let chars = this.chars[same]!
     for (let i = same; i < messages.length; i++) {
-      chars += this.lengthOf(messages[i]!)
+      chars += this.messageLength(messages[i]!)
       this.chars.push(chars)
     }
     this.chained = messages
@@ -100,9 +100,11 @@ export class ReplayHashes {
   }
 
   /** The canonical JSON length of a log message: its `JSON.stringify` length (key order changes no length). */
-  private lengthOf(message: Message): number {
+  messageLength(message: Message): number {
     const known = this.serialized.get(message)
     if (known !== undefined) return known.json.length
+    // a malformed log's message can be a primitive, which no weak map holds
+    if (typeof message !== 'object' || message === null) return JSON.stringify(message)?.length ?? 0
     let length = this.lengths.get(message)
     if (length === undefined) {
       length = JSON.stringify(message).length
