@@ -5,10 +5,11 @@
  * exported spans of one session come from this same code, so they are equal apart from their ids.
  */
 import { billedInputTokens, type StreamChunk, type TokenUsage } from '@bridle/llm'
-import { RequestReplay, type AnySessionEvent, type SettledRequest } from '@bridle/session'
+import type { AnySessionEvent } from '@bridle/session'
 import { ChatSpan, type FoldContext } from './chat-span.js'
 import { redactedText } from './content.js'
 import type { Attributes, SpanRecord, SpanSink } from './records.js'
+import { requestSource, type RequestSource, type SettledRow } from './request-source.js'
 import { BRIDLE, ERROR_TYPE, GEN_AI, OPERATION } from './semconv.js'
 import { openToolSpan, resultCallId, toolResultAttributes } from './tool-span.js'
 
@@ -57,7 +58,7 @@ function addUsage(sum: TokenUsage | undefined, usage: TokenUsage): TokenUsage {
 /** The spans of one session's log. Feed it every event of the log, in order, from seq 0. */
 export class SessionSpanFold {
   /** The session's requests as the log rebuilds them, with their cache rows; the log's digests are trusted. */
-  private readonly replay = new RequestReplay({ verify: false })
+  private readonly replay: RequestSource
   private turn: TurnState | undefined
   private chat: ChatSpan | undefined
   private readonly tools = new Map<string, SpanRecord>()
@@ -65,7 +66,9 @@ export class SessionSpanFold {
   private lastDigestSeq = -1
   private lastTime: number | undefined
 
-  constructor(private readonly ctx: FoldContext) {}
+  constructor(private readonly ctx: FoldContext) {
+    this.replay = requestSource(ctx.content)
+  }
 
   /** Folds the next event; spans it opens or closes go to `sink` (none while catching up on a log's past). */
   push(event: AnySessionEvent, sink: SpanSink | undefined): void {
@@ -128,7 +131,7 @@ export class SessionSpanFold {
     close(turn.record, time, { ...this.turnSummary(turn), ...mark }, sink)
   }
 
-  private settled(row: SettledRequest): void {
+  private settled(row: SettledRow): void {
     if (this.chat?.seq === row.seq) this.chat.row = row
   }
 
@@ -199,7 +202,7 @@ export class SessionSpanFold {
     this.chat = chat
     if (this.turn !== undefined) {
       this.turn.requests++
-      const config = request.rebuilt?.request
+      const config = request.outline?.request
       if (config !== undefined && request.record.purpose === undefined)
         this.turn.route = { provider: config.provider, model: config.model }
     }
