@@ -1,8 +1,8 @@
 /**
  * Span records into OpenTelemetry spans: each record becomes a span of the given tracer, started and ended at the
- * record's log times, under its parent's span, with the record's attributes. A turn is a trace of its own (its span is a root). A record whose
- * parent never became a span here — the turn was already running when this sink started listening — is skipped
- * with all its children, so a trace never starts in the middle of a turn.
+ * record's log times, under its parent's span, with the record's attributes. A turn is a trace of its own (its span is
+ * a root). A record whose parent this sink never saw open — the turn was already running when it started listening —
+ * is skipped with all its children, so a trace never starts in the middle of a turn.
  */
 import {
   ROOT_CONTEXT,
@@ -26,66 +26,82 @@ export function hrTimeOf(ms: number): HrTime {
 }
 
 /**
- * The attributes a span starts with: those the GenAI conventions name as important for sampling decisions, to be
- * provided at span creation (a sampler sees them). Every other attribute is set when the span ends — the SDK checks
- * each attribute passed at creation twice more than one set later, and the spans' times come from the log anyway.
+ * The attributes a span is created with: those the GenAI conventions name as important for sampling decisions, to be
+ * provided at span creation (a sampler sees them). The others are set right after: the SDK checks each attribute
+ * passed at creation twice more than one set on the span.
  */
-const AT_START = [GEN_AI.operationName, GEN_AI.providerName, GEN_AI.requestModel] as const
+const AT_CREATION = [GEN_AI.operationName, GEN_AI.providerName, GEN_AI.requestModel] as const
 
-interface OpenSpan {
-  readonly span: Span
-  /** The attributes it started with. */
-  readonly started: Attributes
-  /** The context its children start in (made once: a turn has several children). */
+/** A record the sink has seen open, and its span once made. */
+interface Opened {
+  readonly record: SpanRecord
+  readonly parent: Opened | undefined
+  made: { readonly span: Span; readonly created: Attributes } | undefined
+  /** The context its children are created in (made once: a turn has several children). */
   context: Context | undefined
 }
 
+/**
+ * Makes each span when it ends, complete — its log start time, its attributes, its status — and ends it at once; a
+ * turn's span is made when its first child ends (the child needs its parent), else when it ends itself. So the SDK
+ * runs once per span, in one stretch, and nothing a span records depends on when it was made.
+ */
 export class TracerSink implements SpanSink {
-  private readonly spans = new Map<SpanRecord, OpenSpan>()
+  private readonly opened = new Map<SpanRecord, Opened>()
 
   constructor(private readonly tracer: Tracer) {}
 
-  /** Spans started and not yet ended. */
+  /** Spans opened and not yet ended. */
   get openSpans(): number {
-    return this.spans.size
+    return this.opened.size
   }
 
   open(record: SpanRecord): void {
-    let context = ROOT_CONTEXT
+    let parent: Opened | undefined
     if (record.parent !== undefined) {
-      const parent = this.spans.get(record.parent)
+      parent = this.opened.get(record.parent)
       if (parent === undefined) return
-      context = parent.context ??= trace.setSpan(ROOT_CONTEXT, parent.span)
     }
-    const started: Attributes = {}
-    for (const key of AT_START) {
+    this.opened.set(record, { record, parent, made: undefined, context: undefined })
+  }
+
+  close(record: SpanRecord): void {
+    const opened = this.opened.get(record)
+    if (opened === undefined) return
+    this.opened.delete(record)
+    const { span, created } = this.make(opened)
+    const attributes = record.attributes
+    for (const key in attributes) {
+      const value = attributes[key]!
+      if (created[key] !== value) span.setAttribute(key, value as OtelAttributeValue)
+    }
+    if (record.status !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: record.status.message })
+    span.end(hrTimeOf(record.endTime ?? record.startTime))
+  }
+
+  /** The record's span, made now (under its parent's, made first) if it was not yet. */
+  private make(opened: Opened): { readonly span: Span; readonly created: Attributes } {
+    if (opened.made !== undefined) return opened.made
+    let context = ROOT_CONTEXT
+    const parent = opened.parent
+    if (parent !== undefined) context = parent.context ??= trace.setSpan(ROOT_CONTEXT, this.make(parent).span)
+    const { record } = opened
+    const created: Attributes = {}
+    for (const key of AT_CREATION) {
       const value = record.attributes[key]
-      if (value !== undefined) started[key] = value
+      if (value !== undefined) created[key] = value
     }
-    // a turn starts in the root context, so its span is the root of a trace of its own
+    // a turn is made in the root context: its span is the root of a trace of its own
     const span = this.tracer.startSpan(
       record.name,
       {
         kind: record.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
         startTime: hrTimeOf(record.startTime),
-        attributes: started as OtelAttributes,
+        attributes: created as OtelAttributes,
       },
       context,
     )
-    this.spans.set(record, { span, started, context: undefined })
-  }
-
-  close(record: SpanRecord): void {
-    const open = this.spans.get(record)
-    if (open === undefined) return
-    this.spans.delete(record)
-    const { span, started } = open
-    const attributes = record.attributes
-    for (const key in attributes) {
-      const value = attributes[key]!
-      if (started[key] !== value) span.setAttribute(key, value as OtelAttributeValue)
-    }
-    if (record.status !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: record.status.message })
-    span.end(hrTimeOf(record.endTime ?? record.startTime))
+    opened.made = { span, created }
+    return opened.made
   }
 }

@@ -29,6 +29,8 @@ export interface RowFacts {
   messageChars(curr: Digested, k: number): number
   /** `canonicalJson(value)` of a tool list or a tool. */
   canonicalJson(value: unknown): string
+  /** `canonicalJson(value).length` of a tool list. */
+  canonicalLength(value: unknown): number
   /** The last event before `cutSeq` whose `data` or `data.message` is `message`. */
   eventOfMessage(message: Message, cutSeq: number): AnySessionEvent | undefined
 }
@@ -166,17 +168,16 @@ interface MessagesHeld {
   cause(): MessageBreakCause
 }
 
-function rowBase(curr: HeadedRequest) {
+type RowBase = { -readonly [K in 'turn' | 'step' | 'attempt' | 'seq']: number } & Record<string, unknown>
+
+/** The fields every row starts with, in the row's key order (set one by one: no object spreads on this path). */
+function rowBase(curr: HeadedRequest): RowBase {
   const inputTokens = totalInput(curr.usage)
-  return {
-    turn: curr.record.turn,
-    step: curr.record.step,
-    attempt: curr.record.attempt,
-    seq: curr.seq,
-    ...(curr.record.purpose === 'compaction' ? { purpose: 'compaction' as const } : {}),
-    cachedInputTokens: curr.usage?.cacheReadTokens,
-    ...(inputTokens !== undefined ? { inputTokens } : {}),
-  }
+  const base: RowBase = { turn: curr.record.turn, step: curr.record.step, attempt: curr.record.attempt, seq: curr.seq }
+  if (curr.record.purpose === 'compaction') base.purpose = 'compaction'
+  base.cachedInputTokens = curr.usage?.cacheReadTokens
+  if (inputTokens !== undefined) base.inputTokens = inputTokens
+  return base
 }
 
 /**
@@ -185,9 +186,9 @@ function rowBase(curr: HeadedRequest) {
  */
 export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr: Digested): CachePrefixRow {
   const base = rowBase(curr)
-  if (prev === undefined) return curr.error === undefined ? base : { ...base, error: curr.error }
+  if (prev === undefined) return (curr.error === undefined ? base : { ...base, error: curr.error }) as CachePrefixRow
   if (curr.rebuilt === undefined || prev.rebuilt === undefined) {
-    return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error }
+    return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error } as CachePrefixRow
   }
   const p = headOf(prev.rebuilt)
   const c = headOf(curr.rebuilt)
@@ -220,7 +221,7 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
  * then, from the two heads and the length of `prev`'s messages alone. Neither may be a summary request.
  */
 export function extendingRow(
-  facts: Pick<RowFacts, 'canonicalJson'>,
+  facts: Pick<RowFacts, 'canonicalJson' | 'canonicalLength'>,
   prev: HeadedRequest & { readonly head: RequestHead },
   curr: HeadedRequest & { readonly head: RequestHead },
   prevChars: number,
@@ -243,8 +244,8 @@ const headOf = (rebuilt: ReconstructedRequest): RequestHead => ({
 
 /** The row after its base: system, tools, then the messages `held` says of the previous request's `pCount`. */
 function compareRequests(
-  facts: Pick<RowFacts, 'canonicalJson'>,
-  base: ReturnType<typeof rowBase>,
+  facts: Pick<RowFacts, 'canonicalJson' | 'canonicalLength'>,
+  base: RowBase,
   prev: HeadedRequest,
   curr: HeadedRequest,
   p: RequestHead,
@@ -260,34 +261,34 @@ function compareRequests(
 
   const messages = held(prev.record.messages.count)
 
-  const pTools = facts.canonicalJson(p.tools ?? [])
-  const cTools = facts.canonicalJson(c.tools ?? [])
   let prefixKept: { messages: number; chars: number }
   if (!systemKept) prefixKept = { messages: 0, chars: commonPrefixLength(pSystem, cSystem) }
-  else if (!toolsKept) prefixKept = { messages: 0, chars: cSystem.length + commonPrefixLength(pTools, cTools) }
-  else prefixKept = { messages: messages.same, chars: cSystem.length + cTools.length + messages.chars() }
-
-  const pSections = p.sections
-  const cSections = c.sections
-  const sections =
-    diffLine !== undefined && pSections && cSections ? { sections: sectionChanges(pSections, cSections) } : {}
-  return {
-    ...base,
-    previousSeq: prev.seq,
-    system:
-      diffLine === undefined
-        ? { kept: true }
-        : {
-            kept: false,
-            firstDifferingLine: diffLine.line,
-            previousLine: diffLine.previousLine,
-            currentLine: diffLine.currentLine,
-            ...sections,
-          },
-    tools: { kept: toolsKept, ...tools },
-    messages: messages.kept
-      ? { kept: true }
-      : { kept: false, firstDifferingPosition: messages.same, cause: messages.cause() },
-    prefixKept,
+  else if (!toolsKept) {
+    const pTools = facts.canonicalJson(p.tools ?? [])
+    const cTools = facts.canonicalJson(c.tools ?? [])
+    prefixKept = { messages: 0, chars: cSystem.length + commonPrefixLength(pTools, cTools) }
+  } else {
+    const toolsChars = facts.canonicalLength(c.tools ?? [])
+    prefixKept = { messages: messages.same, chars: cSystem.length + toolsChars + messages.chars() }
   }
+
+  const row = base
+  row.previousSeq = prev.seq
+  if (diffLine === undefined) row.system = { kept: true }
+  else {
+    const system: Record<string, unknown> = {
+      kept: false,
+      firstDifferingLine: diffLine.line,
+      previousLine: diffLine.previousLine,
+      currentLine: diffLine.currentLine,
+    }
+    if (p.sections && c.sections) system.sections = sectionChanges(p.sections, c.sections)
+    row.system = system
+  }
+  row.tools = { kept: toolsKept, added: tools.added, removed: tools.removed, moved: tools.moved }
+  row.messages = messages.kept
+    ? { kept: true }
+    : { kept: false, firstDifferingPosition: messages.same, cause: messages.cause() }
+  row.prefixKept = prefixKept
+  return row as unknown as CachePrefixRow
 }

@@ -84,7 +84,7 @@ export class ReplayHashes {
     this.chars.length = same + 1
     let chars = this.chars[same]!
     for (let i = same; i < messages.length; i++) {
-      chars += this.messageLength(messages[i]!)
+      chars += this.canonicalLength(messages[i]!)
       this.chars.push(chars)
     }
     this.chained = messages
@@ -99,18 +99,21 @@ export class ReplayHashes {
     return same
   }
 
-  /** The canonical JSON length of a log message: its `JSON.stringify` length (key order changes no length). */
-  messageLength(message: Message): number {
-    const known = this.serialized.get(message)
+  /**
+   * The canonical JSON length of a log object (a message, a tool list): its `JSON.stringify` length, which sorting
+   * the keys does not change, without writing the canonical text.
+   */
+  canonicalLength(value: unknown): number {
+    const known = this.serialized.get(value)
     if (known !== undefined) return known.json.length
     // a malformed log's message can be a primitive, which no weak map holds
-    if (typeof message !== 'object' || message === null) return JSON.stringify(message)?.length ?? 0
-    let length = this.lengths.get(message)
+    if (typeof value !== 'object' || value === null) return JSON.stringify(value)?.length ?? 0
+    let length = this.lengths.get(value)
     if (length === undefined) {
-      length = JSON.stringify(message).length
-      this.lengths.set(message, length)
-      // a live session's messages are deep-frozen already; a stored log's are frozen here, as `entry` does
-      if (!Object.isFrozen(message)) deepFreeze(message)
+      length = JSON.stringify(value).length
+      this.lengths.set(value, length)
+      // a live session's objects are deep-frozen already; a stored log's are frozen here, as `entry` does
+      if (!Object.isFrozen(value)) deepFreeze(value)
     }
     return length
   }

@@ -59,6 +59,7 @@ export function incrementalFacts(events: readonly AnySessionEvent[], hashes: Rep
     messageDigest: (message) => hashes.messageDigest(message),
     messageChars: (_curr, k) => hashes.charsAt(k),
     canonicalJson: (value) => hashes.canonicalJson(value),
+    canonicalLength: (value) => hashes.canonicalLength(value),
     eventOfMessage(message, cutSeq) {
       for (; indexed < events.length; indexed++) {
         const event = events[indexed]!

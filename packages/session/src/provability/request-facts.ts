@@ -73,7 +73,7 @@ function requestOf(header: EpochHeader): RequestOutline['request'] {
 export class RequestFacts {
   private readonly events: AnySessionEvent[] = []
   private readonly hashes = new ReplayHashes()
-  private readonly fold = new LogFold(this.events, (message) => this.hashes.messageLength(message))
+  private readonly fold = new LogFold(this.events, (message) => this.hashes.canonicalLength(message))
   private readonly rebuilder = new RequestRebuilder(this.events, this.fold)
   private readonly trusting = trustingFacts(incrementalFacts(this.events, this.hashes), this.hashes, () => this.baseline)
   private baseline: Digested | undefined
@@ -81,6 +81,8 @@ export class RequestFacts {
   private last: Entry | undefined
   /** The last settled conversation request: the baseline of the next row. */
   private conversation: Entry | undefined
+  /** The header of the last request outlined. */
+  private lastHeader: EpochHeader | undefined
 
   constructor() {
     this.fold.beforeReplace = () => {
@@ -148,20 +150,45 @@ export class RequestFacts {
     } catch (thrown) {
       error = errorText(thrown)
     }
-    const entry = { seq: event.seq, record, located, error, replaces: this.fold.replaces, usage: undefined }
-    const more = { surface: undefined, rebuilt: undefined }
-    if (located === undefined) return { ...entry, ...more, outline: undefined, head: undefined, chars: 0 }
-    const { where, heading, compaction } = located
-    const request = requestOf(heading.header)
-    const outline: RequestOutline = Object.freeze({
-      ...where,
-      ...heading,
-      request,
-      ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
-    })
-    const head = { system: request.system, tools: request.tools, sections: heading.sections }
-    const chars = located.surface === undefined ? this.fold.charsNow() : 0
-    return { ...entry, ...more, outline, head, chars }
+    let outline: RequestOutline | undefined
+    let head: RequestHead | undefined
+    if (located !== undefined) {
+      const { where, heading, compaction } = located
+      const request = requestOf(heading.header)
+      // a rebuilt request's fields but its context and messages, in its key order
+      outline = Object.freeze({
+        turn: where.turn,
+        step: where.step,
+        stepStartSeq: where.stepStartSeq,
+        cutSeq: where.cutSeq,
+        outputSeq: where.outputSeq,
+        header: heading.header,
+        headerSeq: heading.headerSeq,
+        headerReason: heading.headerReason,
+        sections: heading.sections,
+        request,
+        ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
+      })
+      head = { system: request.system, tools: request.tools, sections: heading.sections }
+      // a header's tools are measured once, at its first request, as the loop digests them once per header
+      if (heading.header !== this.lastHeader) {
+        this.lastHeader = heading.header
+        this.hashes.canonicalLength(request.tools ?? [])
+      }
+    }
+    return {
+      seq: event.seq,
+      record,
+      outline,
+      error,
+      located,
+      head,
+      replaces: this.fold.replaces,
+      chars: located !== undefined && located.surface === undefined ? this.fold.charsNow() : 0,
+      usage: undefined,
+      surface: undefined,
+      rebuilt: undefined,
+    }
   }
 
   private row(prev: Entry | undefined, curr: Entry): CachePrefixRow {
