@@ -152,9 +152,8 @@ export class ChatSpan {
     this.doneTime ??= event.time
   }
 
-  /** The attributes and status the span closes with. */
-  closing(): Attributes {
-    const a: Attributes = {}
+  /** Sets the attributes the span closes with on `a` (its record's), and its status. */
+  closing(a: Attributes): void {
     const finish = this.finish
     if (finish !== undefined) {
       const reason = FINISH_REASONS[finish.kind]
@@ -170,12 +169,11 @@ export class ChatSpan {
     if (this.usage !== undefined) usageAttributes(this.usage, a)
     if (this.firstChunkTime !== undefined)
       a[GEN_AI.responseTimeToFirstChunk] = (this.firstChunkTime - this.record.startTime) / 1000
-    if (this.row !== undefined) Object.assign(a, cacheAttributes(this.row.cache))
+    if (this.row !== undefined) cacheAttributes(this.row.cache, a)
     if (this.ctx.content && (this.blocks.length > 0 || finish !== undefined)) {
       const reason = finish === undefined ? undefined : (FINISH_REASONS[finish.kind] ?? finish.kind)
       a[GEN_AI.outputMessages] = outputMessages(this.blocks, reason, this.ctx.redaction)
     }
-    return a
   }
 
   /** A failed attempt is an error span; a cancelled one is not (the turn says who cancelled it). */

@@ -52,12 +52,12 @@ export function openToolSpan(event: AnySessionEvent, parent: SpanRecord | undefi
   }
 }
 
-/** The attributes a tool span closes with at its `tool/result`; sets the error status of a failed call. */
-export function toolResultAttributes(record: SpanRecord, event: AnySessionEvent, ctx: FoldContext): Attributes {
+/** Sets the attributes a tool span closes with at its `tool/result` on its record, and a failed call's error status. */
+export function toolResultAttributes(record: SpanRecord, event: AnySessionEvent, ctx: FoldContext): void {
   const data = event.data as ToolResultData
   const block = data.message?.content?.[0]
   const result = block?.type === 'tool-result' ? block : undefined
-  const a: Attributes = {}
+  const a = record.attributes
   if (data.error !== undefined || result?.isError === true) {
     const type = data.error?.code ?? data.error?.name ?? 'TOOL_ERROR'
     a[ERROR_TYPE] = type
@@ -65,5 +65,4 @@ export function toolResultAttributes(record: SpanRecord, event: AnySessionEvent,
   }
   if (ctx.content && result !== undefined)
     a[GEN_AI.toolCallResult] = redactedText(resultText(result.content), ctx.redaction)
-  return a
 }

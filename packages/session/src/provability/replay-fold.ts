@@ -5,10 +5,10 @@
  * session wrote); `replay.ts` sends any other log down the per-request path.
  */
 import type { Message } from '@bridle/llm'
-import type { AnySessionEvent } from '../events/events.js'
+import { isSurfaceEligibleType, type AnySessionEvent } from '../events/events.js'
 import { deriveEventMessage } from '../surface/derive.js'
 import { lastRequestHeaderRecord } from '../surface/request-header.js'
-import { SurfaceManager } from '../surface/surface.js'
+import { planSurface, SurfaceState, type SurfaceView } from '../surface/surface.js'
 
 /** The messages of a prefix's surface, and for each the seq of the surface event it is the projection of. */
 export interface SurfaceMessages {
@@ -22,10 +22,11 @@ export class LogFold {
   position = 0
   /** Index of the first surface error, and the error; the surface is not folded past it. */
   private failure: { readonly at: number; readonly error: unknown } | undefined
-  private readonly surface = new SurfaceManager()
-  /** The surface nodes' projections (`null` for a node with no message) and their seqs, in node order. */
+  /** The surface's nodes (their seqs, in order), planned over the log itself: its seqs are its indexes. */
+  private readonly state = new SurfaceState()
+  private readonly view: SurfaceView
+  /** The surface nodes' projections (`null` for a node with no message), aligned with the nodes. */
   private readonly projections: (Message | null)[] = []
-  private readonly nodeSeqs: number[] = []
   /**
    * The last {@link surfaceMessages} result at the fold's position, and what was appended since: consecutive requests
    * share their history, so the next list is the last one extended (one block copy) unless a replace intervened.
@@ -54,19 +55,34 @@ export class LogFold {
   constructor(
     private readonly events: readonly AnySessionEvent[],
     private readonly measure?: (message: Message) => number,
-  ) {}
+  ) {
+    const { state } = this
+    const fold = this
+    this.view = {
+      // the event being planned is the one before the new position
+      get expectedSeq() {
+        return fold.position - 1
+      },
+      nodes: state.order,
+      indexOf: (seq) => state.indexOf(seq),
+      eventAt: (seq) => events[seq],
+    }
+  }
 
   /** Folds the next event. */
   advance(): void {
     const index = this.position++
     const event = this.events[index]!
-    if (this.failure === undefined) {
+    // an event that is no surface node and carries no surface marker leaves the surface alone (most of a log)
+    const planned =
+      event.surfaceOp !== undefined || event.sourceEventSeqs !== undefined || isSurfaceEligibleType(event.type)
+    if (this.failure === undefined && planned) {
       try {
-        const plan = this.surface.push(event)
+        const plan = planSurface(this.view, event)
         if (plan.kind === 'append') {
           const message = deriveEventMessage(event)
+          this.state.apply(plan)
           this.projections.push(message)
-          this.nodeSeqs.push(event.seq)
           if (message !== null) {
             this.messageCount++
             if (this.chars !== undefined && this.measure !== undefined) this.chars += this.measure(message)
@@ -78,10 +94,9 @@ export class LogFold {
           }
         } else if (plan.kind === 'replace') {
           this.beforeReplace?.()
-          const count = plan.endIndex - plan.startIndex + 1
           const message = deriveEventMessage(event)
-          const removed = this.projections.splice(plan.startIndex, count, message)
-          this.nodeSeqs.splice(plan.startIndex, count, event.seq)
+          this.state.apply(plan)
+          const removed = this.projections.splice(plan.startIndex, plan.endIndex - plan.startIndex + 1, message)
           for (const entry of removed) if (entry !== null) this.messageCount--
           if (message !== null) this.messageCount++
           this.replaces++
@@ -174,7 +189,7 @@ export class LogFold {
       const message = this.projections[i]!
       if (message === null) continue
       messages.push(message)
-      seqs.push(this.nodeSeqs[i]!)
+      seqs.push(this.state.order[i]!)
     }
     return { messages, seqs }
   }

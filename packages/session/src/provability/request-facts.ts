@@ -75,7 +75,11 @@ export class RequestFacts {
   private readonly hashes = new ReplayHashes()
   private readonly fold = new LogFold(this.events, (message) => this.hashes.canonicalLength(message))
   private readonly rebuilder = new RequestRebuilder(this.events, this.fold)
-  private readonly trusting = trustingFacts(incrementalFacts(this.events, this.hashes), this.hashes, () => this.baseline)
+  private readonly trusting = trustingFacts(
+    incrementalFacts(this.events, this.hashes),
+    this.hashes,
+    () => this.baseline,
+  )
   private baseline: Digested | undefined
   private pending: Entry | undefined
   private last: Entry | undefined
