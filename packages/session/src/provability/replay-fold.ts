@@ -39,7 +39,8 @@ export class LogFold {
   replaces = 0
   /** Called before a replace is applied, while the surface still holds what it replaces. */
   beforeReplace: (() => void) | undefined
-  /** The canonical JSON length of the surface's messages together, when `measure` was given; `undefined` when stale. */
+  /** With `measure`: each node's message length (0 for none), aligned with the nodes, and their sum (stale: `undefined`). */
+  private readonly lengths: number[] = []
   private chars: number | undefined = 0
   private lastHeader = -1
   private lastContext = -1
@@ -49,8 +50,8 @@ export class LogFold {
   private readonly stepStarts = new Map<unknown, Map<unknown, number>>()
 
   /**
-   * `measure`, when given, is a message's canonical JSON length (see {@link charsNow}); each message appended is
-   * measured as it is folded.
+   * `measure`, when given, is a message's canonical JSON length (see {@link charsNow}); each message is measured once,
+   * as the event that brings it is folded.
    */
   constructor(
     private readonly events: readonly AnySessionEvent[],
@@ -83,9 +84,13 @@ export class LogFold {
           const message = deriveEventMessage(event)
           this.state.apply(plan)
           this.projections.push(message)
+          if (this.measure !== undefined) {
+            const length = message === null ? 0 : this.measure(message)
+            this.lengths.push(length)
+            if (this.chars !== undefined) this.chars += length
+          }
           if (message !== null) {
             this.messageCount++
-            if (this.chars !== undefined && this.measure !== undefined) this.chars += this.measure(message)
             // what was appended since the last list built matters only while there is one to extend
             if (this.built !== undefined) {
               this.appended.messages.push(message)
@@ -96,7 +101,10 @@ export class LogFold {
           this.beforeReplace?.()
           const message = deriveEventMessage(event)
           this.state.apply(plan)
-          const removed = this.projections.splice(plan.startIndex, plan.endIndex - plan.startIndex + 1, message)
+          const count = plan.endIndex - plan.startIndex + 1
+          const removed = this.projections.splice(plan.startIndex, count, message)
+          if (this.measure !== undefined)
+            this.lengths.splice(plan.startIndex, count, message === null ? 0 : this.measure(message))
           for (const entry of removed) if (entry !== null) this.messageCount--
           if (message !== null) this.messageCount++
           this.replaces++
@@ -175,7 +183,7 @@ export class LogFold {
   charsNow(): number {
     if (this.chars === undefined) {
       let chars = 0
-      for (const message of this.projections) if (message !== null) chars += this.measure?.(message) ?? 0
+      for (const length of this.lengths) chars += length
       this.chars = chars
     }
     return this.chars

@@ -73,7 +73,7 @@ function requestOf(header: EpochHeader): RequestOutline['request'] {
 export class RequestFacts {
   private readonly events: AnySessionEvent[] = []
   private readonly hashes = new ReplayHashes()
-  private readonly fold = new LogFold(this.events, (message) => this.hashes.canonicalLength(message))
+  private readonly fold = new LogFold(this.events, jsonLength)
   private readonly rebuilder = new RequestRebuilder(this.events, this.fold)
   private readonly trusting = trustingFacts(
     incrementalFacts(this.events, this.hashes),
@@ -225,6 +225,9 @@ export class RequestFacts {
     return { seq: entry.seq, record: entry.record, usage: entry.usage?.usage, rebuilt: entry.rebuilt, error: undefined }
   }
 }
+
+/** A log message's canonical JSON length: its `JSON.stringify` length, which sorting the keys does not change. */
+const jsonLength = (message: unknown): number => JSON.stringify(message)?.length ?? 0
 
 /** An entry as a row that reads no messages sees it: its rebuild's error, if any. */
 const unlisted = (entry: Entry): Digested => ({
