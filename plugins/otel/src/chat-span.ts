@@ -43,7 +43,8 @@ function sectionNames(sections: readonly { readonly name: string }[]): readonly 
 /** The attributes a `chat` span opens with: the request as the log rebuilds it, and Bridle's facts about it. */
 function openAttributes(request: ChatRequest, headerLoggedAfter: number, ctx: FoldContext): Attributes {
   const { record, outline } = request
-  const a: Attributes = { [GEN_AI.operationName]: OPERATION.chat }
+  const a: Attributes = {}
+  a[GEN_AI.operationName] = OPERATION.chat
   const config = outline?.request
   if (config !== undefined) {
     a[GEN_AI.providerName] = config.provider

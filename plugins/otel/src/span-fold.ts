@@ -8,7 +8,7 @@ import { billedInputTokens, type StreamChunk, type TokenUsage } from '@bridle/ll
 import type { AnySessionEvent } from '@bridle/session'
 import { ChatSpan, type FoldContext } from './chat-span.js'
 import { redactedText } from './content.js'
-import type { SpanRecord, SpanSink } from './records.js'
+import type { Attributes, SpanRecord, SpanSink } from './records.js'
 import { requestSource, type RequestSource, type SettledRow } from './request-source.js'
 import { BRIDLE, ERROR_TYPE, GEN_AI, OPERATION } from './semconv.js'
 import { openToolSpan, resultCallId, toolResultAttributes } from './tool-span.js'
@@ -138,18 +138,19 @@ export class SessionSpanFold {
 
   private openTurn(event: AnySessionEvent, sink: SpanSink | undefined): void {
     const turn = (event.data as { turn?: number } | null)?.turn ?? 0
+    // attributes set one by one: a literal with computed keys costs several times more before the code is optimized
+    const attributes: Attributes = {}
+    attributes[GEN_AI.operationName] = OPERATION.invokeAgent
+    attributes[GEN_AI.conversationId] = this.ctx.sessionId
+    attributes[BRIDLE.sessionId] = this.ctx.sessionId
+    attributes[BRIDLE.turn] = turn
     const record: SpanRecord = {
       parent: undefined,
       name: OPERATION.invokeAgent,
       kind: 'internal',
       startTime: event.time,
       endTime: undefined,
-      attributes: {
-        [GEN_AI.operationName]: OPERATION.invokeAgent,
-        [GEN_AI.conversationId]: this.ctx.sessionId,
-        [BRIDLE.sessionId]: this.ctx.sessionId,
-        [BRIDLE.turn]: turn,
-      },
+      attributes,
       status: undefined,
     }
     this.turn = { record, steps: 0, requests: 0, usage: undefined, route: undefined }

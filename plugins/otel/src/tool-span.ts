@@ -29,16 +29,15 @@ export const resultCallId = (event: AnySessionEvent): string | undefined =>
 /** The span a `tool/call` opens, under the turn's span. */
 export function openToolSpan(event: AnySessionEvent, parent: SpanRecord | undefined, ctx: FoldContext): SpanRecord {
   const data = event.data as ToolCallData
-  const attributes: Attributes = {
-    [GEN_AI.operationName]: OPERATION.executeTool,
-    [GEN_AI.toolName]: data.name,
-    [GEN_AI.toolCallId]: data.callId,
-    [GEN_AI.toolType]: 'function',
-    [GEN_AI.conversationId]: ctx.sessionId,
-    [BRIDLE.sessionId]: ctx.sessionId,
-    [BRIDLE.turn]: data.turn,
-    [BRIDLE.step]: data.step,
-  }
+  const attributes: Attributes = {}
+  attributes[GEN_AI.operationName] = OPERATION.executeTool
+  attributes[GEN_AI.toolName] = data.name
+  attributes[GEN_AI.toolCallId] = data.callId
+  attributes[GEN_AI.toolType] = 'function'
+  attributes[GEN_AI.conversationId] = ctx.sessionId
+  attributes[BRIDLE.sessionId] = ctx.sessionId
+  attributes[BRIDLE.turn] = data.turn
+  attributes[BRIDLE.step] = data.step
   if (ctx.content && typeof data.arguments === 'string')
     attributes[GEN_AI.toolCallArguments] = redactedText(data.arguments, ctx.redaction)
   return {

@@ -226,7 +226,22 @@ export function extendingRow(
   curr: HeadedRequest & { readonly head: RequestHead },
   prevChars: number,
 ): CachePrefixRow {
-  return compareRequests(facts, rowBase(curr), prev, curr, prev.head, curr.head, (pCount) => ({
+  const pCount = prev.record.messages.count
+  if (curr.record.system === prev.record.system && curr.record.tools === prev.record.tools) {
+    // nothing broke (most rows): the row compareRequests builds then, built at once
+    const row = rowBase(curr)
+    row.previousSeq = prev.seq
+    row.system = { kept: true }
+    row.tools = { kept: true, added: [], removed: [], moved: [] }
+    row.messages = { kept: true }
+    const cSystem = curr.head.system ?? ''
+    row.prefixKept = {
+      messages: pCount,
+      chars: cSystem.length + facts.canonicalLength(curr.head.tools ?? []) + prevChars,
+    }
+    return row as unknown as CachePrefixRow
+  }
+  return compareRequests(facts, rowBase(curr), prev, curr, prev.head, curr.head, () => ({
     kept: true,
     same: pCount,
     chars: () => prevChars,

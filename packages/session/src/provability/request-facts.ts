@@ -159,8 +159,9 @@ export class RequestFacts {
     if (located !== undefined) {
       const { where, heading, compaction } = located
       const request = requestOf(heading.header)
-      // a rebuilt request's fields but its context and messages, in its key order
-      outline = Object.freeze({
+      // a rebuilt request's fields but its context and messages, in its key order (no spreads: this runs once a
+      // request, mostly before the code is optimized)
+      const fields: Record<string, unknown> = {
         turn: where.turn,
         step: where.step,
         stepStartSeq: where.stepStartSeq,
@@ -171,8 +172,12 @@ export class RequestFacts {
         headerReason: heading.headerReason,
         sections: heading.sections,
         request,
-        ...(compaction !== undefined ? { purpose: 'compaction' as const, compaction } : {}),
-      })
+      }
+      if (compaction !== undefined) {
+        fields.purpose = 'compaction'
+        fields.compaction = compaction
+      }
+      outline = Object.freeze(fields) as unknown as RequestOutline
       head = { system: request.system, tools: request.tools, sections: heading.sections }
       // a header's tools are measured once, at its first request, as the loop digests them once per header
       if (heading.header !== this.lastHeader) {
