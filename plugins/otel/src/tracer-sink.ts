@@ -10,7 +10,6 @@ import {
   SpanStatusCode,
   trace,
   type Attributes as OtelAttributes,
-  type AttributeValue as OtelAttributeValue,
   type Context,
   type HrTime,
   type Span,
@@ -27,7 +26,7 @@ export function hrTimeOf(ms: number): HrTime {
 
 /**
  * The attributes a span is created with: those the GenAI conventions name as important for sampling decisions, to be
- * provided at span creation (a sampler sees them). The others are set right after: the SDK checks each attribute
+ * provided at span creation (a sampler sees them). The others are set when it ends: the SDK checks each attribute
  * passed at creation twice more than one set on the span.
  */
 const AT_CREATION = [GEN_AI.operationName, GEN_AI.providerName, GEN_AI.requestModel] as const
@@ -36,7 +35,7 @@ const AT_CREATION = [GEN_AI.operationName, GEN_AI.providerName, GEN_AI.requestMo
 interface Opened {
   readonly record: SpanRecord
   readonly parent: Opened | undefined
-  made: { readonly span: Span; readonly created: Attributes } | undefined
+  span: Span | undefined
   /** The context its children are created in (made once: a turn has several children). */
   context: Context | undefined
 }
@@ -62,29 +61,26 @@ export class TracerSink implements SpanSink {
       parent = this.opened.get(record.parent)
       if (parent === undefined) return
     }
-    this.opened.set(record, { record, parent, made: undefined, context: undefined })
+    this.opened.set(record, { record, parent, span: undefined, context: undefined })
   }
 
   close(record: SpanRecord): void {
     const opened = this.opened.get(record)
     if (opened === undefined) return
     this.opened.delete(record)
-    const { span, created } = this.make(opened)
-    const attributes = record.attributes
-    for (const key in attributes) {
-      const value = attributes[key]!
-      if (created[key] !== value) span.setAttribute(key, value as OtelAttributeValue)
-    }
+    const span = this.make(opened)
+    // all of them: those it was made with are set again to the same values, which changes nothing
+    span.setAttributes(record.attributes as OtelAttributes)
     if (record.status !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: record.status.message })
     span.end(hrTimeOf(record.endTime ?? record.startTime))
   }
 
   /** The record's span, made now (under its parent's, made first) if it was not yet. */
-  private make(opened: Opened): { readonly span: Span; readonly created: Attributes } {
-    if (opened.made !== undefined) return opened.made
+  private make(opened: Opened): Span {
+    if (opened.span !== undefined) return opened.span
     let context = ROOT_CONTEXT
     const parent = opened.parent
-    if (parent !== undefined) context = parent.context ??= trace.setSpan(ROOT_CONTEXT, this.make(parent).span)
+    if (parent !== undefined) context = parent.context ??= trace.setSpan(ROOT_CONTEXT, this.make(parent))
     const { record } = opened
     const created: Attributes = {}
     for (const key of AT_CREATION) {
@@ -92,7 +88,7 @@ export class TracerSink implements SpanSink {
       if (value !== undefined) created[key] = value
     }
     // a turn is made in the root context: its span is the root of a trace of its own
-    const span = this.tracer.startSpan(
+    opened.span = this.tracer.startSpan(
       record.name,
       {
         kind: record.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
@@ -101,7 +97,6 @@ export class TracerSink implements SpanSink {
       },
       context,
     )
-    opened.made = { span, created }
-    return opened.made
+    return opened.span
   }
 }
