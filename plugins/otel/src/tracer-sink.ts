@@ -10,6 +10,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes as OtelAttributes,
+  type AttributeValue as OtelAttributeValue,
   type Context,
   type HrTime,
   type Span,
@@ -36,6 +37,8 @@ interface Opened {
   readonly record: SpanRecord
   readonly parent: Opened | undefined
   span: Span | undefined
+  /** The attributes its span was made with. */
+  created: Attributes | undefined
   /** The context its children are created in (made once: a turn has several children). */
   context: Context | undefined
 }
@@ -61,7 +64,7 @@ export class TracerSink implements SpanSink {
       parent = this.opened.get(record.parent)
       if (parent === undefined) return
     }
-    this.opened.set(record, { record, parent, span: undefined, context: undefined })
+    this.opened.set(record, { record, parent, span: undefined, created: undefined, context: undefined })
   }
 
   close(record: SpanRecord): void {
@@ -69,8 +72,13 @@ export class TracerSink implements SpanSink {
     if (opened === undefined) return
     this.opened.delete(record)
     const span = this.make(opened)
-    // all of them: those it was made with are set again to the same values, which changes nothing
-    span.setAttributes(record.attributes as OtelAttributes)
+    const attributes = record.attributes
+    const created = opened.created!
+    for (const key in attributes) {
+      const value = attributes[key]!
+      // one by one, and not those it was made with: the SDK counts a span's attributes again for each one it sets
+      if (created[key] !== value) span.setAttribute(key, value as OtelAttributeValue)
+    }
     if (record.status !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: record.status.message })
     span.end(hrTimeOf(record.endTime ?? record.startTime))
   }
@@ -87,6 +95,7 @@ export class TracerSink implements SpanSink {
       const value = record.attributes[key]
       if (value !== undefined) created[key] = value
     }
+    opened.created = created
     // a turn is made in the root context: its span is the root of a trace of its own
     opened.span = this.tracer.startSpan(
       record.name,
