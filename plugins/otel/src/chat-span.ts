@@ -34,9 +34,13 @@ type Finish = Extract<StreamChunk, { type: 'finish' }>['reason']
 
 /** Section names per manifest: every request under one header shares its manifest. */
 const namesOfManifest = new WeakMap<readonly { readonly name: string }[], readonly string[]>()
+let lastManifest: { sections: readonly { readonly name: string }[]; names: readonly string[] } | undefined
 function sectionNames(sections: readonly { readonly name: string }[]): readonly string[] {
+  // consecutive requests mostly share one manifest
+  if (lastManifest?.sections === sections) return lastManifest.names
   let names = namesOfManifest.get(sections)
   if (names === undefined) namesOfManifest.set(sections, (names = sections.map((s) => s.name)))
+  lastManifest = { sections, names }
   return names
 }
 

@@ -153,6 +153,8 @@ export interface RequestHead {
   readonly system: string | undefined
   readonly tools: readonly ToolSchema[] | undefined
   readonly sections: readonly SystemSectionRecord[] | undefined
+  /** `canonicalJson(tools ?? []).length`, when known. */
+  readonly toolsChars?: number
 }
 
 /** A digested request with its head, whether or not its messages were listed. */
@@ -237,7 +239,7 @@ export function extendingRow(
     const cSystem = curr.head.system ?? ''
     row.prefixKept = {
       messages: pCount,
-      chars: cSystem.length + facts.canonicalLength(curr.head.tools ?? []) + prevChars,
+      chars: cSystem.length + (curr.head.toolsChars ?? facts.canonicalLength(curr.head.tools ?? [])) + prevChars,
     }
     return row as unknown as CachePrefixRow
   }

@@ -85,8 +85,10 @@ export class RequestFacts {
   private last: Entry | undefined
   /** The last settled conversation request: the baseline of the next row. */
   private conversation: Entry | undefined
-  /** The header of the last request outlined. */
-  private lastHeader: EpochHeader | undefined
+  /** What the requests under the last header outlined share. */
+  private shared:
+    | { readonly header: EpochHeader; readonly request: RequestOutline['request']; readonly head: RequestHead }
+    | undefined
 
   constructor() {
     this.fold.beforeReplace = () => {
@@ -158,7 +160,16 @@ export class RequestFacts {
     let head: RequestHead | undefined
     if (located !== undefined) {
       const { where, heading, compaction } = located
-      const request = requestOf(heading.header)
+      // what every request under one header shares, made at its first: its request fields and its head, whose tools
+      // are measured then (as the loop digests a header's tools once)
+      let shared = this.shared
+      if (shared?.header !== heading.header) {
+        const request = requestOf(heading.header)
+        const toolsChars = this.hashes.canonicalLength(request.tools ?? [])
+        const head = { system: request.system, tools: request.tools, sections: heading.sections, toolsChars }
+        this.shared = shared = { header: heading.header, request, head }
+      }
+      const request = shared.request
       // a rebuilt request's fields but its context and messages, in its key order (no spreads: this runs once a
       // request, mostly before the code is optimized)
       const fields: Record<string, unknown> = {
@@ -178,12 +189,7 @@ export class RequestFacts {
         fields.compaction = compaction
       }
       outline = Object.freeze(fields) as unknown as RequestOutline
-      head = { system: request.system, tools: request.tools, sections: heading.sections }
-      // a header's tools are measured once, at its first request, as the loop digests them once per header
-      if (heading.header !== this.lastHeader) {
-        this.lastHeader = heading.header
-        this.hashes.canonicalLength(request.tools ?? [])
-      }
+      head = shared.head
     }
     return {
       seq: event.seq,
