@@ -7,6 +7,7 @@
  */
 import { deepFreeze, type Message } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from '../json/canonical.js'
+import { jsonTextLength } from '../json/json-length.js'
 import {
   assembleDigestParts,
   configDigest,
@@ -100,17 +101,17 @@ export class ReplayHashes {
   }
 
   /**
-   * The canonical JSON length of a log object (a message, a tool list): its `JSON.stringify` length, which sorting
-   * the keys does not change, without writing the canonical text.
+   * The canonical JSON length of a log object (a message, a tool list): its JSON text's length, which sorting the keys
+   * does not change, counted without writing any text.
    */
   canonicalLength(value: unknown): number {
     const known = this.serialized.get(value)
     if (known !== undefined) return known.json.length
     // a malformed log's message can be a primitive, which no weak map holds
-    if (typeof value !== 'object' || value === null) return JSON.stringify(value)?.length ?? 0
+    if (typeof value !== 'object' || value === null) return jsonTextLength(value)
     let length = this.lengths.get(value)
     if (length === undefined) {
-      length = JSON.stringify(value).length
+      length = jsonTextLength(value)
       this.lengths.set(value, length)
       // a live session's objects are deep-frozen already; a stored log's are frozen here, as `entry` does
       if (!Object.isFrozen(value)) deepFreeze(value)

@@ -13,6 +13,7 @@ import type { ReconstructedRequest } from '../surface/reconstruct.js'
 import { modelRequestOf } from '../surface/step-cut.js'
 import { cachePrefixRow, extendingRow, usageIn, type Digested, type RequestHead } from './cache-row.js'
 import { errorText } from './digest-verdict.js'
+import { jsonTextLength } from '../json/json-length.js'
 import { LogFold, type SurfaceMessages } from './replay-fold.js'
 import { ReplayHashes } from './replay-hashes.js'
 import { RequestRebuilder, type Located } from './replay-rebuild.js'
@@ -73,7 +74,7 @@ function requestOf(header: EpochHeader): RequestOutline['request'] {
 export class RequestFacts {
   private readonly events: AnySessionEvent[] = []
   private readonly hashes = new ReplayHashes()
-  private readonly fold = new LogFold(this.events, jsonLength)
+  private readonly fold = new LogFold(this.events, jsonTextLength)
   private readonly rebuilder = new RequestRebuilder(this.events, this.fold)
   private readonly trusting = trustingFacts(
     incrementalFacts(this.events, this.hashes),
@@ -236,9 +237,6 @@ export class RequestFacts {
     return { seq: entry.seq, record: entry.record, usage: entry.usage?.usage, rebuilt: entry.rebuilt, error: undefined }
   }
 }
-
-/** A log message's canonical JSON length: its `JSON.stringify` length, which sorting the keys does not change. */
-const jsonLength = (message: unknown): number => JSON.stringify(message)?.length ?? 0
 
 /** An entry as a row that reads no messages sees it: its rebuild's error, if any. */
 const unlisted = (entry: Entry): Digested => ({
