@@ -10,7 +10,7 @@ const MAX_DEPTH = 64
 
 /** Length of `text` as a JSON string literal: quotes, and an escape for `"`, `\`, control characters, surrogates. */
 function stringLength(text: string): number {
-  let length = text.length + 2
+  const length = text.length + 2
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c >= 0x20 && c !== 0x22 && c !== 0x5c && (c < 0xd800 || c > 0xdfff)) continue

@@ -47,7 +47,10 @@ interface Entry extends OutlinedRequest {
   readonly replaces: number
   /** The canonical JSON length of the surface's messages at the digest. */
   readonly chars: number
-  usage: { usage: TokenUsage | undefined } | undefined
+  /** What the search for the usage its step reported found: `undefined` while it goes on. */
+  found: { usage: TokenUsage | undefined } | undefined
+  /** The usage found. */
+  usage: TokenUsage | undefined
   /** The surface at the cut, listed when a replace was about to change it while the entry could still be compared. */
   surface: SurfaceMessages | undefined
   /** The whole rebuilt request, once a row needed it. */
@@ -128,9 +131,13 @@ export class RequestFacts {
       if (this.pending !== undefined) settled = this.settle()
       this.pending = this.outline(event, d)
       this.last = this.pending
-    } else if (this.pending !== undefined && this.pending.usage === undefined) {
-      this.pending.usage = usageIn(event, this.pending.record)
-      if (this.pending.usage !== undefined) settled = this.settle()
+    } else if (this.pending !== undefined && this.pending.found === undefined) {
+      const found = usageIn(event, this.pending.record)
+      if (found !== undefined) {
+        this.pending.found = found
+        this.pending.usage = found.usage
+        settled = this.settle()
+      }
     }
     this.fold.advance()
     return settled
@@ -201,6 +208,7 @@ export class RequestFacts {
       head,
       replaces: this.fold.replaces,
       chars: located !== undefined && located.surface === undefined ? this.fold.charsNow() : 0,
+      found: undefined,
       usage: undefined,
       surface: undefined,
       rebuilt: undefined,
@@ -213,8 +221,12 @@ export class RequestFacts {
       return cachePrefixRow(this.trusting, prev && unlisted(prev), unlisted(curr))
     }
     if (extendsPrevious(prev, prev.located, curr, curr.located)) {
-      const side = (e: Entry) => ({ seq: e.seq, record: e.record, usage: e.usage?.usage, head: e.head! })
-      return extendingRow(this.hashes, side(prev), side(curr), prev.chars)
+      return extendingRow(
+        this.hashes,
+        prev as Entry & { head: RequestHead },
+        curr as Entry & { head: RequestHead },
+        prev.chars,
+      )
     }
     const p = this.digested(prev)
     const c = this.digested(curr)
@@ -234,7 +246,7 @@ export class RequestFacts {
       }
       entry.rebuilt = this.rebuilder.materialize(located, surface).rebuilt
     }
-    return { seq: entry.seq, record: entry.record, usage: entry.usage?.usage, rebuilt: entry.rebuilt, error: undefined }
+    return { seq: entry.seq, record: entry.record, usage: entry.usage, rebuilt: entry.rebuilt, error: undefined }
   }
 }
 
@@ -242,7 +254,7 @@ export class RequestFacts {
 const unlisted = (entry: Entry): Digested => ({
   seq: entry.seq,
   record: entry.record,
-  usage: entry.usage?.usage,
+  usage: entry.usage,
   error: entry.error,
 })
 
