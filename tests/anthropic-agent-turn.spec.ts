@@ -8,7 +8,14 @@ import { AgentLoop } from '@bridle/agent-loop'
 import { LlmRuntime, createUserMessage, type CachePlan } from '@bridle/llm'
 import * as llmAnthropic from '@bridle/llm-anthropic'
 import { answerEvents, startMockServer, textAnswer, type MockServer } from '@bridle/llm-anthropic/testing'
-import { SessionStore, reconstructRequest, verifyDigests, type SessionEvent } from '@bridle/session'
+import {
+  cachePrefixReport,
+  RequestFacts,
+  SessionStore,
+  reconstructRequest,
+  verifyDigests,
+  type SessionEvent,
+} from '@bridle/session'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
 import { Context } from 'cordis'
@@ -135,5 +142,18 @@ describe('agent turn over the Anthropic adapter', () => {
       [true, []],
       [false, ['cache', 'request']],
     ])
+
+    // a live reader's pass (what @bridle/otel folds) gives the same cache rows, the predicted reads included
+    const facts = new RequestFacts()
+    const rows = []
+    for (const event of events) {
+      const settled = facts.push(event)
+      if (settled !== undefined) rows.push(settled.cache)
+    }
+    const last = facts.settle()
+    if (last !== undefined) rows.push(last.cache)
+    const report = cachePrefixReport(events)
+    expect(report.every((row) => row.cachePlan !== undefined)).toBe(true)
+    expect(rows).toEqual(report)
   })
 })

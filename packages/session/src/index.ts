@@ -124,6 +124,12 @@ export {
   type ModelViewMessage,
 } from './provability/model-view.js'
 export {
+  RequestFacts,
+  type OutlinedRequest,
+  type RequestOutline,
+  type SettledOutline,
+} from './provability/request-facts.js'
+export {
   sectionManifest,
   readSectionManifest,
   sectionChanges,

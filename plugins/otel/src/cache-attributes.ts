@@ -50,41 +50,46 @@ function toolsClause(tools: NonNullable<CachePrefixRow['tools']>): string {
 }
 
 /**
- * The attributes of one cache-report row: `bridle.cache.break` names the first part that broke (`none` when the whole
- * previous request is a prefix of this one), `bridle.cache.broken` every part that broke and `bridle.cache.break_reason`
- * why, beside the prefix kept. A request with nothing to compare with (the session's first) has none; a request the
- * log cannot rebuild has only `bridle.request.rebuild_error`.
+ * Sets the attributes of one cache-report row on `a`: `bridle.cache.break` names the first part that broke (`none`
+ * when the whole previous request is a prefix of this one), `bridle.cache.broken` every part that broke and
+ * `bridle.cache.break_reason` why, beside the prefix kept. A request with nothing to compare with (the session's first)
+ * gets none; a request the log cannot rebuild gets only `bridle.request.rebuild_error`.
  */
-export function cacheAttributes(row: CachePrefixRow): Attributes {
-  if (row.error !== undefined) return { [BRIDLE.requestRebuildError]: row.error }
-  if (row.previousSeq === undefined) return {}
-  const attributes: Attributes = {}
-  const broken: string[] = []
-  const reasons: string[] = []
-  if (row.system?.kept === false) {
-    broken.push('system')
-    reasons.push(systemClause(row.system))
-    if (row.system.sections !== undefined)
-      attributes[BRIDLE.cacheSectionsChanged] = row.system.sections.map((c) => `${c.name} ${c.kind}`)
+export function cacheAttributes(row: CachePrefixRow, a: Attributes): void {
+  if (row.error !== undefined) {
+    a[BRIDLE.requestRebuildError] = row.error
+    return
   }
-  if (row.tools !== undefined && !row.tools.kept) {
-    broken.push('tools')
-    reasons.push(toolsClause(row.tools))
-  }
-  if (row.messages?.kept === false) {
-    broken.push('messages')
-    reasons.push(messagesClause(row.messages))
-    const saved = row.messages.cause.kind === 'replace' ? row.messages.cause.compaction?.tokensSaved : undefined
-    if (saved !== undefined) attributes[BRIDLE.cacheTokensSaved] = saved
-  }
-  attributes[BRIDLE.cacheBreak] = broken[0] ?? 'none'
-  if (broken.length > 0) {
-    attributes[BRIDLE.cacheBroken] = broken
-    attributes[BRIDLE.cacheBreakReason] = reasons.join('; ')
+  if (row.previousSeq === undefined) return
+  const systemBroke = row.system?.kept === false
+  const toolsBroke = row.tools !== undefined && !row.tools.kept
+  const messagesBroke = row.messages?.kept === false
+  if (!systemBroke && !toolsBroke && !messagesBroke) a[BRIDLE.cacheBreak] = 'none'
+  else {
+    const broken: string[] = []
+    const reasons: string[] = []
+    if (row.system?.kept === false) {
+      broken.push('system')
+      reasons.push(systemClause(row.system))
+      if (row.system.sections !== undefined)
+        a[BRIDLE.cacheSectionsChanged] = row.system.sections.map((c) => `${c.name} ${c.kind}`)
+    }
+    if (row.tools !== undefined && !row.tools.kept) {
+      broken.push('tools')
+      reasons.push(toolsClause(row.tools))
+    }
+    if (row.messages?.kept === false) {
+      broken.push('messages')
+      reasons.push(messagesClause(row.messages))
+      const saved = row.messages.cause.kind === 'replace' ? row.messages.cause.compaction?.tokensSaved : undefined
+      if (saved !== undefined) a[BRIDLE.cacheTokensSaved] = saved
+    }
+    a[BRIDLE.cacheBreak] = broken[0]!
+    a[BRIDLE.cacheBroken] = broken
+    a[BRIDLE.cacheBreakReason] = reasons.join('; ')
   }
   if (row.prefixKept !== undefined) {
-    attributes[BRIDLE.cachePrefixMessages] = row.prefixKept.messages
-    attributes[BRIDLE.cachePrefixChars] = row.prefixKept.chars
+    a[BRIDLE.cachePrefixMessages] = row.prefixKept.messages
+    a[BRIDLE.cachePrefixChars] = row.prefixKept.chars
   }
-  return attributes
 }

@@ -1,10 +1,10 @@
 /**
  * One `chat` span: one attempt of a model request, from its `request/digest` (right before dispatch) to the end of
- * its stream. It opens with the request the log rebuilds for that digest (the session's `RequestReplay`) and closes
+ * its stream. It opens with the request the log rebuilds for that digest (request-source.ts) and closes
  * with what came back — finish reason, usage, the answer's id — and the request's cache-prefix row.
  */
 import { billedInputTokens, type ContentBlock, type StreamChunk, type TokenUsage } from '@bridle/llm'
-import type { AnySessionEvent, DigestedRequest, SettledRequest } from '@bridle/session'
+import type { AnySessionEvent } from '@bridle/session'
 import { cacheAttributes } from './cache-attributes.js'
 import {
   inputMessages,
@@ -15,6 +15,7 @@ import {
   type ContentCapture,
 } from './content.js'
 import type { Attributes, SpanRecord } from './records.js'
+import type { ChatRequest, SettledRow } from './request-source.js'
 import { BRIDLE, ERROR_TYPE, GEN_AI, HTTP_RESPONSE_STATUS_CODE, OPERATION } from './semconv.js'
 
 /** What every span of one session shares. */
@@ -33,17 +34,22 @@ type Finish = Extract<StreamChunk, { type: 'finish' }>['reason']
 
 /** Section names per manifest: every request under one header shares its manifest. */
 const namesOfManifest = new WeakMap<readonly { readonly name: string }[], readonly string[]>()
+let lastManifest: { sections: readonly { readonly name: string }[]; names: readonly string[] } | undefined
 function sectionNames(sections: readonly { readonly name: string }[]): readonly string[] {
+  // consecutive requests mostly share one manifest
+  if (lastManifest?.sections === sections) return lastManifest.names
   let names = namesOfManifest.get(sections)
   if (names === undefined) namesOfManifest.set(sections, (names = sections.map((s) => s.name)))
+  lastManifest = { sections, names }
   return names
 }
 
 /** The attributes a `chat` span opens with: the request as the log rebuilds it, and Bridle's facts about it. */
-function openAttributes(request: DigestedRequest, headerLoggedAfter: number, ctx: FoldContext): Attributes {
-  const { record, rebuilt } = request
-  const a: Attributes = { [GEN_AI.operationName]: OPERATION.chat }
-  const config = rebuilt?.request
+function openAttributes(request: ChatRequest, headerLoggedAfter: number, ctx: FoldContext): Attributes {
+  const { record, outline } = request
+  const a: Attributes = {}
+  a[GEN_AI.operationName] = OPERATION.chat
+  const config = outline?.request
   if (config !== undefined) {
     a[GEN_AI.providerName] = config.provider
     a[GEN_AI.requestModel] = config.model
@@ -56,23 +62,23 @@ function openAttributes(request: DigestedRequest, headerLoggedAfter: number, ctx
   a[BRIDLE.requestSeq] = request.seq
   a[BRIDLE.requestDigest] = record.request
   if (record.purpose !== undefined) a[BRIDLE.requestPurpose] = record.purpose
-  if (rebuilt === undefined || config === undefined) return a
+  if (outline === undefined || config === undefined) return a
   if (config.maxTokens !== undefined) a[GEN_AI.requestMaxTokens] = config.maxTokens
   if (config.temperature !== undefined) a[GEN_AI.requestTemperature] = config.temperature
   if (config.stop !== undefined) a[GEN_AI.requestStopSequences] = [...config.stop]
   if (config.reasoningEffort !== undefined) a[BRIDLE.requestReasoningEffort] = config.reasoningEffort
   // a header logged since the previous request is this request's header change; else the header held
-  a[BRIDLE.requestHeaderReason] = rebuilt.headerSeq > headerLoggedAfter ? rebuilt.headerReason : 'unchanged'
-  if (rebuilt.sections !== undefined) a[BRIDLE.requestSections] = sectionNames(rebuilt.sections)
-  if (rebuilt.compaction !== undefined) {
-    a[BRIDLE.compactionReason] = rebuilt.compaction.record.reason
-    a[BRIDLE.compactionMessages] = rebuilt.compaction.record.count
+  a[BRIDLE.requestHeaderReason] = outline.headerSeq > headerLoggedAfter ? outline.headerReason : 'unchanged'
+  if (outline.sections !== undefined) a[BRIDLE.requestSections] = sectionNames(outline.sections)
+  if (outline.compaction !== undefined) {
+    a[BRIDLE.compactionReason] = outline.compaction.record.reason
+    a[BRIDLE.compactionMessages] = outline.compaction.record.count
   }
   if (ctx.content) {
     const capture = ctx.redaction
     if (config.system !== undefined) a[GEN_AI.systemInstructions] = systemInstructions(config.system, capture)
     if (config.tools !== undefined) a[GEN_AI.toolDefinitions] = toolDefinitions(config.tools, capture)
-    a[GEN_AI.inputMessages] = inputMessages(config.messages, capture)
+    if (request.messages !== undefined) a[GEN_AI.inputMessages] = inputMessages(request.messages, capture)
   }
   return a
 }
@@ -94,7 +100,7 @@ export class ChatSpan {
   /** When the stream ended (its finish chunk, else the event that closed the attempt); set once. */
   doneTime: number | undefined
   /** The request's cache-report row, once the replay settled it. */
-  row: SettledRequest | undefined
+  row: SettledRow | undefined
   private firstChunkTime: number | undefined
   private finish: Finish | undefined
   /** The usage the provider reported for the attempt (its usage chunk, or its answer's). */
@@ -103,7 +109,7 @@ export class ChatSpan {
   private readonly blocks: ContentBlock[] = []
 
   constructor(
-    request: DigestedRequest,
+    request: ChatRequest,
     time: number,
     parent: SpanRecord | undefined,
     headerLoggedAfter: number,
@@ -112,7 +118,7 @@ export class ChatSpan {
     this.turn = request.record.turn
     this.step = request.record.step
     this.seq = request.seq
-    const model = request.rebuilt?.request.model
+    const model = request.outline?.request.model
     this.record = {
       parent,
       name: model === undefined ? OPERATION.chat : `${OPERATION.chat} ${model}`,
@@ -151,9 +157,8 @@ export class ChatSpan {
     this.doneTime ??= event.time
   }
 
-  /** The attributes and status the span closes with. */
-  closing(): Attributes {
-    const a: Attributes = {}
+  /** Sets the attributes the span closes with on `a` (its record's), and its status. */
+  closing(a: Attributes): void {
     const finish = this.finish
     if (finish !== undefined) {
       const reason = FINISH_REASONS[finish.kind]
@@ -169,12 +174,11 @@ export class ChatSpan {
     if (this.usage !== undefined) usageAttributes(this.usage, a)
     if (this.firstChunkTime !== undefined)
       a[GEN_AI.responseTimeToFirstChunk] = (this.firstChunkTime - this.record.startTime) / 1000
-    if (this.row !== undefined) Object.assign(a, cacheAttributes(this.row.cache))
+    if (this.row !== undefined) cacheAttributes(this.row.cache, a)
     if (this.ctx.content && (this.blocks.length > 0 || finish !== undefined)) {
       const reason = finish === undefined ? undefined : (FINISH_REASONS[finish.kind] ?? finish.kind)
       a[GEN_AI.outputMessages] = outputMessages(this.blocks, reason, this.ctx.redaction)
     }
-    return a
   }
 
   /** A failed attempt is an error span; a cancelled one is not (the turn says who cancelled it). */

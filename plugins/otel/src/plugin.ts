@@ -7,7 +7,7 @@ import type { FoldContext } from './chat-span.js'
 import { Config, type OtelConfig, type OtelConfigInput } from './config.js'
 import { TRACER_NAME, TRACER_VERSION } from './instrumentation.js'
 import { tracerProviderFromEnv } from './provider.js'
-import { SessionSpanFold } from './span-fold.js'
+import { LiveSession } from './live-session.js'
 import { TracerSink } from './tracer-sink.js'
 
 /** The values to redact: the configured ones and those of the configured environment variables, as set now. */
@@ -32,7 +32,8 @@ export class OtelTracing extends configuredPlugin(Config) {
    */
   readonly stopped: Promise<void>
   private readonly sink: TracerSink
-  private readonly folds = new Map<Session, SessionSpanFold | null>()
+  /** The sessions heard, each with its live fold; `null` for one whose tracing stopped. */
+  private readonly sessions = new Map<Session, LiveSession | null>()
   private readonly redaction: FoldContext['redaction']
 
   constructor(ctx: Context, config?: OtelConfigInput | null) {
@@ -47,25 +48,34 @@ export class OtelTracing extends configuredPlugin(Config) {
     this.sink = new TracerSink(this.tracerProvider.getTracer(TRACER_NAME, TRACER_VERSION))
     this.redaction = { secrets: secretsOf(this.config) }
 
+    const warn = (session: Session, error: unknown) =>
+      logger.warn(`session "${session.id}": tracing stopped: ${error instanceof Error ? error.message : error}`)
     // untraced: the arguments are plain data, and cordis's per-call tracing would cost more than the fold itself
     onUntraced(ctx, 'session/event', (session: Session, event: SessionEvent) => {
       try {
         this.observe(session, event)
       } catch (error) {
         // a fold that failed once cannot be trusted with the rest of this log: stop tracing the session
-        this.folds.set(session, null)
-        logger.warn(`session "${session.id}": tracing stopped: ${error instanceof Error ? error.message : error}`)
+        this.sessions.set(session, null)
+        warn(session, error)
       }
     })
+    const finish = (session: Session, live: LiveSession | null | undefined, reason: 'disposed' | 'unloaded') => {
+      try {
+        live?.finish(reason, this.sink)
+      } catch (error) {
+        warn(session, error)
+      }
+    }
     onUntraced(ctx, 'session/disposed', (session: Session) => {
-      this.folds.get(session)?.finish('disposed', this.sink)
-      this.folds.delete(session)
+      finish(session, this.sessions.get(session), 'disposed')
+      this.sessions.delete(session)
     })
     let stop!: () => void
     this.stopped = new Promise<void>((resolve) => (stop = resolve))
     ctx.effect(() => () => {
-      for (const fold of this.folds.values()) fold?.finish('unloaded', this.sink)
-      this.folds.clear()
+      for (const [session, live] of this.sessions) finish(session, live, 'unloaded')
+      this.sessions.clear()
       if (owned === undefined) return stop()
       owned
         .shutdown()
@@ -77,16 +87,13 @@ export class OtelTracing extends configuredPlugin(Config) {
   }
 
   private observe(session: Session, event: SessionEvent): void {
-    let fold = this.folds.get(session)
-    if (fold === null) return
-    if (fold === undefined) {
+    let live = this.sessions.get(session)
+    if (live === null) return
+    if (live === undefined) {
       const context = { sessionId: session.id, redaction: this.redaction, content: this.config.captureContent }
-      fold = new SessionSpanFold(context)
-      this.folds.set(session, fold)
-      // the log before the first event heard: its state, not its spans (they belong to whoever heard them live)
-      const past = session.events
-      for (let i = 0; i < event.seq; i++) fold.push(past[i]!, undefined)
+      live = new LiveSession(context, session.events, event)
+      this.sessions.set(session, live)
     }
-    fold.push(event, this.sink)
+    live.hear(event, this.sink)
   }
 }

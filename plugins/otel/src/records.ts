@@ -31,6 +31,6 @@ export interface SpanRecord {
 export interface SpanSink {
   /** A span began; `record.attributes` holds the attributes it opens with. */
   open(record: SpanRecord): void
-  /** The span ended (`endTime` and `status` are set); `added` are the attributes it gained since it opened. */
-  close(record: SpanRecord, added: Attributes): void
+  /** The span ended: `endTime`, `status` and every attribute it gained are set on the record. */
+  close(record: SpanRecord): void
 }

@@ -5,10 +5,11 @@
  * exported spans of one session come from this same code, so they are equal apart from their ids.
  */
 import { billedInputTokens, type StreamChunk, type TokenUsage } from '@bridle/llm'
-import { RequestReplay, type AnySessionEvent, type SettledRequest } from '@bridle/session'
+import type { AnySessionEvent } from '@bridle/session'
 import { ChatSpan, type FoldContext } from './chat-span.js'
 import { redactedText } from './content.js'
 import type { Attributes, SpanRecord, SpanSink } from './records.js'
+import { requestSource, type RequestSource, type SettledRow } from './request-source.js'
 import { BRIDLE, ERROR_TYPE, GEN_AI, OPERATION } from './semconv.js'
 import { openToolSpan, resultCallId, toolResultAttributes } from './tool-span.js'
 
@@ -57,7 +58,7 @@ function addUsage(sum: TokenUsage | undefined, usage: TokenUsage): TokenUsage {
 /** The spans of one session's log. Feed it every event of the log, in order, from seq 0. */
 export class SessionSpanFold {
   /** The session's requests as the log rebuilds them, with their cache rows; the log's digests are trusted. */
-  private readonly replay = new RequestReplay({ verify: false })
+  private readonly replay: RequestSource
   private turn: TurnState | undefined
   private chat: ChatSpan | undefined
   private readonly tools = new Map<string, SpanRecord>()
@@ -65,7 +66,9 @@ export class SessionSpanFold {
   private lastDigestSeq = -1
   private lastTime: number | undefined
 
-  constructor(private readonly ctx: FoldContext) {}
+  constructor(private readonly ctx: FoldContext) {
+    this.replay = requestSource(ctx.content)
+  }
 
   /** Folds the next event; spans it opens or closes go to `sink` (none while catching up on a log's past). */
   push(event: AnySessionEvent, sink: SpanSink | undefined): void {
@@ -106,7 +109,7 @@ export class SessionSpanFold {
         break
       case 'turn/end':
         this.endChat(event.time, sink, true)
-        for (const callId of [...this.tools.keys()]) this.closeToolAt(callId, event.time, {}, sink)
+        for (const callId of [...this.tools.keys()]) this.closeToolAt(callId, event.time, undefined, sink)
         this.closeTurn(event, sink)
         break
     }
@@ -119,41 +122,44 @@ export class SessionSpanFold {
   finish(reason: UnfinishedReason, sink: SpanSink | undefined): void {
     const time = this.lastTime
     if (time === undefined) return
-    const mark = { [BRIDLE.unfinished]: reason }
-    if (this.chat !== undefined) this.endChat(time, sink, true, mark)
-    for (const callId of [...this.tools.keys()]) this.closeToolAt(callId, time, mark, sink)
+    if (this.chat !== undefined) this.endChat(time, sink, true, reason)
+    for (const callId of [...this.tools.keys()]) this.closeToolAt(callId, time, reason, sink)
     const turn = this.turn
     if (turn === undefined) return
     this.turn = undefined
-    close(turn.record, time, { ...this.turnSummary(turn), ...mark }, sink)
+    this.turnSummary(turn)
+    turn.record.attributes[BRIDLE.unfinished] = reason
+    close(turn.record, time, sink)
   }
 
-  private settled(row: SettledRequest): void {
+  private settled(row: SettledRow): void {
     if (this.chat?.seq === row.seq) this.chat.row = row
   }
 
   private openTurn(event: AnySessionEvent, sink: SpanSink | undefined): void {
     const turn = (event.data as { turn?: number } | null)?.turn ?? 0
+    // attributes set one by one: a literal with computed keys costs several times more before the code is optimized
+    const attributes: Attributes = {}
+    attributes[GEN_AI.operationName] = OPERATION.invokeAgent
+    attributes[GEN_AI.conversationId] = this.ctx.sessionId
+    attributes[BRIDLE.sessionId] = this.ctx.sessionId
+    attributes[BRIDLE.turn] = turn
     const record: SpanRecord = {
       parent: undefined,
       name: OPERATION.invokeAgent,
       kind: 'internal',
       startTime: event.time,
       endTime: undefined,
-      attributes: {
-        [GEN_AI.operationName]: OPERATION.invokeAgent,
-        [GEN_AI.conversationId]: this.ctx.sessionId,
-        [BRIDLE.sessionId]: this.ctx.sessionId,
-        [BRIDLE.turn]: turn,
-      },
+      attributes,
       status: undefined,
     }
     this.turn = { record, steps: 0, requests: 0, usage: undefined, route: undefined }
     sink?.open(record)
   }
 
-  private turnSummary(turn: TurnState): Attributes {
-    const a: Attributes = {}
+  /** Sets what the turn's span closes with on its record: its route, summed usage, steps and requests. */
+  private turnSummary(turn: TurnState): void {
+    const a = turn.record.attributes
     if (turn.route !== undefined) {
       a[GEN_AI.providerName] = turn.route.provider
       a[GEN_AI.requestModel] = turn.route.model
@@ -168,7 +174,6 @@ export class SessionSpanFold {
     }
     a[BRIDLE.turnSteps] = turn.steps
     a[BRIDLE.turnRequests] = turn.requests
-    return a
   }
 
   private closeTurn(event: AnySessionEvent, sink: SpanSink | undefined): void {
@@ -176,7 +181,8 @@ export class SessionSpanFold {
     if (turn === undefined) return
     this.turn = undefined
     const reason = (event.data as TurnEndData | null)?.reason
-    const a = this.turnSummary(turn)
+    this.turnSummary(turn)
+    const a = turn.record.attributes
     const kind = reason?.kind ?? 'unknown'
     a[BRIDLE.turnEndReason] = kind
     if (kind === 'aborted' && reason?.reason?.kind !== undefined) a[BRIDLE.turnAbortReason] = reason.reason.kind
@@ -188,7 +194,7 @@ export class SessionSpanFold {
       a[ERROR_TYPE] = 'INTERRUPTED'
       turn.record.status = { code: 'error', message: 'the turn was interrupted: the process ended before it did' }
     }
-    close(turn.record, event.time, a, sink)
+    close(turn.record, event.time, sink)
   }
 
   private openChat(event: AnySessionEvent, sink: SpanSink | undefined): void {
@@ -199,7 +205,7 @@ export class SessionSpanFold {
     this.chat = chat
     if (this.turn !== undefined) {
       this.turn.requests++
-      const config = request.rebuilt?.request
+      const config = request.outline?.request
       if (config !== undefined && request.record.purpose === undefined)
         this.turn.route = { provider: config.provider, model: config.model }
     }
@@ -209,8 +215,9 @@ export class SessionSpanFold {
   /**
    * Closes the open attempt at `time` (or when its stream finished). `settle` says the log can report no usage for it
    * any more (its answer, its step's end or its turn's end was folded), so its cache row is settled now if it was not.
+   * `unfinished` marks an attempt cut short.
    */
-  private endChat(time: number, sink: SpanSink | undefined, settle: boolean, extra?: Attributes): void {
+  private endChat(time: number, sink: SpanSink | undefined, settle: boolean, unfinished?: UnfinishedReason): void {
     const chat = this.chat
     if (chat === undefined) return
     this.chat = undefined
@@ -218,10 +225,11 @@ export class SessionSpanFold {
       const row = this.replay.settle()
       if (row?.seq === chat.seq) chat.row = row
     }
-    const closing = chat.closing()
+    chat.closing(chat.record.attributes)
+    if (unfinished !== undefined) chat.record.attributes[BRIDLE.unfinished] = unfinished
     const usage = chat.usage
     if (usage !== undefined && this.turn !== undefined) this.turn.usage = addUsage(this.turn.usage, usage)
-    close(chat.record, chat.doneTime ?? time, extra === undefined ? closing : Object.assign(closing, extra), sink)
+    close(chat.record, chat.doneTime ?? time, sink)
   }
 
   private openTool(event: AnySessionEvent, sink: SpanSink | undefined): void {
@@ -236,14 +244,21 @@ export class SessionSpanFold {
     const callId = resultCallId(event)
     const record = callId === undefined ? undefined : this.tools.get(callId)
     if (record === undefined) return
-    this.closeToolAt(callId!, event.time, toolResultAttributes(record, event, this.ctx), sink)
+    toolResultAttributes(record, event, this.ctx)
+    this.closeToolAt(callId!, event.time, undefined, sink)
   }
 
-  private closeToolAt(callId: string, time: number, added: Attributes, sink: SpanSink | undefined): void {
+  private closeToolAt(
+    callId: string,
+    time: number,
+    unfinished: UnfinishedReason | undefined,
+    sink: SpanSink | undefined,
+  ): void {
     const record = this.tools.get(callId)
     if (record === undefined) return
     this.tools.delete(callId)
-    close(record, time, added, sink)
+    if (unfinished !== undefined) record.attributes[BRIDLE.unfinished] = unfinished
+    close(record, time, sink)
   }
 
   private redact(text: string): string {
@@ -251,9 +266,8 @@ export class SessionSpanFold {
   }
 }
 
-/** Closes `record` at `time` with the attributes it gained, and tells the sink. */
-function close(record: SpanRecord, time: number, added: Attributes, sink: SpanSink | undefined): void {
+/** Closes `record` at `time` (its closing attributes set) and tells the sink. */
+function close(record: SpanRecord, time: number, sink: SpanSink | undefined): void {
   record.endTime = time
-  Object.assign(record.attributes, added)
-  sink?.close(record, added)
+  sink?.close(record)
 }

@@ -29,16 +29,15 @@ export const resultCallId = (event: AnySessionEvent): string | undefined =>
 /** The span a `tool/call` opens, under the turn's span. */
 export function openToolSpan(event: AnySessionEvent, parent: SpanRecord | undefined, ctx: FoldContext): SpanRecord {
   const data = event.data as ToolCallData
-  const attributes: Attributes = {
-    [GEN_AI.operationName]: OPERATION.executeTool,
-    [GEN_AI.toolName]: data.name,
-    [GEN_AI.toolCallId]: data.callId,
-    [GEN_AI.toolType]: 'function',
-    [GEN_AI.conversationId]: ctx.sessionId,
-    [BRIDLE.sessionId]: ctx.sessionId,
-    [BRIDLE.turn]: data.turn,
-    [BRIDLE.step]: data.step,
-  }
+  const attributes: Attributes = {}
+  attributes[GEN_AI.operationName] = OPERATION.executeTool
+  attributes[GEN_AI.toolName] = data.name
+  attributes[GEN_AI.toolCallId] = data.callId
+  attributes[GEN_AI.toolType] = 'function'
+  attributes[GEN_AI.conversationId] = ctx.sessionId
+  attributes[BRIDLE.sessionId] = ctx.sessionId
+  attributes[BRIDLE.turn] = data.turn
+  attributes[BRIDLE.step] = data.step
   if (ctx.content && typeof data.arguments === 'string')
     attributes[GEN_AI.toolCallArguments] = redactedText(data.arguments, ctx.redaction)
   return {
@@ -52,12 +51,12 @@ export function openToolSpan(event: AnySessionEvent, parent: SpanRecord | undefi
   }
 }
 
-/** The attributes a tool span closes with at its `tool/result`; sets the error status of a failed call. */
-export function toolResultAttributes(record: SpanRecord, event: AnySessionEvent, ctx: FoldContext): Attributes {
+/** Sets the attributes a tool span closes with at its `tool/result` on its record, and a failed call's error status. */
+export function toolResultAttributes(record: SpanRecord, event: AnySessionEvent, ctx: FoldContext): void {
   const data = event.data as ToolResultData
   const block = data.message?.content?.[0]
   const result = block?.type === 'tool-result' ? block : undefined
-  const a: Attributes = {}
+  const a = record.attributes
   if (data.error !== undefined || result?.isError === true) {
     const type = data.error?.code ?? data.error?.name ?? 'TOOL_ERROR'
     a[ERROR_TYPE] = type
@@ -65,5 +64,4 @@ export function toolResultAttributes(record: SpanRecord, event: AnySessionEvent,
   }
   if (ctx.content && result !== undefined)
     a[GEN_AI.toolCallResult] = redactedText(resultText(result.content), ctx.redaction)
-  return a
 }

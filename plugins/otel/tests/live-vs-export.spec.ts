@@ -2,7 +2,8 @@
  * The key property of the package (docs/tracing.md): for random scripted sessions — answers, tool calls (some
  * failing), model failures, retries, cancelled turns, blocked turns, manual compactions and resumes in a new
  * process — the spans the plugin made live equal the spans `traceSessionLog` makes from the stored log, apart from
- * their ids: the same names, kinds, parents, times, attributes and statuses, in the same order.
+ * their ids: the same names, kinds, parents, times, attributes and statuses, in the same order. And every `chat` span's
+ * cache facts are its request's row of the session's `cachePrefixReport`.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -12,6 +13,9 @@ import { Compaction } from '@bridle/plugin-compaction'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
+import { cachePrefixReport } from '@bridle/session'
+import { cacheAttributes } from '../src/cache-attributes.js'
+import type { Attributes } from '../src/records.js'
 import { OtelTracing, traceSessionLog } from '../src/index.js'
 import { boot, callTools, fail, plain, recorder, say, tick, user, type Recorder } from './support.js'
 
@@ -183,6 +187,19 @@ describe('live spans equal the spans exported from the stored log', () => {
         expect(livePlain.filter((s) => s.name === 'invoke_agent')).toHaveLength(turns)
         expect(livePlain.some((s) => 'bridle.unfinished' in s.attributes)).toBe(false)
         if (content) expect(JSON.stringify(livePlain)).not.toContain('secret-value-123')
+        // the bridle.cache.* facts (and a rebuild error) are what the verifying cache report says of each request
+        const rows = new Map(cachePrefixReport(events).map((row) => [row.seq, row]))
+        for (const span of livePlain.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat')) {
+          const row = rows.get(span.attributes['bridle.request.seq'] as number)!
+          const expected: Attributes = {}
+          cacheAttributes(row, expected)
+          const cacheFacts = Object.fromEntries(
+            Object.entries(span.attributes).filter(
+              ([k]) => k.startsWith('bridle.cache.') || k.endsWith('rebuild_error'),
+            ),
+          )
+          expect(cacheFacts).toEqual(expected)
+        }
         for (const span of livePlain) {
           const a = span.attributes
           if (a['bridle.request.purpose'] === 'compaction') seen.add('summary request')

@@ -8,8 +8,8 @@ import type { AnySessionEvent, CompactionRequestRecord, RequestDigestRecord } fr
 import { isReplacementSurfaceEvent } from '../events/events.js'
 import type { CachePrefixRow, CompactionBreak, MessageBreakCause } from './cache-types.js'
 import type { ReconstructedRequest } from '../surface/reconstruct.js'
+import { sectionChanges, type SystemSectionRecord } from '../events/section-manifest.js'
 import { predictCacheRead } from './cache-prediction.js'
-import { sectionChanges } from '../events/section-manifest.js'
 
 /** A `request/digest` of the log with what the report needs of it. */
 export interface Digested {
@@ -30,6 +30,8 @@ export interface RowFacts {
   messageChars(curr: Digested, k: number): number
   /** `canonicalJson(value)` of a tool list or a tool. */
   canonicalJson(value: unknown): string
+  /** `canonicalJson(value).length` of a tool list. */
+  canonicalLength(value: unknown): number
   /** The last event before `cutSeq` whose `data` or `data.message` is `message`. */
   eventOfMessage(message: Message, cutSeq: number): AnySessionEvent | undefined
 }
@@ -42,7 +44,11 @@ function firstDifferingLine(a: string, b: string): { line: number; previousLine:
   return { line: i + 1, previousLine: x[i] ?? '', currentLine: y[i] ?? '' }
 }
 
-function toolDiff(previous: readonly ToolSchema[], current: readonly ToolSchema[], facts: RowFacts) {
+function toolDiff(
+  previous: readonly ToolSchema[],
+  current: readonly ToolSchema[],
+  facts: Pick<RowFacts, 'canonicalJson'>,
+) {
   const prevNames = previous.map((t) => t.name)
   const currNames = current.map((t) => t.name)
   const added = currNames.filter((n) => !prevNames.includes(n))
@@ -143,34 +149,155 @@ export function usageIn(
   return undefined
 }
 
+/** What a row compares of a request besides its messages: its system string, tools and section manifest. */
+export interface RequestHead {
+  readonly system: string | undefined
+  readonly tools: readonly ToolSchema[] | undefined
+  readonly sections: readonly SystemSectionRecord[] | undefined
+  /** `canonicalJson(tools ?? []).length`, when known. */
+  readonly toolsChars?: number
+}
+
+/** A digested request with its head, whether or not its messages were listed. */
+export type HeadedRequest = Omit<Digested, 'rebuilt' | 'error'>
+
+/** The messages half of a row: whether the previous request's messages held, and how many leading ones were kept. */
+interface MessagesHeld {
+  readonly kept: boolean
+  readonly same: number
+  /** The canonical JSON length of the first `same` messages of `curr`. */
+  chars(): number
+  /** Why the messages broke, when they did. */
+  cause(): MessageBreakCause
+}
+
+type RowBase = { -readonly [K in 'turn' | 'step' | 'attempt' | 'seq']: number } & Record<string, unknown>
+
+/** The fields every row starts with, in the row's key order (set one by one: no object spreads on this path). */
+function rowBase(curr: HeadedRequest): RowBase {
+  const inputTokens = totalInput(curr.usage)
+  const base: RowBase = { turn: curr.record.turn, step: curr.record.step, attempt: curr.record.attempt, seq: curr.seq }
+  if (curr.record.purpose === 'compaction') base.purpose = 'compaction'
+  base.cachedInputTokens = curr.usage?.cacheReadTokens
+  if (inputTokens !== undefined) base.inputTokens = inputTokens
+  if (curr.usage?.cacheWriteTokens !== undefined) base.cacheWriteTokens = curr.usage.cacheWriteTokens
+  return base
+}
+
 /**
  * The row of `curr`, compared with `prev` (the conversation request before it; `undefined` for the first): whether
  * system, tools and messages held, why they broke, the prefix kept, and the provider's reported input tokens.
  */
 export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr: Digested): CachePrefixRow {
-  const inputTokens = totalInput(curr.usage)
-  const base = {
-    turn: curr.record.turn,
-    step: curr.record.step,
-    attempt: curr.record.attempt,
-    seq: curr.seq,
-    ...(curr.record.purpose === 'compaction' ? { purpose: 'compaction' as const } : {}),
-    cachedInputTokens: curr.usage?.cacheReadTokens,
-    ...(inputTokens !== undefined ? { inputTokens } : {}),
-    ...(curr.usage?.cacheWriteTokens !== undefined ? { cacheWriteTokens: curr.usage.cacheWriteTokens } : {}),
-  }
+  const base = rowBase(curr)
   const plan = curr.rebuilt?.request.cache
   if (prev === undefined) {
-    if (curr.error !== undefined) return { ...base, error: curr.error }
-    return plan === undefined
-      ? base
-      : { ...base, cachePlan: predictCacheRead({ plan, messages: curr.rebuilt!.messages }) }
+    if (curr.error !== undefined) return { ...base, error: curr.error } as CachePrefixRow
+    if (plan !== undefined) base.cachePlan = predictCacheRead({ plan, messages: curr.rebuilt!.messages })
+    return base as CachePrefixRow
   }
   if (curr.rebuilt === undefined || prev.rebuilt === undefined) {
-    return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error }
+    return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error } as CachePrefixRow
   }
-  const p = prev.rebuilt.request
-  const c = curr.rebuilt.request
+  const p = headOf(prev.rebuilt)
+  const c = headOf(curr.rebuilt)
+  let sameMessages = 0
+  const row = compareRequests(facts, base, prev, curr, p, c, (pCount) => {
+    const kept = facts.chainAt(curr, pCount) === prev.record.messages.chain
+    // read once: a long history makes this loop the row's main cost
+    const pMessages = prev.rebuilt!.request.messages
+    const cMessages = curr.rebuilt!.request.messages
+    const shared = Math.min(pMessages.length, cMessages.length)
+    let same = 0
+    while (
+      same < shared &&
+      (pMessages[same] === cMessages[same] ||
+        facts.messageDigest(pMessages[same]!) === facts.messageDigest(cMessages[same]!))
+    ) {
+      same++
+    }
+    sameMessages = same
+    return {
+      kept,
+      same,
+      chars: () => facts.messageChars(curr, same),
+      cause: () => messageBreak(facts, prev, curr, same),
+    }
+  })
+  if (plan === undefined) return row
+  // a request with explicit breakpoints: the read they predict, from what the previous request left in the cache
+  const systemKept = row.system?.kept === true
+  const pSystem = p.system ?? ''
+  const cSystem = c.system ?? ''
+  return {
+    ...row,
+    cachePlan: predictCacheRead({
+      plan,
+      messages: curr.rebuilt.request.messages,
+      previous: {
+        plan: prev.rebuilt.request.cache,
+        elapsedMs: (facts.events[curr.seq]?.time ?? 0) - (facts.events[prev.seq]?.time ?? 0),
+        toolsKept: row.tools?.kept === true,
+        systemKept,
+        systemCharsKept: systemKept ? cSystem.length : commonPrefixLength(pSystem, cSystem),
+        messagesKept: sameMessages,
+      },
+    }),
+  }
+}
+
+/**
+ * The row of `curr` when its messages are known to begin with all of `prev`'s, object for object, and `prev`'s
+ * recorded message count is their number (only appends came between them): the row {@link cachePrefixRow} gives
+ * then, from the two heads and the length of `prev`'s messages alone. Neither may be a summary request.
+ */
+export function extendingRow(
+  facts: Pick<RowFacts, 'canonicalJson' | 'canonicalLength'>,
+  prev: HeadedRequest & { readonly head: RequestHead },
+  curr: HeadedRequest & { readonly head: RequestHead },
+  prevChars: number,
+): CachePrefixRow {
+  const pCount = prev.record.messages.count
+  if (curr.record.system === prev.record.system && curr.record.tools === prev.record.tools) {
+    // nothing broke (most rows): the row compareRequests builds then, built at once
+    const row = rowBase(curr)
+    row.previousSeq = prev.seq
+    row.system = { kept: true }
+    row.tools = { kept: true, added: [], removed: [], moved: [], changed: [] }
+    row.messages = { kept: true }
+    const cSystem = curr.head.system ?? ''
+    row.prefixKept = {
+      messages: pCount,
+      chars: cSystem.length + (curr.head.toolsChars ?? facts.canonicalLength(curr.head.tools ?? [])) + prevChars,
+    }
+    return row as unknown as CachePrefixRow
+  }
+  return compareRequests(facts, rowBase(curr), prev, curr, prev.head, curr.head, () => ({
+    kept: true,
+    same: pCount,
+    chars: () => prevChars,
+    cause: () => {
+      throw new Error('extendingRow: the messages held')
+    },
+  }))
+}
+
+const headOf = (rebuilt: ReconstructedRequest): RequestHead => ({
+  system: rebuilt.request.system,
+  tools: rebuilt.request.tools,
+  sections: rebuilt.sections,
+})
+
+/** The row after its base: system, tools, then the messages `held` says of the previous request's `pCount`. */
+function compareRequests(
+  facts: Pick<RowFacts, 'canonicalJson' | 'canonicalLength'>,
+  base: RowBase,
+  prev: HeadedRequest,
+  curr: HeadedRequest,
+  p: RequestHead,
+  c: RequestHead,
+  held: (pCount: number) => MessagesHeld,
+): CachePrefixRow {
   const pSystem = p.system ?? ''
   const cSystem = c.system ?? ''
   const systemKept = curr.record.system === prev.record.system
@@ -180,73 +307,42 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
     ? { added: [], removed: [], moved: [], changed: [] }
     : toolDiff(p.tools ?? [], c.tools ?? [], facts)
 
-  const pCount = prev.record.messages.count
-  const messagesKept = facts.chainAt(curr, pCount) === prev.record.messages.chain
-  // read once: a long history makes this loop the row's main cost
-  const pMessages = p.messages
-  const cMessages = c.messages
-  const shared = Math.min(pMessages.length, cMessages.length)
-  let sameMessages = 0
-  while (
-    sameMessages < shared &&
-    (pMessages[sameMessages] === cMessages[sameMessages] ||
-      facts.messageDigest(pMessages[sameMessages]!) === facts.messageDigest(cMessages[sameMessages]!))
-  ) {
-    sameMessages++
-  }
+  const messages = held(prev.record.messages.count)
 
-  const pTools = facts.canonicalJson(p.tools ?? [])
-  const cTools = facts.canonicalJson(c.tools ?? [])
   let prefixKept: { messages: number; chars: number }
   if (!systemKept) prefixKept = { messages: 0, chars: commonPrefixLength(pSystem, cSystem) }
-  else if (!toolsKept) prefixKept = { messages: 0, chars: cSystem.length + commonPrefixLength(pTools, cTools) }
+  else if (!toolsKept) {
+    const pTools = facts.canonicalJson(p.tools ?? [])
+    const cTools = facts.canonicalJson(c.tools ?? [])
+    prefixKept = { messages: 0, chars: cSystem.length + commonPrefixLength(pTools, cTools) }
+  } else {
+    const toolsChars = facts.canonicalLength(c.tools ?? [])
+    prefixKept = { messages: messages.same, chars: cSystem.length + toolsChars + messages.chars() }
+  }
+
+  const row = base
+  row.previousSeq = prev.seq
+  if (diffLine === undefined) row.system = { kept: true }
   else {
-    prefixKept = {
-      messages: sameMessages,
-      chars: cSystem.length + cTools.length + facts.messageChars(curr, sameMessages),
+    const system: Record<string, unknown> = {
+      kept: false,
+      firstDifferingLine: diffLine.line,
+      previousLine: diffLine.previousLine,
+      currentLine: diffLine.currentLine,
     }
+    if (p.sections && c.sections) system.sections = sectionChanges(p.sections, c.sections)
+    row.system = system
   }
-
-  const cachePlan =
-    plan === undefined
-      ? {}
-      : {
-          cachePlan: predictCacheRead({
-            plan,
-            messages: cMessages,
-            previous: {
-              plan: p.cache,
-              elapsedMs: (facts.events[curr.seq]?.time ?? 0) - (facts.events[prev.seq]?.time ?? 0),
-              toolsKept,
-              systemKept,
-              systemCharsKept: systemKept ? cSystem.length : commonPrefixLength(pSystem, cSystem),
-              messagesKept: sameMessages,
-            },
-          }),
-        }
-
-  const pSections = prev.rebuilt.sections
-  const cSections = curr.rebuilt.sections
-  const sections =
-    diffLine !== undefined && pSections && cSections ? { sections: sectionChanges(pSections, cSections) } : {}
-  return {
-    ...base,
-    previousSeq: prev.seq,
-    system:
-      diffLine === undefined
-        ? { kept: true }
-        : {
-            kept: false,
-            firstDifferingLine: diffLine.line,
-            previousLine: diffLine.previousLine,
-            currentLine: diffLine.currentLine,
-            ...sections,
-          },
-    tools: { kept: toolsKept, ...tools },
-    messages: messagesKept
-      ? { kept: true }
-      : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(facts, prev, curr, sameMessages) },
-    prefixKept,
-    ...cachePlan,
+  row.tools = {
+    kept: toolsKept,
+    added: tools.added,
+    removed: tools.removed,
+    moved: tools.moved,
+    changed: tools.changed,
   }
+  row.messages = messages.kept
+    ? { kept: true }
+    : { kept: false, firstDifferingPosition: messages.same, cause: messages.cause() }
+  row.prefixKept = prefixKept
+  return row as unknown as CachePrefixRow
 }

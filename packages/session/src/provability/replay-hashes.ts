@@ -7,6 +7,7 @@
  */
 import { deepFreeze, type Message } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from '../json/canonical.js'
+import { jsonTextLength } from '../json/json-length.js'
 import {
   assembleDigestParts,
   cacheDigest,
@@ -85,7 +86,7 @@ export class ReplayHashes {
     this.chars.length = same + 1
     let chars = this.chars[same]!
     for (let i = same; i < messages.length; i++) {
-      chars += this.lengthOf(messages[i]!)
+      chars += this.canonicalLength(messages[i]!)
       this.chars.push(chars)
     }
     this.chained = messages
@@ -100,16 +101,21 @@ export class ReplayHashes {
     return same
   }
 
-  /** The canonical JSON length of a log message: its `JSON.stringify` length (key order changes no length). */
-  private lengthOf(message: Message): number {
-    const known = this.serialized.get(message)
+  /**
+   * The canonical JSON length of a log object (a message, a tool list): its JSON text's length, which sorting the keys
+   * does not change, counted without writing any text.
+   */
+  canonicalLength(value: unknown): number {
+    const known = this.serialized.get(value)
     if (known !== undefined) return known.json.length
-    let length = this.lengths.get(message)
+    // a malformed log's message can be a primitive, which no weak map holds
+    if (typeof value !== 'object' || value === null) return jsonTextLength(value)
+    let length = this.lengths.get(value)
     if (length === undefined) {
-      length = JSON.stringify(message).length
-      this.lengths.set(message, length)
-      // a live session's messages are deep-frozen already; a stored log's are frozen here, as `entry` does
-      if (!Object.isFrozen(message)) deepFreeze(message)
+      length = jsonTextLength(value)
+      this.lengths.set(value, length)
+      // a live session's objects are deep-frozen already; a stored log's are frozen here, as `entry` does
+      if (!Object.isFrozen(value)) deepFreeze(value)
     }
     return length
   }

@@ -59,6 +59,7 @@ const scratchFacts = (events: readonly AnySessionEvent[]): RowFacts => ({
     return chars
   },
   canonicalJson,
+  canonicalLength: (value) => canonicalJson(value).length,
   eventOfMessage(message, cutSeq) {
     for (let i = cutSeq - 1; i >= 0; i--) {
       const e = events[i]!

@@ -4,14 +4,14 @@
  * verdict and its cache-prefix row, exactly as `replayRequests` does over the whole log; a live reader (a tracer
  * that follows `session/event`) uses it to get each row as soon as the log has settled it, without re-reading the log.
  */
-import type { Message, TokenUsage } from '@bridle/llm'
+import type { TokenUsage } from '@bridle/llm'
 import type { AnySessionEvent, RequestDigestRecord } from '../events/events.js'
 import { cachePrefixRow, usageIn, type Digested, type RowFacts } from './cache-row.js'
-import { EMPTY_CHAIN, extendChain } from './digest.js'
 import { digestVerdict, errorText, type DigestVerification, type RebuildOutcome } from './digest-verdict.js'
 import { LogFold } from './replay-fold.js'
 import { ReplayHashes } from './replay-hashes.js'
 import { RequestRebuilder } from './replay-rebuild.js'
+import { incrementalFacts, trustingFacts } from './replay-row-facts.js'
 import type { DigestedRequest, SettledRequest } from './replayed-request.js'
 
 export type { DigestedRequest, ReplayedRequest, SettledRequest } from './replayed-request.js'
@@ -132,70 +132,5 @@ export class RequestReplay {
       verification = digestVerdict(event.seq, record, outcome, (rebuilt) => this.hashes.parts(rebuilt, chain))
     } else if (outcome.rebuilt !== undefined) this.hashes.extendChars(outcome.rebuilt.messages)
     return { seq: event.seq, record, rebuilt: outcome.rebuilt, outcome, messageSeqs, verification, usage: undefined }
-  }
-}
-
-/**
- * The row facts of a replay that trusts the recorded digests: a prefix of the baseline's messages, object for object,
- * has the chain the baseline recorded; any other chain is hashed from the messages (each message hashed once per
- * replay).
- */
-function trustingFacts(facts: RowFacts, hashes: ReplayHashes, baseline: () => Digested | undefined): RowFacts {
-  return {
-    ...facts,
-    chainAt(curr, k) {
-      const messages = curr.rebuilt!.messages
-      const prev = baseline()
-      const before = prev?.rebuilt?.messages
-      if (prev !== undefined && before !== undefined && before.length === k && sharesPrefix(messages, before, k))
-        return prev.record.messages?.chain
-      if (k > messages.length) return undefined
-      let chain = EMPTY_CHAIN
-      for (let i = 0; i < k; i++) chain = extendChain(chain, hashes.messageDigest(messages[i]!))
-      return chain
-    },
-  }
-}
-
-/** Whether the first `k` messages of `a` are the very objects of `b`'s. */
-function sharesPrefix(a: readonly Message[], b: readonly Message[], k: number): boolean {
-  if (a.length < k || b.length < k) return false
-  for (let i = 0; i < k; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
-/**
- * Row facts over the replay's memo; `eventOfMessage` reads an index of the events' data objects, built the first time
- * a row needs it (a row whose messages broke) and extended to the events folded since at each later need.
- */
-function incrementalFacts(events: readonly AnySessionEvent[], hashes: ReplayHashes): RowFacts {
-  /** Indexes (ascending) of the events whose `data` or `data.message` is the key. */
-  const carriers = new Map<unknown, number[]>()
-  let indexed = 0
-  const carry = (value: unknown, at: number) => {
-    // primitives too: a malformed log's message can be a string, which `===` finds by value
-    if (value === undefined) return
-    const list = carriers.get(value)
-    if (list === undefined) carriers.set(value, [at])
-    else if (list.at(-1) !== at) list.push(at)
-  }
-  return {
-    events,
-    chainAt: (_curr, k) => hashes.chainAt(k),
-    messageDigest: (message) => hashes.messageDigest(message),
-    messageChars: (_curr, k) => hashes.charsAt(k),
-    canonicalJson: (value) => hashes.canonicalJson(value),
-    eventOfMessage(message, cutSeq) {
-      for (; indexed < events.length; indexed++) {
-        const event = events[indexed]!
-        carry(event.data, indexed)
-        if (typeof event.data === 'object' && event.data !== null)
-          carry((event.data as { message?: unknown }).message, indexed)
-      }
-      const list = carriers.get(message)
-      if (list === undefined) return undefined
-      for (let i = list.length - 1; i >= 0; i--) if (list[i]! < cutSeq) return events[list[i]!]
-      return undefined
-    },
   }
 }
