@@ -3,7 +3,8 @@
  * `ctx.llm`; disposing the plugin (or an HMR reload) removes it.
  */
 import type { Context } from 'cordis'
-import { configParser, holdSecrets, namedCredentials } from '@bridle/llm'
+import { configParser } from '@bridle/llm'
+import { registerRoute } from '@bridle/llm/adapter-kit'
 import { OpenAICompatAdapter } from './adapter.js'
 import { resolveConfig, type OpenAICompatConfig, type OpenAICompatConfigInput } from './config.js'
 
@@ -21,16 +22,10 @@ export const reusable = true
 export const Config = configParser((raw?: OpenAICompatConfigInput | null): OpenAICompatConfig => resolveConfig(raw))
 
 /**
- * Registers the adapter under `config.provider`. Disposing the plugin removes the route and ends its
- * calls in flight, so nothing of a disposed route (socket, retry sleep, watchdog) keeps running.
+ * Registers the adapter under `config.provider`, its key and credential headers filtered from the moment the route
+ * loads (docs/security.md#what-is-filtered). Disposing the plugin removes the route and ends its calls in flight, so
+ * nothing of a disposed route (socket, retry sleep, watchdog) keeps running.
  */
 export function apply(ctx: Context, config: OpenAICompatConfig): void {
-  // the route's credentials are filtered from the moment it loads, before any call (docs/security.md#what-is-filtered)
-  holdSecrets(
-    config.apiKeyEnv === null ? undefined : process.env[config.apiKeyEnv],
-    ...namedCredentials(config.headers),
-  )
-  const adapter = new OpenAICompatAdapter(config)
-  ctx.effect(() => () => adapter.dispose())
-  ctx.llm.registerAdapter([config.provider], adapter)
+  registerRoute(ctx, config, new OpenAICompatAdapter(config))
 }

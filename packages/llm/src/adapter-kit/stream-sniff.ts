@@ -3,7 +3,8 @@
  * proxy's HTML error, a JSON completion from a server that ignored `stream: true` — and saying what it
  * was: its content type and a short, sanitized snippet of its text.
  */
-import { LlmError, redactSecrets, redactTruncated } from '@bridle/llm'
+import { clipRedacted, redactSecrets, redactTruncated } from '../display-redaction.js'
+import { LlmError } from '../errors.js'
 
 /** Bytes read for a verdict before an opening of blank lines counts as an event stream. */
 export const SNIFF_LIMIT_BYTES = 1024
@@ -89,4 +90,15 @@ export function isJsonType(contentType: string): boolean {
 function oneLineType(contentType: string): string {
   const flat = contentType.replace(/\p{C}/gu, ' ').replace(/\s+/g, ' ').trim()
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
+}
+
+/** Characters of an unparseable event shown in its error. */
+const MALFORMED_PREVIEW_CHARS = 120
+
+/** An event whose data could not be read (`MALFORMED_RESPONSE`), previewed: redacted first, then cut to 120. */
+export function malformedEventError(baseURL: string, data: string): LlmError {
+  return new LlmError(
+    `malformed event from ${baseURL}: ${clipRedacted(data, MALFORMED_PREVIEW_CHARS)}`,
+    'MALFORMED_RESPONSE',
+  )
 }
