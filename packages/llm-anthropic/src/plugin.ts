@@ -4,6 +4,7 @@
  */
 import type { Context } from 'cordis'
 import { configParser } from '@bridle/llm'
+import { registerRoute } from '@bridle/llm/adapter-kit'
 import { AnthropicAdapter } from './adapter.js'
 import { resolveConfig, type AnthropicConfig, type AnthropicConfigInput } from './config.js'
 
@@ -17,9 +18,11 @@ export const reusable = true
 /** Cordis config hook: parses and resolves (`resolveConfig`), throwing `ConfigError` on bad input. */
 export const Config = configParser((raw?: AnthropicConfigInput | null): AnthropicConfig => resolveConfig(raw))
 
-/** Registers the adapter under `config.provider`; disposing the plugin removes the route and aborts its calls. */
+/**
+ * Registers the adapter under `config.provider`, its key (from `apiKeyEnv`, `ANTHROPIC_API_KEY` by default) and
+ * credential headers filtered from the moment the route loads (docs/security.md#what-is-filtered). Disposing the
+ * plugin removes the route and ends its calls in flight.
+ */
 export function apply(ctx: Context, config: AnthropicConfig): void {
-  const adapter = new AnthropicAdapter(config)
-  ctx.effect(() => () => adapter.dispose())
-  ctx.llm.registerAdapter([config.provider], adapter)
+  registerRoute(ctx, config, new AnthropicAdapter(config))
 }

@@ -18,7 +18,7 @@ import { Context } from 'cordis'
 import { expect, vi } from 'vitest'
 import * as llmAnthropic from '../src/index.js'
 import { AnthropicAdapter, resolveConfig } from '../src/index.js'
-import type { RetryClock } from '../src/retries.js'
+import type { RetryClock } from '@bridle/llm/adapter-kit'
 import { startMockServer, type MockBehaviour, type MockServer } from '../src/testing.js'
 
 export const TEST_KEY = 'sk-ant-test-0123456789abcdef'

@@ -16,6 +16,7 @@ export {
   malformedEventError,
   isEventStreamType,
   isJsonType,
+  contentTypeLabel,
   SNIFF_LIMIT_BYTES,
   SNIPPET_BYTES,
   type SniffVerdict,

@@ -23,6 +23,8 @@ export interface RouteCredentials {
  * `MISSING_CREDENTIAL` naming the variable when it is unset or empty, `INVALID_CREDENTIAL` when it is not printable
  * ASCII (never the value).
  */
+export function readRouteKey(name: string): string
+export function readRouteKey(name: string | null): string | null
 export function readRouteKey(name: string | null): string | null {
   if (name === null) return null
   const raw = process.env[name]

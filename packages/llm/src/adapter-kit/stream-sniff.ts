@@ -70,9 +70,8 @@ export function notEventStreamError(baseURL: string, contentType: string, text: 
       'MALFORMED_RESPONSE',
     )
   }
-  const type = contentType.trim() === '' ? 'none' : oneLineType(contentType)
   return new LlmError(
-    `response from ${baseURL} is not an event stream (content-type ${type}): ${snippet}`,
+    `response from ${baseURL} is not an event stream (content-type ${contentTypeLabel(contentType)}): ${snippet}`,
     'MALFORMED_RESPONSE',
   )
 }
@@ -87,8 +86,10 @@ export function isJsonType(contentType: string): boolean {
   return contentType.toLowerCase().includes('application/json')
 }
 
-function oneLineType(contentType: string): string {
+/** A content type as a message names it: one line, at most 80 characters, `none` when absent. */
+export function contentTypeLabel(contentType: string): string {
   const flat = contentType.replace(/\p{C}/gu, ' ').replace(/\s+/g, ' ').trim()
+  if (flat === '') return 'none'
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
 }
 
