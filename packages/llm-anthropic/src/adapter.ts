@@ -8,8 +8,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import {
   LlmError,
-  ProgressBudget,
-  ResponseMeter,
   isRecord,
   type CachePlan,
   type CachePlanInput,
@@ -27,15 +25,9 @@ import {
   raceCall,
   readCappedText,
   readRouteKey,
-  readSseEvents,
-  realClock,
-  redactCallError,
   routeSecrets,
-  sdkRequestOptions,
-  toCallError,
-  withRetries,
+  type ModelCall,
   type RetryClock,
-  type RouteCall,
 } from '@bridle/llm/adapter-kit'
 import { placeBreakpoints } from './cache/policy.js'
 import { SDK_ERRORS, createClient } from './client.js'
@@ -58,7 +50,7 @@ export class AnthropicAdapter extends RouteAdapter<ModelEntry, AnthropicConfig> 
    */
   constructor(
     config: AnthropicConfig,
-    private readonly clock: RetryClock = realClock,
+    private readonly clock?: RetryClock,
   ) {
     super(config, { efforts: (m) => effortsOf(m.thinking), fallbackMaxTokens: FALLBACK_MAX_TOKENS })
   }
@@ -84,24 +76,29 @@ export class AnthropicAdapter extends RouteAdapter<ModelEntry, AnthropicConfig> 
     const config = this.config
     this.calls.assertOpen(options.signal)
     const apiKey = readRouteKey(config.apiKeyEnv)
-    const body = buildRequestBody(options, config)
+    const params = buildRequestBody(options, config) as unknown as Anthropic.MessageCreateParamsStreaming
     const client = createClient(config, apiKey)
-    const call = this.calls.start(options.signal, config.streamTotalTimeoutMs, config.baseURL)
+    const call = this.calls.start(options.signal, {
+      config,
+      sdk: SDK_ERRORS,
+      clock: this.clock,
+      secrets: routeSecrets(apiKey, config.headers),
+      maxMessageChars: MAX_MESSAGE_CHARS,
+    })
     try {
-      const response = await withRetries(
-        (retry) => raceCall(requestStream(client, body, call.signal, retry), call.signal),
-        { limits: config, signal: call.signal, sdk: SDK_ERRORS, clock: this.clock },
-      )
+      const response = await call.request((o) => client.messages.create(params, o).asResponse())
       yield* this.read(response, call)
     } catch (error) {
-      throw redactCallError(this.failure(error, call), routeSecrets(apiKey, config.headers), MAX_MESSAGE_CHARS)
+      throw call.failure(error, (answer) =>
+        httpError(answer.status, answer.headers, answer.error ?? answer.message, config.displayName),
+      )
     } finally {
       call.end()
     }
   }
 
   /** Reads and translates a 2xx answer's event stream up to `message_stop`. */
-  private async *read(response: Response, call: RouteCall): AsyncGenerator<StreamChunk, void, undefined> {
+  private async *read(response: Response, call: ModelCall): AsyncGenerator<StreamChunk, void, undefined> {
     const config = this.config
     const contentType = response.headers.get('content-type') ?? ''
     if (isJsonType(contentType)) {
@@ -109,20 +106,12 @@ export class AnthropicAdapter extends RouteAdapter<ModelEntry, AnthropicConfig> 
       const text = await raceCall(readCappedText(response.body, SNIPPET_BYTES), call.signal)
       throw notEventStreamError(config.baseURL, contentType, text)
     }
-    if (response.body === null) throw new LlmError(`empty response body from ${config.baseURL}`, 'EMPTY_RESPONSE')
-    const dataBudget = new ProgressBudget(config.streamDataTimeoutMs, config.baseURL)
+    const events = call.readEvents(response.body)
     const translator = new MessagesTranslator(config.displayName)
-    for await (const event of readSseEvents(response.body, {
-      idleTimeoutMs: config.streamIdleTimeoutMs,
-      dataBudget,
-      responseMeter: new ResponseMeter(config.maxResponseBytes, config.baseURL),
-      maxLineBytes: config.maxLineBytes,
-      baseURL: config.baseURL,
-      signal: call.signal,
-    })) {
+    for await (const event of events) {
       const result = translator.push(parsePayload(event.event, event.data, config))
       // only an event that moved the answer buys more time: `ping`s and empty deltas spend the budget
-      if (result.progress) dataBudget.progress()
+      if (result.progress) events.progress()
       yield* result.chunks
       if (result.done) return
     }
@@ -135,29 +124,6 @@ export class AnthropicAdapter extends RouteAdapter<ModelEntry, AnthropicConfig> 
     }
     throw new LlmError(`event stream from ${config.baseURL} ended before message_stop`, 'STREAM_CLOSED')
   }
-
-  /** The one `LlmError` a failed call throws (before redaction). */
-  private failure(error: unknown, call: RouteCall): LlmError {
-    const config = this.config
-    return toCallError(error, {
-      baseURL: config.baseURL,
-      timeoutMs: config.timeoutMs,
-      caller: call.caller,
-      internal: call.internal,
-      sdk: SDK_ERRORS,
-      httpError: (answer) => httpError(answer.status, answer.headers, answer.error ?? answer.message, config.displayName),
-    })
-  }
-}
-
-function requestStream(
-  client: Anthropic,
-  body: Record<string, unknown>,
-  signal: AbortSignal,
-  retry: number,
-): Promise<Response> {
-  const params = body as unknown as Anthropic.MessageCreateParamsStreaming
-  return client.messages.create(params, sdkRequestOptions(signal, retry)).asResponse()
 }
 
 /** One event's data → a payload object; `error` events and error payloads throw their classified error. */

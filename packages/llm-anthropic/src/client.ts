@@ -7,13 +7,23 @@
  * so is the bounded read of a failed answer's body: the SDK reads an error body whole, and a proxy's error page has
  * no size limit.
  */
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk'
 import { attributionHeaders } from '@bridle/llm'
 import { capturingFetch, type SdkErrorClasses } from '@bridle/llm/adapter-kit'
 import type { AnthropicConfig } from './config.js'
 
 /** The SDK's error classes, for the kit's retry conditions and catch ladder. */
-export const SDK_ERRORS: SdkErrorClasses = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError }
+export const SDK_ERRORS: SdkErrorClasses = {
+  APIError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+}
 
 /** Builds a fresh client for one call. */
 export function createClient(config: AnthropicConfig, apiKey: string): Anthropic {

@@ -3,19 +3,15 @@
  * parse-plus-defaults step that `Config` (the cordis hook) runs. The figures of the catalog are listed with their
  * date in this package's README ("Figures this package relies on").
  */
-import { deepFreeze, parseConfig, type JsonValue } from '@bridle/llm'
+import { deepFreeze, parseConfig } from '@bridle/llm'
 import {
-  baseUrlField,
-  callBoundsOf,
-  callBoundsShape,
   catalogModelShape,
   checkRoute,
   envVarNameField,
-  extraBodyField,
-  headersField,
   nonEmptyString,
-  routeNameField,
-  type CallBoundsConfig,
+  resolveRoute,
+  routeShape,
+  type ResolvedRoute,
 } from '@bridle/llm/adapter-kit'
 import { z } from 'zod'
 
@@ -98,38 +94,28 @@ export const CachePolicySchema = z.enum(['bridle', 'none'])
 /** The strict schema of the plugin config. */
 export const ConfigSchema = z
   .object({
-    provider: routeNameField('anthropic'),
-    displayName: nonEmptyString.optional(),
-    // the messages never repeat the value: it may hold the secret
-    baseURL: baseUrlField('none').optional(),
-    apiKeyEnv: envVarNameField().optional(),
-    models: z.array(ModelEntrySchema).optional(),
-    ...callBoundsShape(),
+    ...routeShape({
+      provider: 'anthropic',
+      query: 'none',
+      apiKeyEnv: envVarNameField().optional(),
+      model: ModelEntrySchema,
+      forbiddenHeaders: FORBIDDEN_HEADERS,
+      reservedBodyKeys: RESERVED_BODY_KEYS,
+    }),
     cachePolicy: CachePolicySchema.default('bridle'),
     cacheTtl: z.enum(['5m', '1h']).default('1h'),
-    headers: headersField(FORBIDDEN_HEADERS),
-    extraBody: extraBodyField(RESERVED_BODY_KEYS).default({}),
   })
   .strict()
-  .superRefine((config, ctx) =>
-    checkRoute(config, ctx, 'the environment variable that holds the key for that server'),
-  )
+  .superRefine((config, ctx) => checkRoute(config, ctx, 'the environment variable that holds the key for that server'))
 
 /** The raw config a user writes. */
 export type AnthropicConfigInput = z.input<typeof ConfigSchema>
 
 /** The resolved, frozen config the adapter reads. */
-export interface AnthropicConfig extends CallBoundsConfig {
-  readonly provider: string
-  readonly displayName: string
-  readonly baseURL: string
-  readonly apiKeyEnv: string
-  readonly models: readonly ModelEntry[]
+export interface AnthropicConfig extends ResolvedRoute<string, ModelEntry> {
   readonly cachePolicy: z.output<typeof CachePolicySchema>
   /** TTL of the breakpoints on stable parts (tools, system); the moving message breakpoints always use 5m. */
   readonly cacheTtl: '5m' | '1h'
-  readonly headers: Readonly<Record<string, string>>
-  readonly extraBody: Readonly<Record<string, JsonValue>>
 }
 
 const BUDGETS = { low: 4096, medium: 16_384, high: 32_000 }
@@ -185,15 +171,14 @@ export const ANTHROPIC_MODELS: readonly ModelEntry[] = deepFreeze([
 export function resolveConfig(raw: unknown): AnthropicConfig {
   const c = parseConfig('llm-anthropic', ConfigSchema, raw)
   return deepFreeze({
-    provider: c.provider,
-    displayName: c.displayName ?? (c.baseURL === undefined ? 'Anthropic' : c.provider),
-    baseURL: c.baseURL ?? ANTHROPIC_BASE_URL,
-    apiKeyEnv: c.apiKeyEnv ?? 'ANTHROPIC_API_KEY',
-    models: c.models ?? structuredClone(ANTHROPIC_MODELS),
-    ...callBoundsOf(c),
+    ...resolveRoute(c, {
+      displayName: 'Anthropic',
+      baseURL: ANTHROPIC_BASE_URL,
+      apiKeyEnv: 'ANTHROPIC_API_KEY',
+      models: ANTHROPIC_MODELS,
+      modelsElsewhere: ANTHROPIC_MODELS,
+    }),
     cachePolicy: c.cachePolicy,
     cacheTtl: c.cacheTtl,
-    headers: c.headers,
-    extraBody: c.extraBody as Record<string, JsonValue>,
   })
 }

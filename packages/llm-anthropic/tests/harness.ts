@@ -1,28 +1,29 @@
 /**
- * The tests' harness (tests/support/route-harness.ts): one `llm-anthropic` route named `mock` pointed at the loopback
+ * The tests' harness (`@bridle/llm/testing`): one `llm-anthropic` route named `mock` pointed at the loopback
  * Messages server, and `run()`, which drives `ctx.llm.stream` through a `BlockAssembler` and checks the chunk grammar.
  */
 import './setup.js'
 import { createUserMessage, type GenerateOptions } from '@bridle/llm'
 import type { RetryClock } from '@bridle/llm/adapter-kit'
 import type { Context } from 'cordis'
+import { vi } from 'vitest'
 import {
+  closeRoute,
   failureOf,
   mountAdapter,
   mountRoute,
   runCall,
-  teardownRoute,
+  type CallResult,
   type RouteHarness,
-  type RunResult,
-} from '../../../tests/support/route-harness.js'
+} from '@bridle/llm/testing'
 import * as llmAnthropic from '../src/index.js'
 import { AnthropicAdapter, resolveConfig } from '../src/index.js'
 import { startMockServer, type MockBehaviour, type MockServer } from '../src/testing.js'
 
-export { failureOf, type RunResult }
+export { failureOf }
+export type RunResult = CallResult
 
 export const TEST_KEY = 'sk-ant-test-0123456789abcdef'
-const KEY = { env: 'BRIDLE_TEST_ANTHROPIC_KEY', value: TEST_KEY }
 
 export const MOCK_ROUTE = {
   provider: 'mock',
@@ -44,7 +45,8 @@ export type Harness = RouteHarness<MockServer>
 
 /** Starts a mock server with `script` and mounts the `mock` route; `overrides` patch the plugin config. */
 export async function boot(script: MockBehaviour[] = [], overrides: Record<string, unknown> = {}): Promise<Harness> {
-  return mountRoute(await startMockServer(script), llmAnthropic, { ...MOCK_ROUTE, ...overrides }, KEY)
+  vi.stubEnv(MOCK_ROUTE.apiKeyEnv, TEST_KEY)
+  return mountRoute(await startMockServer(script), llmAnthropic, { ...MOCK_ROUTE, ...overrides })
 }
 
 /** Like `boot`, but registers the adapter directly so the test owns it and its retry clock. */
@@ -53,9 +55,10 @@ export async function bootAdapter(
   overrides: Record<string, unknown>,
   clock?: RetryClock,
 ): Promise<Harness & { adapter: AnthropicAdapter }> {
+  vi.stubEnv(MOCK_ROUTE.apiKeyEnv, TEST_KEY)
   const server = await startMockServer(script)
   const config = resolveConfig({ ...MOCK_ROUTE, baseURL: server.url, ...overrides })
-  return mountAdapter(server, 'mock', new AnthropicAdapter(config, clock), KEY)
+  return mountAdapter(server, 'mock', new AnthropicAdapter(config, clock))
 }
 
 /** The default request: route `mock`, model `mock-claude`, one user message. */
@@ -73,5 +76,8 @@ export function bodyOf(server: MockServer, i = 0): Record<string, unknown> {
   return server.requests[i]!.body as Record<string, unknown>
 }
 
-/** Closes the server after asserting the script was consumed exactly. */
-export const teardown = teardownRoute
+/** Closes the server after asserting the script was consumed exactly; the environment is restored. */
+export async function teardown(h: Harness | undefined, options: { strict?: boolean } = {}): Promise<void> {
+  vi.unstubAllEnvs()
+  await closeRoute(h, options)
+}

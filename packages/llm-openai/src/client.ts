@@ -12,7 +12,12 @@ import type { OpenAICompatConfig } from './config.js'
 const NO_KEY_PLACEHOLDER = 'bridle-no-key'
 
 /** The SDK's error classes, for the kit's retry conditions and catch ladder. */
-export const SDK_ERRORS: SdkErrorClasses = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError }
+export const SDK_ERRORS: SdkErrorClasses = {
+  APIError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+}
 
 /**
  * Builds a fresh client for one call. `apiKey === null` means keyless. `record` receives the body of every non-2xx

@@ -2,19 +2,15 @@
  * Configuration of one `llm-openai` route: the zod schema, the DeepSeek defaults, and
  * `resolveConfig`, the pure parse-plus-defaults step that `Config` (the cordis hook) runs.
  */
-import { deepFreeze, parseConfig, type JsonValue } from '@bridle/llm'
+import { deepFreeze, parseConfig } from '@bridle/llm'
 import {
-  baseUrlField,
-  callBoundsOf,
-  callBoundsShape,
   catalogModelShape,
   checkRoute,
   envVarNameField,
-  extraBodyField,
-  headersField,
   nonEmptyString,
-  routeNameField,
-  type CallBoundsConfig,
+  resolveRoute,
+  routeShape,
+  type ResolvedRoute,
 } from '@bridle/llm/adapter-kit'
 import { z } from 'zod'
 
@@ -43,8 +39,6 @@ export const FORBIDDEN_HEADERS: readonly string[] = Object.freeze([
   'accept',
   'content-type',
 ])
-
-const extraBodySchema = extraBodyField(RESERVED_BODY_KEYS)
 
 /** One catalog row: a model id with its context window and optional defaults. */
 export const ModelEntrySchema = z
@@ -77,39 +71,29 @@ export type ModelEntry = Readonly<z.output<typeof ModelEntrySchema>>
 /** The strict schema of the plugin config (before the DeepSeek-dependent defaults). */
 export const ConfigSchema = z
   .object({
-    provider: routeNameField('deepseek'),
-    displayName: nonEmptyString.optional(),
-    // the messages never repeat the value: it holds the secret
-    baseURL: baseUrlField('no-credentials').optional(),
-    apiKeyEnv: envVarNameField().nullable().optional(),
-    models: z.array(ModelEntrySchema).optional(),
-    ...callBoundsShape(),
+    ...routeShape({
+      provider: 'deepseek',
+      query: 'no-credentials',
+      apiKeyEnv: envVarNameField().nullable().optional(),
+      model: ModelEntrySchema,
+      forbiddenHeaders: FORBIDDEN_HEADERS,
+      reservedBodyKeys: RESERVED_BODY_KEYS,
+    }),
     maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
     reasoningReplay: z.enum(['tool-turns', 'never']).default('tool-turns'),
     includeUsage: z.boolean().default(true),
-    headers: headersField(FORBIDDEN_HEADERS),
-    extraBody: extraBodySchema.default({}),
   })
   .strict()
-  .superRefine((config, ctx) =>
-    checkRoute(config, ctx, 'an environment variable name, or null for a keyless server'),
-  )
+  .superRefine((config, ctx) => checkRoute(config, ctx, 'an environment variable name, or null for a keyless server'))
 
 /** The raw config a user writes. */
 export type OpenAICompatConfigInput = z.input<typeof ConfigSchema>
 
 /** The resolved, frozen config the adapter reads. */
-export interface OpenAICompatConfig extends CallBoundsConfig {
-  readonly provider: string
-  readonly displayName: string
-  readonly baseURL: string
-  readonly apiKeyEnv: string | null
-  readonly models: readonly ModelEntry[]
+export interface OpenAICompatConfig extends ResolvedRoute<string | null, ModelEntry> {
   readonly maxTokensField: 'max_tokens' | 'max_completion_tokens'
   readonly reasoningReplay: 'tool-turns' | 'never'
   readonly includeUsage: boolean
-  readonly headers: Readonly<Record<string, string>>
-  readonly extraBody: Readonly<Record<string, JsonValue>>
 }
 
 /** The DeepSeek catalog used when `baseURL` is omitted. */
@@ -125,18 +109,15 @@ export const DEEPSEEK_MODELS: readonly ModelEntry[] = deepFreeze([
  */
 export function resolveConfig(raw: unknown): OpenAICompatConfig {
   const c = parseConfig('llm-openai', ConfigSchema, raw)
-  const deepseek = c.baseURL === undefined
   return deepFreeze({
-    provider: c.provider,
-    displayName: c.displayName ?? (deepseek ? 'DeepSeek' : c.provider),
-    baseURL: c.baseURL ?? DEEPSEEK_BASE_URL,
-    apiKeyEnv: c.apiKeyEnv === undefined ? 'DEEPSEEK_API_KEY' : c.apiKeyEnv,
-    models: c.models ?? (deepseek ? structuredClone(DEEPSEEK_MODELS) : []),
-    ...callBoundsOf(c),
+    ...resolveRoute(c, {
+      displayName: 'DeepSeek',
+      baseURL: DEEPSEEK_BASE_URL,
+      apiKeyEnv: 'DEEPSEEK_API_KEY',
+      models: DEEPSEEK_MODELS,
+    }),
     maxTokensField: c.maxTokensField,
     reasoningReplay: c.reasoningReplay,
     includeUsage: c.includeUsage,
-    headers: c.headers,
-    extraBody: c.extraBody as Record<string, JsonValue>,
   })
 }

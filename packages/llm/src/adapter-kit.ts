@@ -6,7 +6,13 @@
  * provider's error bodies. The call bounds themselves (`ProgressBudget`, `ResponseMeter`, …) are in `@bridle/llm`.
  */
 export { callAbortError, raceCall, abortableSleep } from './adapter-kit/call-abort.js'
-export { startDeadline, guardedRead, type Deadline, type ReadResult, type GuardedReadOptions } from './adapter-kit/read-guard.js'
+export {
+  startDeadline,
+  guardedRead,
+  type Deadline,
+  type ReadResult,
+  type GuardedReadOptions,
+} from './adapter-kit/read-guard.js'
 export { LineMeter, DEFAULT_MAX_LINE_BYTES, type LineOverflow } from './adapter-kit/line-meter.js'
 export { readSseEvents, type SseEvent, type EventReaderOptions } from './adapter-kit/sse-reader.js'
 export {
@@ -50,7 +56,13 @@ export {
   MAX_ERROR_BODY_BYTES,
   type FailedAnswerRecord,
 } from './adapter-kit/error-body.js'
-export { RouteCalls, type RouteCall } from './adapter-kit/route-calls.js'
+export { RouteCalls } from './adapter-kit/route-calls.js'
+export {
+  ModelCall,
+  type CallSetup,
+  type CallEvents,
+  type SdkRequestOptions,
+} from './adapter-kit/model-call.js'
 export { RouteAdapter, type CatalogModel, type CatalogRoute, type CatalogRules } from './adapter-kit/route-adapter.js'
 export { readRouteKey, routeSecrets, registerRoute, type RouteCredentials } from './adapter-kit/route-key.js'
 export {
@@ -66,5 +78,11 @@ export {
   callBoundsShape,
   callBoundsOf,
   checkRoute,
+  routeShape,
+  resolveRoute,
   type CallBoundsConfig,
+  type RouteShapeOptions,
+  type ParsedRoute,
+  type HomeRoute,
+  type ResolvedRoute,
 } from './adapter-kit/route-config.js'

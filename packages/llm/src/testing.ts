@@ -1,6 +1,7 @@
 /**
- * `@bridle/llm/testing`: the skeleton of an adapter's loopback test server (the real wire over a real socket on
- * 127.0.0.1), which each adapter's own `testing` sub-entry dresses in its provider's wire format.
+ * `@bridle/llm/testing`: what an adapter's tests share — the skeleton of its loopback test server (the real wire over
+ * a real socket on 127.0.0.1), which each adapter's own `testing` sub-entry dresses in its provider's wire format, and
+ * the harness that mounts a route against it and drives calls to their end.
  */
 export {
   startLoopbackServer,
@@ -10,3 +11,13 @@ export {
   type LoopbackOptions,
 } from './testing/loopback-server.js'
 export type { RecordedRequest } from './testing/recorded-request.js'
+export {
+  mountRoute,
+  mountAdapter,
+  runCall,
+  failureOf,
+  closeRoute,
+  type ScriptedServer,
+  type RouteHarness,
+  type CallResult,
+} from './testing/route-harness.js'

@@ -5,18 +5,7 @@
  */
 import { startTotalDeadline } from '../call-bounds.js'
 import { LlmError } from '../errors.js'
-
-/** One running call. */
-export interface RouteCall {
-  /** The signal every wait of the call races: the caller's and the internal one. */
-  readonly signal: AbortSignal
-  /** The internal signal alone: aborted with an `LlmError` reason by `dispose()` or the total deadline. */
-  readonly internal: AbortSignal
-  /** The caller's signal, if any. */
-  readonly caller: AbortSignal | undefined
-  /** Ends the call however it ended: clears its deadline and closes what is still open. Idempotent. */
-  end(): void
-}
+import { ModelCall, type CallSetup } from './model-call.js'
 
 export class RouteCalls {
   private readonly calls = new Set<AbortController>()
@@ -31,22 +20,21 @@ export class RouteCalls {
     if (this.disposed !== undefined) throw this.disposed
   }
 
-  /** Starts a call whose whole duration is bounded by `totalTimeoutMs` (a `StreamTimeoutError`, bound `total`). */
-  start(caller: AbortSignal | undefined, totalTimeoutMs: number, where: string): RouteCall {
+  /**
+   * Starts a call whose whole duration is bounded by `streamTotalTimeoutMs` (a `StreamTimeoutError`, bound `total`).
+   * End it with `end()` however it ends.
+   */
+  start(caller: AbortSignal | undefined, setup: CallSetup): ModelCall {
     this.assertOpen(caller)
     const internal = new AbortController()
     this.calls.add(internal)
-    const stopTotal = startTotalDeadline(totalTimeoutMs, where, (reason) => internal.abort(reason))
-    return {
-      signal: caller === undefined ? internal.signal : AbortSignal.any([caller, internal.signal]),
-      internal: internal.signal,
-      caller,
-      end: () => {
-        stopTotal()
-        this.calls.delete(internal)
-        internal.abort()
-      },
-    }
+    const { streamTotalTimeoutMs, baseURL } = setup.config
+    const stopTotal = startTotalDeadline(streamTotalTimeoutMs, baseURL, (reason) => internal.abort(reason))
+    return new ModelCall(caller, internal.signal, setup, () => {
+      stopTotal()
+      this.calls.delete(internal)
+      internal.abort()
+    })
   }
 
   /** Ends every call in flight with `ABORTED` (the route was disposed); later calls fail the same way. */

@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_STREAM_TOTAL_TIMEOUT_MS } from '../call-bounds.js'
 import { intInRange } from '../config-field.js'
+import type { JsonValue } from '../ids.js'
 import { urlCredentials } from '../url-credentials.js'
 import { DEFAULT_MAX_LINE_BYTES } from './line-meter.js'
 
@@ -79,7 +80,11 @@ export function extraBodyField(reserved: readonly string[]) {
   return z.record(z.string(), z.json()).superRefine((body, ctx) => {
     for (const key of Object.keys(body)) {
       if (reserved.includes(key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is set by the adapter and may not be overridden` })
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `"${key}" is set by the adapter and may not be overridden`,
+        })
       }
     }
   })
@@ -144,6 +149,91 @@ export function callBoundsOf(parsed: CallBoundsConfig): CallBoundsConfig {
     streamTotalTimeoutMs,
     maxResponseBytes,
     maxLineBytes,
+  }
+}
+
+/** What `routeShape` builds a route's fields from. */
+export interface RouteShapeOptions<K extends z.ZodType, M extends z.ZodType> {
+  /** The route name when the config gives none (`deepseek`, `anthropic`). */
+  provider: string
+  /** Which query strings `baseURL` may carry (`baseUrlField`). */
+  query: 'no-credentials' | 'none'
+  /** The `apiKeyEnv` field (a variable name; `null` too for a route to keyless servers). */
+  apiKeyEnv: K
+  /** The schema of one catalog row. */
+  model: M
+  /** Header names the adapter sets itself. */
+  forbiddenHeaders: readonly string[]
+  /** Body keys the adapter sets itself. */
+  reservedBodyKeys: readonly string[]
+}
+
+/**
+ * The fields every route's config has, in order: `provider`, `displayName`, `baseURL`, `apiKeyEnv`, `models`, the
+ * bounds, `headers`, `extraBody`. An adapter adds its own and makes the object strict, with `checkRoute`.
+ */
+export function routeShape<K extends z.ZodType, M extends z.ZodType>(options: RouteShapeOptions<K, M>) {
+  return {
+    provider: routeNameField(options.provider),
+    displayName: nonEmptyString.optional(),
+    // the messages never repeat the value: it may hold the secret
+    baseURL: baseUrlField(options.query).optional(),
+    apiKeyEnv: options.apiKeyEnv,
+    models: z.array(options.model).optional(),
+    ...callBoundsShape(),
+    headers: headersField(options.forbiddenHeaders),
+    extraBody: extraBodyField(options.reservedBodyKeys).default({}),
+  }
+}
+
+/** A route's config as `routeShape` parsed it. */
+export interface ParsedRoute<K, M> extends CallBoundsConfig {
+  provider: string
+  displayName?: string | undefined
+  baseURL?: string | undefined
+  apiKeyEnv?: K | undefined
+  models?: M[] | undefined
+  headers: Record<string, string>
+  extraBody: Record<string, unknown>
+}
+
+/** Where a route calls when its config names no `baseURL`: the provider's own API, and what goes with it. */
+export interface HomeRoute<K, M> {
+  displayName: string
+  baseURL: string
+  apiKeyEnv: K
+  /** The catalog at home, and (by default none) when another `baseURL` is given. */
+  models: readonly M[]
+  modelsElsewhere?: readonly M[]
+}
+
+/** The resolved fields every route has. */
+export interface ResolvedRoute<K, M> extends CallBoundsConfig {
+  readonly provider: string
+  readonly displayName: string
+  readonly baseURL: string
+  readonly apiKeyEnv: K
+  readonly models: readonly M[]
+  readonly headers: Readonly<Record<string, string>>
+  readonly extraBody: Readonly<Record<string, JsonValue>>
+}
+
+/**
+ * The route's fields with their defaults: without a `baseURL` the route calls `home` (its URL, its key variable, its
+ * display name and catalog); with one, `displayName` defaults to the route name and the catalog to
+ * `home.modelsElsewhere` (`[]`).
+ */
+export function resolveRoute<K, M>(parsed: ParsedRoute<K, M>, home: HomeRoute<K, M>): ResolvedRoute<K, M> {
+  const atHome = parsed.baseURL === undefined
+  return {
+    provider: parsed.provider,
+    displayName: parsed.displayName ?? (atHome ? home.displayName : parsed.provider),
+    baseURL: parsed.baseURL ?? home.baseURL,
+    apiKeyEnv: parsed.apiKeyEnv === undefined ? home.apiKeyEnv : parsed.apiKeyEnv,
+    models: parsed.models ?? structuredClone(atHome ? home.models : (home.modelsElsewhere ?? [])),
+    ...callBoundsOf(parsed),
+    headers: parsed.headers,
+    extraBody: parsed.extraBody as Record<string, JsonValue>,
   }
 }
 

@@ -49,7 +49,6 @@ export interface EventReaderOptions {
   signal?: AbortSignal
 }
 
-
 /**
  * Yields the body's SSE events in order. Ends when the body ends; an event never terminated by a blank line is
  * dropped (the caller tells a body that ended before the protocol's last event as `STREAM_CLOSED`). Stopping the

@@ -14,7 +14,13 @@ export type LoopbackBehaviour<Item> =
   /** 200 with the items, `delayMs` apart (or the whole byte stream in `chunkBytes` slices), then a normal end. */
   | { kind: 'sse'; events: Item[]; delayMs?: number; chunkBytes?: number; headers?: Record<string, string> }
   /** That status with that body (an object is sent as JSON). */
-  | { kind: 'http-error'; status: number; body: string | object; contentType?: string; headers?: Record<string, string> }
+  | {
+      kind: 'http-error'
+      status: number
+      body: string | object
+      contentType?: string
+      headers?: Record<string, string>
+    }
   /** 200 and the items, then the socket is destroyed (a connection reset). */
   | { kind: 'close-early'; events: Item[]; delayMs?: number }
   /** Without events: never answers. With events: 200, the items, then silence. Held until the client leaves. */
