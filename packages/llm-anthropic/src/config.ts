@@ -4,15 +4,7 @@
  * date in this package's README ("Figures this package relies on").
  */
 import { deepFreeze, parseConfig } from '@bridle/llm'
-import {
-  catalogModelShape,
-  checkRoute,
-  envVarNameField,
-  nonEmptyString,
-  resolveRoute,
-  routeShape,
-  type ResolvedRoute,
-} from '@bridle/llm/adapter-kit'
+import { catalogModel, nonEmptyString, resolveRoute, routeSchema, type ResolvedRoute } from '@bridle/llm/adapter-kit'
 import { z } from 'zod'
 
 /** Base URL used when `baseURL` is omitted. The SDK appends `/v1/messages`. */
@@ -60,25 +52,21 @@ const ThinkingSchema = z.discriminatedUnion('mode', [
 ])
 
 /** One catalog row: a model id with its context window, output limit, cache minimum and thinking mode. */
-export const ModelEntrySchema = z
-  .object({
-    ...catalogModelShape(RESERVED_BODY_KEYS),
-    /** Shortest prefix (in tokens) the API caches for this model; a shorter breakpoint is ignored by the API. */
-    minCacheableTokens: z.number().int().positive().optional(),
-    thinking: ThinkingSchema.optional(),
-    defaultReasoningEffort: nonEmptyString.optional(),
-  })
-  .strict()
-  .superRefine((entry, ctx) => {
-    const efforts = effortsOf(entry.thinking)
-    if (entry.defaultReasoningEffort !== undefined && !efforts.includes(entry.defaultReasoningEffort)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['defaultReasoningEffort'],
-        message: `"${entry.defaultReasoningEffort}" is not an effort of thinking`,
-      })
-    }
-  })
+export const ModelEntrySchema = catalogModel(RESERVED_BODY_KEYS, {
+  /** Shortest prefix (in tokens) the API caches for this model; a shorter breakpoint is ignored by the API. */
+  minCacheableTokens: z.number().int().positive().optional(),
+  thinking: ThinkingSchema.optional(),
+  defaultReasoningEffort: nonEmptyString.optional(),
+}).superRefine((entry, ctx) => {
+  const efforts = effortsOf(entry.thinking)
+  if (entry.defaultReasoningEffort !== undefined && !efforts.includes(entry.defaultReasoningEffort)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['defaultReasoningEffort'],
+      message: `"${entry.defaultReasoningEffort}" is not an effort of thinking`,
+    })
+  }
+})
 
 export type ModelEntry = Readonly<z.output<typeof ModelEntrySchema>>
 
@@ -92,21 +80,18 @@ export function effortsOf(thinking: ModelEntry['thinking']): string[] {
 export const CachePolicySchema = z.enum(['bridle', 'none'])
 
 /** The strict schema of the plugin config. */
-export const ConfigSchema = z
-  .object({
-    ...routeShape({
-      provider: 'anthropic',
-      query: 'none',
-      apiKeyEnv: envVarNameField().optional(),
-      model: ModelEntrySchema,
-      forbiddenHeaders: FORBIDDEN_HEADERS,
-      reservedBodyKeys: RESERVED_BODY_KEYS,
-    }),
-    cachePolicy: CachePolicySchema.default('bridle'),
-    cacheTtl: z.enum(['5m', '1h']).default('1h'),
-  })
-  .strict()
-  .superRefine((config, ctx) => checkRoute(config, ctx, 'the environment variable that holds the key for that server'))
+export const ConfigSchema = routeSchema(
+  {
+    provider: 'anthropic',
+    query: 'none',
+    apiKeyEnv: 'name',
+    apiKeyHint: 'the environment variable that holds the key for that server',
+    model: ModelEntrySchema,
+    forbiddenHeaders: FORBIDDEN_HEADERS,
+    reservedBodyKeys: RESERVED_BODY_KEYS,
+  },
+  { cachePolicy: CachePolicySchema.default('bridle'), cacheTtl: z.enum(['5m', '1h']).default('1h') },
+)
 
 /** The raw config a user writes. */
 export type AnthropicConfigInput = z.input<typeof ConfigSchema>

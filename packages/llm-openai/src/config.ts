@@ -3,15 +3,7 @@
  * `resolveConfig`, the pure parse-plus-defaults step that `Config` (the cordis hook) runs.
  */
 import { deepFreeze, parseConfig } from '@bridle/llm'
-import {
-  catalogModelShape,
-  checkRoute,
-  envVarNameField,
-  nonEmptyString,
-  resolveRoute,
-  routeShape,
-  type ResolvedRoute,
-} from '@bridle/llm/adapter-kit'
+import { catalogModel, nonEmptyString, resolveRoute, routeSchema, type ResolvedRoute } from '@bridle/llm/adapter-kit'
 import { z } from 'zod'
 
 /** Base URL used when `baseURL` is omitted. The SDK appends `/chat/completions`. */
@@ -41,50 +33,46 @@ export const FORBIDDEN_HEADERS: readonly string[] = Object.freeze([
 ])
 
 /** One catalog row: a model id with its context window and optional defaults. */
-export const ModelEntrySchema = z
-  .object({
-    ...catalogModelShape(RESERVED_BODY_KEYS),
-    reasoningEfforts: z.array(nonEmptyString).min(1, 'must list at least one effort').optional(),
-    defaultReasoningEffort: nonEmptyString.optional(),
-  })
-  .strict()
-  .superRefine((entry, ctx) => {
-    const efforts = entry.reasoningEfforts ?? []
-    const seen = new Set<string>()
-    efforts.forEach((effort, i) => {
-      if (seen.has(effort)) {
-        ctx.addIssue({ code: 'custom', path: ['reasoningEfforts', i], message: `duplicate effort "${effort}"` })
-      }
-      seen.add(effort)
-    })
-    if (entry.defaultReasoningEffort !== undefined && !seen.has(entry.defaultReasoningEffort)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['defaultReasoningEffort'],
-        message: `"${entry.defaultReasoningEffort}" is not listed in reasoningEfforts`,
-      })
+export const ModelEntrySchema = catalogModel(RESERVED_BODY_KEYS, {
+  reasoningEfforts: z.array(nonEmptyString).min(1, 'must list at least one effort').optional(),
+  defaultReasoningEffort: nonEmptyString.optional(),
+}).superRefine((entry, ctx) => {
+  const efforts = entry.reasoningEfforts ?? []
+  const seen = new Set<string>()
+  efforts.forEach((effort, i) => {
+    if (seen.has(effort)) {
+      ctx.addIssue({ code: 'custom', path: ['reasoningEfforts', i], message: `duplicate effort "${effort}"` })
     }
+    seen.add(effort)
   })
+  if (entry.defaultReasoningEffort !== undefined && !seen.has(entry.defaultReasoningEffort)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['defaultReasoningEffort'],
+      message: `"${entry.defaultReasoningEffort}" is not listed in reasoningEfforts`,
+    })
+  }
+})
 
 export type ModelEntry = Readonly<z.output<typeof ModelEntrySchema>>
 
 /** The strict schema of the plugin config (before the DeepSeek-dependent defaults). */
-export const ConfigSchema = z
-  .object({
-    ...routeShape({
-      provider: 'deepseek',
-      query: 'no-credentials',
-      apiKeyEnv: envVarNameField().nullable().optional(),
-      model: ModelEntrySchema,
-      forbiddenHeaders: FORBIDDEN_HEADERS,
-      reservedBodyKeys: RESERVED_BODY_KEYS,
-    }),
+export const ConfigSchema = routeSchema(
+  {
+    provider: 'deepseek',
+    query: 'no-credentials',
+    apiKeyEnv: 'name-or-null',
+    apiKeyHint: 'an environment variable name, or null for a keyless server',
+    model: ModelEntrySchema,
+    forbiddenHeaders: FORBIDDEN_HEADERS,
+    reservedBodyKeys: RESERVED_BODY_KEYS,
+  },
+  {
     maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
     reasoningReplay: z.enum(['tool-turns', 'never']).default('tool-turns'),
     includeUsage: z.boolean().default(true),
-  })
-  .strict()
-  .superRefine((config, ctx) => checkRoute(config, ctx, 'an environment variable name, or null for a keyless server'))
+  },
+)
 
 /** The raw config a user writes. */
 export type OpenAICompatConfigInput = z.input<typeof ConfigSchema>

@@ -9,7 +9,7 @@ import { LlmError } from '../errors.js'
 import { raceCall } from './call-abort.js'
 import { redactCallError, toCallError } from './call-errors.js'
 import { withRetries, type RetryClock } from './retries.js'
-import type { CallBoundsConfig } from './route-config.js'
+import type { CallBoundsConfig } from './route-fields.js'
 import { sdkRequestOptions, type SdkErrorClasses, type SdkHttpError } from './sdk.js'
 import { readSseEvents, type SseEvent } from './sse-reader.js'
 
