@@ -3,38 +3,24 @@
  * parse-plus-defaults step that `Config` (the cordis hook) runs. The figures of the catalog are listed with their
  * date in this package's README ("Figures this package relies on").
  */
-import { deepFreeze, parseConfig } from '@bridle/llm'
-import { catalogModel, nonEmptyString, resolveRoute, routeSchema, type ResolvedRoute } from '@bridle/llm/adapter-kit'
+import { deepFreeze } from '@bridle/llm'
+import * as kit from '@bridle/llm/adapter-kit'
 import { z } from 'zod'
 
 /** Base URL used when `baseURL` is omitted. The SDK appends `/v1/messages`. */
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com'
 
 /** Body keys the adapter owns; `extraBody` may not set them. */
-export const RESERVED_BODY_KEYS: readonly string[] = Object.freeze([
-  'model',
-  'messages',
+export const RESERVED_BODY_KEYS = kit.routeBodyKeys(
   'system',
-  'stream',
-  'tools',
-  'tool_choice',
-  'temperature',
   'stop_sequences',
-  'max_tokens',
   'thinking',
   'output_config',
   'cache_control',
-])
+)
 
 /** Header names the adapter owns; `headers` may not set them. */
-export const FORBIDDEN_HEADERS: readonly string[] = Object.freeze([
-  'x-api-key',
-  'authorization',
-  'anthropic-version',
-  'user-agent',
-  'accept',
-  'content-type',
-])
+export const FORBIDDEN_HEADERS = kit.routeHeaders('x-api-key', 'anthropic-version')
 
 /** Max output tokens when neither the caller nor the catalog says: the Messages API requires `max_tokens`. */
 export const FALLBACK_MAX_TOKENS = 4096
@@ -47,26 +33,30 @@ export const FALLBACK_MIN_CACHEABLE_TOKENS = 4096
  * `output_config: {effort}`.
  */
 const ThinkingSchema = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('budget'), budgets: z.record(nonEmptyString, z.number().int().min(1024)) }).strict(),
-  z.object({ mode: z.literal('adaptive'), efforts: z.array(nonEmptyString).min(1, 'must list an effort') }).strict(),
+  z.object({ mode: z.literal('budget'), budgets: z.record(kit.nonEmptyString, z.number().int().min(1024)) }).strict(),
+  z
+    .object({ mode: z.literal('adaptive'), efforts: z.array(kit.nonEmptyString).min(1, 'must list an effort') })
+    .strict(),
 ])
 
 /** One catalog row: a model id with its context window, output limit, cache minimum and thinking mode. */
-export const ModelEntrySchema = catalogModel(RESERVED_BODY_KEYS, {
-  /** Shortest prefix (in tokens) the API caches for this model; a shorter breakpoint is ignored by the API. */
-  minCacheableTokens: z.number().int().positive().optional(),
-  thinking: ThinkingSchema.optional(),
-  defaultReasoningEffort: nonEmptyString.optional(),
-}).superRefine((entry, ctx) => {
-  const efforts = effortsOf(entry.thinking)
-  if (entry.defaultReasoningEffort !== undefined && !efforts.includes(entry.defaultReasoningEffort)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['defaultReasoningEffort'],
-      message: `"${entry.defaultReasoningEffort}" is not an effort of thinking`,
-    })
-  }
-})
+export const ModelEntrySchema = kit
+  .catalogModel(RESERVED_BODY_KEYS, {
+    /** Shortest prefix (in tokens) the API caches for this model; a shorter breakpoint is ignored by the API. */
+    minCacheableTokens: z.number().int().positive().optional(),
+    thinking: ThinkingSchema.optional(),
+    defaultReasoningEffort: kit.nonEmptyString.optional(),
+  })
+  .superRefine((entry, ctx) => {
+    const efforts = effortsOf(entry.thinking)
+    if (entry.defaultReasoningEffort !== undefined && !efforts.includes(entry.defaultReasoningEffort)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaultReasoningEffort'],
+        message: `"${entry.defaultReasoningEffort}" is not an effort of thinking`,
+      })
+    }
+  })
 
 export type ModelEntry = Readonly<z.output<typeof ModelEntrySchema>>
 
@@ -80,7 +70,7 @@ export function effortsOf(thinking: ModelEntry['thinking']): string[] {
 export const CachePolicySchema = z.enum(['bridle', 'none'])
 
 /** The strict schema of the plugin config. */
-export const ConfigSchema = routeSchema(
+export const ConfigSchema = kit.routeSchema(
   {
     provider: 'anthropic',
     query: 'none',
@@ -97,7 +87,7 @@ export const ConfigSchema = routeSchema(
 export type AnthropicConfigInput = z.input<typeof ConfigSchema>
 
 /** The resolved, frozen config the adapter reads. */
-export interface AnthropicConfig extends ResolvedRoute<string, ModelEntry> {
+export interface AnthropicConfig extends kit.ResolvedRoute<string, ModelEntry> {
   readonly cachePolicy: z.output<typeof CachePolicySchema>
   /** TTL of the breakpoints on stable parts (tools, system); the moving message breakpoints always use 5m. */
   readonly cacheTtl: '5m' | '1h'
@@ -149,21 +139,22 @@ export const ANTHROPIC_MODELS: readonly ModelEntry[] = deepFreeze([
   },
 ])
 
+/** The route's defaults: the Anthropic API, `ANTHROPIC_API_KEY`, and the Claude catalog wherever it calls. */
+const ANTHROPIC_HOME: kit.HomeRoute<string, ModelEntry> = {
+  displayName: 'Anthropic',
+  baseURL: ANTHROPIC_BASE_URL,
+  apiKeyEnv: 'ANTHROPIC_API_KEY',
+  models: ANTHROPIC_MODELS,
+  modelsElsewhere: ANTHROPIC_MODELS,
+}
+
 /**
  * Parses a raw config and applies the defaults (Anthropic URL, `ANTHROPIC_API_KEY`, the Claude catalog). Pure.
  * Throws `ConfigError` naming the plugin and each failing field. The result is deep-frozen.
  */
 export function resolveConfig(raw: unknown): AnthropicConfig {
-  const c = parseConfig('llm-anthropic', ConfigSchema, raw)
-  return deepFreeze({
-    ...resolveRoute(c, {
-      displayName: 'Anthropic',
-      baseURL: ANTHROPIC_BASE_URL,
-      apiKeyEnv: 'ANTHROPIC_API_KEY',
-      models: ANTHROPIC_MODELS,
-      modelsElsewhere: ANTHROPIC_MODELS,
-    }),
+  return kit.parseRoute('llm-anthropic', ConfigSchema, raw, ANTHROPIC_HOME, (c) => ({
     cachePolicy: c.cachePolicy,
     cacheTtl: c.cacheTtl,
-  })
+  }))
 }

@@ -64,9 +64,14 @@ export {
   type SdkRequestOptions,
 } from './adapter-kit/model-call.js'
 export { RouteAdapter, type CatalogModel, type CatalogRoute, type CatalogRules } from './adapter-kit/route-adapter.js'
-export { readRouteKey, routeSecrets, registerRoute, type RouteCredentials } from './adapter-kit/route-key.js'
+export { readRouteKey, routeSecrets } from './adapter-kit/route-key.js'
+export { registerRoute, routePlugin, type RouteCredentials } from './adapter-kit/route-plugin.js'
 export {
   MAX_TIMER_MS,
+  ROUTE_HEADERS,
+  ROUTE_BODY_KEYS,
+  routeHeaders,
+  routeBodyKeys,
   nonEmptyString,
   routeNameField,
   envVarNameField,
@@ -85,6 +90,7 @@ export {
   catalogModel,
   checkRoute,
   resolveRoute,
+  parseRoute,
   type KeyVariable,
   type RouteSchemaOptions,
   type ParsedRoute,

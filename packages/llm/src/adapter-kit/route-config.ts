@@ -4,6 +4,8 @@
  * `config.ts` adds only its wire-specific fields, so both refuse, default and word the shared ones the same.
  */
 import { z } from 'zod'
+import { parseConfig, type ConfigSchemaLike } from '../config.js'
+import { deepFreeze } from '../freeze.js'
 import type { JsonValue } from '../ids.js'
 import {
   baseUrlField,
@@ -136,6 +138,22 @@ export function resolveRoute<K, M>(parsed: ParsedRoute<K, M>, home: HomeRoute<K,
     headers: parsed.headers,
     extraBody: parsed.extraBody as Record<string, JsonValue>,
   }
+}
+
+/**
+ * Parses a route's raw config with its `schema` (throwing `ConfigError` naming `pluginName` and each failing field),
+ * applies the route defaults (`resolveRoute` with `home`) and the adapter's own (`own`), and deep-freezes the result.
+ * Pure: the body of every route's `resolveConfig`.
+ */
+export function parseRoute<K, M, P extends ParsedRoute<K, M>, X extends object>(
+  pluginName: string,
+  schema: ConfigSchemaLike<P>,
+  raw: unknown,
+  home: HomeRoute<K, M>,
+  own: (parsed: P) => X,
+): ResolvedRoute<K, M> & X {
+  const parsed = parseConfig(pluginName, schema, raw)
+  return deepFreeze({ ...resolveRoute(parsed, home), ...own(parsed) })
 }
 
 /** What the cross-field rules read of a route's config. */

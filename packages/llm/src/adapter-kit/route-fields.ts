@@ -59,6 +59,30 @@ export function baseUrlProblem(url: string, query: 'no-credentials' | 'none' = '
   return `must not carry a credential in its query string (parameter ${names})`
 }
 
+/** Header names every route sets itself: the key, the attribution, the event stream it accepts, the body's type. */
+export const ROUTE_HEADERS: readonly string[] = Object.freeze(['authorization', 'user-agent', 'accept', 'content-type'])
+
+/** Body keys every route sets itself from the neutral request. */
+export const ROUTE_BODY_KEYS: readonly string[] = Object.freeze([
+  'model',
+  'messages',
+  'stream',
+  'tools',
+  'tool_choice',
+  'temperature',
+  'max_tokens',
+])
+
+/** The header names a route owns (`headers` may not set them): every route's, then the wire's own. */
+export function routeHeaders(...wire: string[]): readonly string[] {
+  return Object.freeze([...ROUTE_HEADERS, ...wire])
+}
+
+/** The body keys a route owns (`extraBody` may not set them): every route's, then the wire's own. */
+export function routeBodyKeys(...wire: string[]): readonly string[] {
+  return Object.freeze([...ROUTE_BODY_KEYS, ...wire])
+}
+
 /** Extra request headers; the names the adapter sets itself (`forbidden`, lower case) are refused. */
 export function headersField(forbidden: readonly string[]) {
   return z
