@@ -21,3 +21,9 @@ export {
   type RouteHarness,
   type CallResult,
 } from './testing/route-harness.js'
+export {
+  routeTestKit,
+  type RouteTestKit,
+  type RouteTestSpec,
+  type RouteOverrides,
+} from './testing/route-test-kit.js'
