@@ -1,91 +1,58 @@
 /**
  * `AnthropicAdapter`: the `LlmAdapter` for one Messages API route (docs/model-calls.md#the-anthropic-adapter).
  * Metadata comes from the config catalog without I/O; `stream()` runs one logical call: credential, body, the
- * request phase (SDK request, our bounded retries), then our own bounded SSE reader and event translator. Every
- * error leaving it is scrubbed of the key and the configured header values.
+ * request phase (SDK request, the kit's bounded retries), then the kit's bounded SSE reader and this package's event
+ * translator. The key is added to the process's secret filter when it is read (docs/security.md#what-is-filtered),
+ * and every error leaving the adapter is scrubbed of it and of the configured header values.
  */
 import type Anthropic from '@anthropic-ai/sdk'
 import {
   LlmError,
-  assertUsableApiKey,
   isRecord,
-  reasoningEffortId,
   type CachePlan,
   type CachePlanInput,
   type GenerateOptions,
-  type LlmAdapter,
-  type LlmModelInfo,
   type StreamChunk,
 } from '@bridle/llm'
-import { createClient } from './client.js'
+import {
+  RouteAdapter,
+  SNIPPET_BYTES,
+  contentTypeLabel,
+  isEventStreamType,
+  isJsonType,
+  malformedEventError,
+  notEventStreamError,
+  raceCall,
+  readCappedText,
+  readRouteKey,
+  routeSecrets,
+  type ModelCall,
+  type RetryClock,
+} from '@bridle/llm/adapter-kit'
 import { placeBreakpoints } from './cache/policy.js'
-import { FALLBACK_MAX_TOKENS, FALLBACK_MIN_CACHEABLE_TOKENS, effortsOf, type AnthropicConfig } from './config.js'
-import { raceCall, startDeadline } from './deadlines.js'
-import { EventReader } from './event-reader.js'
-import { scrubbed, streamErrorEvent, toLlmError } from './failures.js'
-import { realClock, withRetries, type RetryClock } from './retries.js'
+import { SDK_ERRORS, createClient } from './client.js'
+import {
+  FALLBACK_MAX_TOKENS,
+  FALLBACK_MIN_CACHEABLE_TOKENS,
+  effortsOf,
+  type AnthropicConfig,
+  type ModelEntry,
+} from './config.js'
+import { MAX_MESSAGE_CHARS, httpError, streamErrorEvent } from './failures.js'
 import { buildRequestBody } from './serialize.js'
 import { MessagesTranslator } from './translate.js'
 
-const MALFORMED_PREVIEW_CHARS = 120
-
-export class AnthropicAdapter implements LlmAdapter {
-  /** Internal controllers of the calls in flight, aborted by `dispose()`. */
-  private readonly calls = new Set<AbortController>()
-  private disposed: LlmError | undefined
-
-  /** `clock` replaces the retry loop's sleep, jitter and time (tests observe waits without sleeping). */
-  constructor(
-    readonly config: AnthropicConfig,
-    private readonly clock: RetryClock = realClock,
-  ) {}
-
-  /** `{id: provider, name: displayName}`. */
-  providerInfo(provider: string): { id: string; name: string } {
-    return { id: provider, name: this.config.displayName }
-  }
-
-  /** One entry per catalog row, in config order. */
-  listModels(provider: string): LlmModelInfo[] {
-    return this.config.models.map((m) => ({
-      provider,
-      id: m.id,
-      name: m.name ?? m.id,
-      ...(m.description === undefined ? {} : { description: m.description }),
-    }))
-  }
-
+export class AnthropicAdapter extends RouteAdapter<ModelEntry, AnthropicConfig> {
   /**
-   * Catalog facts for a listed model. An unlisted id resolves to `{provider, id, name}` with a 4096-token output
-   * default, because the Messages API requires `max_tokens` and the header should record what was sent.
+   * `clock` replaces the retry loop's sleep, jitter and time (tests observe waits without sleeping). An unlisted
+   * model resolves with a 4096-token output default: the Messages API requires `max_tokens`, and the header should
+   * record what was sent.
    */
-  resolveModel(provider: string, model: string): LlmModelInfo {
-    const m = this.config.models.find((entry) => entry.id === model)
-    if (m === undefined) return { provider, id: model, name: model, defaultMaxTokens: FALLBACK_MAX_TOKENS }
-    const efforts = effortsOf(m.thinking)
-    return {
-      provider,
-      id: m.id,
-      name: m.name ?? m.id,
-      ...(m.description === undefined ? {} : { description: m.description }),
-      context: { contextWindow: m.contextWindow },
-      defaultMaxTokens: m.defaultMaxTokens ?? FALLBACK_MAX_TOKENS,
-      ...(efforts.length === 0
-        ? {}
-        : {
-            reasoning: {
-              efforts: efforts.map((id) => ({ id: reasoningEffortId(id), name: id })),
-              ...(m.defaultReasoningEffort === undefined
-                ? {}
-                : { defaultEffort: reasoningEffortId(m.defaultReasoningEffort) }),
-            },
-          }),
-    }
-  }
-
-  /** The runtime default applies; the request phase's own retries are transport-level and independent. */
-  retryPolicy(): undefined {
-    return undefined
+  constructor(
+    config: AnthropicConfig,
+    private readonly clock?: RetryClock,
+  ) {
+    super(config, { efforts: (m) => effortsOf(m.thinking), fallbackMaxTokens: FALLBACK_MAX_TOKENS })
   }
 
   /**
@@ -101,113 +68,62 @@ export class AnthropicAdapter implements LlmAdapter {
     })
   }
 
-  /** Ends every call in flight with `ABORTED` (the route was disposed); later calls fail the same way. */
-  dispose(): void {
-    this.disposed ??= new LlmError(`request aborted: the ${this.config.provider} route was disposed`, 'ABORTED')
-    for (const call of this.calls) call.abort(this.disposed)
-    this.calls.clear()
-  }
-
-  /** One logical provider attempt. Throws `LlmError`; `LlmRuntime` turns it into the `finish` chunk. */
+  /**
+   * One logical provider attempt. Throws `LlmError`; `LlmRuntime` turns it into the `finish` chunk. Bounded in time
+   * (idle, progress and total deadlines) and size (`maxResponseBytes`): docs/model-calls.md#bounds.
+   */
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined> {
     const config = this.config
-    if (options.signal?.aborted === true) throw new LlmError('request aborted', 'ABORTED')
-    if (this.disposed !== undefined) throw this.disposed
-    const apiKey = this.readApiKey()
-    const body = buildRequestBody(options, config)
-    const internal = new AbortController()
-    const signal = options.signal === undefined ? internal.signal : AbortSignal.any([options.signal, internal.signal])
-    const total = startDeadline(
-      config.streamTotalTimeoutMs,
-      () =>
-        new LlmError(
-          `response from ${config.baseURL} took longer than ${config.streamTotalTimeoutMs}ms (streamTotalTimeoutMs)`,
-          'TIMEOUT',
-        ),
-    )
+    this.calls.assertOpen(options.signal)
+    const apiKey = readRouteKey(config.apiKeyEnv)
+    const params = buildRequestBody(options, config) as unknown as Anthropic.MessageCreateParamsStreaming
     const client = createClient(config, apiKey)
-    this.calls.add(internal)
-    try {
-      const response = await withRetries(
-        (retry) => raceCall(requestStream(client, body, signal, retry), signal, total),
-        config,
-        signal,
-        this.clock,
-      )
-      const contentType = response.headers.get('content-type') ?? ''
-      if (contentType.toLowerCase().includes('application/json')) {
-        const text = (await raceCall(response.text(), signal, total)).slice(0, MALFORMED_PREVIEW_CHARS)
-        throw new LlmError(
-          `expected an event stream from ${config.baseURL}, got application/json: ${text}`,
-          'MALFORMED_RESPONSE',
-        )
-      }
-      if (response.body === null) throw new LlmError(`empty response body from ${config.baseURL}`, 'EMPTY_RESPONSE')
-      const reader = new EventReader(response.body, {
-        idleTimeoutMs: config.streamIdleTimeoutMs,
-        dataTimeoutMs: config.streamDataTimeoutMs,
-        total,
-        maxResponseBytes: config.maxResponseBytes,
-        maxLineBytes: config.maxLineBytes,
-        baseURL: config.baseURL,
-        signal,
-      })
-      const translator = new MessagesTranslator(config.displayName)
-      for await (const event of reader.events()) {
-        const result = translator.push(parsePayload(event.event, event.data, config))
-        if (result.progress) reader.progress()
-        yield* result.chunks
-        if (result.done) return
-      }
-      if (!translator.hasStarted && !contentType.toLowerCase().includes('text/event-stream')) {
-        // nothing of a Messages stream came back: a proxy's page, a login form — say what it was labeled
-        const type = contentType.replace(/\s+/g, ' ').trim().slice(0, 80) || 'none'
-        throw new LlmError(
-          `response from ${config.baseURL} is not an event stream (content-type ${type})`,
-          'MALFORMED_RESPONSE',
-        )
-      }
-      throw new LlmError(`event stream from ${config.baseURL} ended before message_stop`, 'STREAM_CLOSED')
-    } catch (error) {
-      const ladder = {
-        baseURL: config.baseURL,
-        displayName: config.displayName,
-        timeoutMs: config.timeoutMs,
-        internal: internal.signal,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }
-      throw scrubbed(toLlmError(error, ladder), [apiKey, ...Object.values(config.headers)])
-    } finally {
-      total.clear()
-      this.calls.delete(internal)
-      internal.abort()
-    }
-  }
-
-  /** Reads the key now (not at load); throws a credential error naming the variable, never the value. */
-  private readApiKey(): string {
-    const name = this.config.apiKeyEnv
-    const raw = process.env[name]
-    if (raw === undefined || raw === '') {
-      throw new LlmError(`no API key: environment variable ${name} is not set`, 'MISSING_CREDENTIAL')
-    }
-    return assertUsableApiKey(raw, name)
-  }
-}
-
-function requestStream(
-  client: Anthropic,
-  body: Record<string, unknown>,
-  signal: AbortSignal,
-  retry: number,
-): Promise<Response> {
-  return client.messages
-    .create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
-      signal,
-      maxRetries: 0,
-      headers: { accept: 'text/event-stream', 'x-stainless-retry-count': String(retry) },
+    const call = this.calls.start(options.signal, {
+      config,
+      sdk: SDK_ERRORS,
+      clock: this.clock,
+      secrets: routeSecrets(apiKey, config.headers),
+      maxMessageChars: MAX_MESSAGE_CHARS,
     })
-    .asResponse()
+    try {
+      const response = await call.request((o) => client.messages.create(params, o).asResponse())
+      yield* this.read(response, call)
+    } catch (error) {
+      throw call.failure(error, (answer) =>
+        httpError(answer.status, answer.headers, answer.error ?? answer.message, config.displayName),
+      )
+    } finally {
+      call.end()
+    }
+  }
+
+  /** Reads and translates a 2xx answer's event stream up to `message_stop`. */
+  private async *read(response: Response, call: ModelCall): AsyncGenerator<StreamChunk, void, undefined> {
+    const config = this.config
+    const contentType = response.headers.get('content-type') ?? ''
+    if (isJsonType(contentType)) {
+      // the server ignored `stream: true`: say so with the opening of what it sent
+      const text = await raceCall(readCappedText(response.body, SNIPPET_BYTES), call.signal)
+      throw notEventStreamError(config.baseURL, contentType, text)
+    }
+    const events = call.readEvents(response.body)
+    const translator = new MessagesTranslator(config.displayName)
+    for await (const event of events) {
+      const result = translator.push(parsePayload(event.event, event.data, config))
+      // only an event that moved the answer buys more time: `ping`s and empty deltas spend the budget
+      if (result.progress) events.progress()
+      yield* result.chunks
+      if (result.done) return
+    }
+    if (!translator.hasStarted && !isEventStreamType(contentType)) {
+      // nothing of a Messages stream came back: a proxy's page, a login form — say what it was labeled
+      throw new LlmError(
+        `response from ${config.baseURL} is not an event stream (content-type ${contentTypeLabel(contentType)})`,
+        'MALFORMED_RESPONSE',
+      )
+    }
+    throw new LlmError(`event stream from ${config.baseURL} ended before message_stop`, 'STREAM_CLOSED')
+  }
 }
 
 /** One event's data → a payload object; `error` events and error payloads throw their classified error. */
@@ -217,17 +133,9 @@ function parsePayload(event: string | undefined, data: string, config: Anthropic
     json = JSON.parse(data)
   } catch {
     if (event === 'error') throw streamErrorEvent(data, config.displayName)
-    throw new LlmError(
-      `malformed event from ${config.baseURL}: ${data.slice(0, MALFORMED_PREVIEW_CHARS)}`,
-      'MALFORMED_RESPONSE',
-    )
+    throw malformedEventError(config.baseURL, data)
   }
   if (event === 'error' || (isRecord(json) && json.type === 'error')) throw streamErrorEvent(json, config.displayName)
-  if (!isRecord(json) || typeof json.type !== 'string') {
-    throw new LlmError(
-      `malformed event from ${config.baseURL}: ${data.slice(0, MALFORMED_PREVIEW_CHARS)}`,
-      'MALFORMED_RESPONSE',
-    )
-  }
+  if (!isRecord(json) || typeof json.type !== 'string') throw malformedEventError(config.baseURL, data)
   return json
 }

@@ -1,14 +1,14 @@
 /**
- * Failure classification (README.md#failures): a non-2xx answer, an `error` event inside the stream, or whatever
- * else went wrong during one call becomes exactly one `LlmError` with a code from `@bridle/llm`'s table and the
- * facts a retry policy needs (status, the provider's retry-after, the request id). Every message is scrubbed of the
- * call's secrets before it leaves the adapter: redacted first, cut to length after, so a cut never splits a key.
+ * Failure classification (README.md#failures): a non-2xx answer or an `error` event inside the stream becomes an
+ * `LlmError` with a code from `@bridle/llm`'s table and the facts a retry policy needs (status, the provider's
+ * retry-after, the request id). The catch ladder around it, and the redaction of every message before it leaves the
+ * adapter (redacted first, cut to `MAX_MESSAGE_CHARS` after), are `@bridle/llm/adapter-kit`'s.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
-import { LlmError, isContextWindowExceededError, isQuotaExceededError, isRecord, redactSecrets } from '@bridle/llm'
-import { abortError } from './deadlines.js'
+import { LlmError, isContextWindowExceededError, isQuotaExceededError, isRecord } from '@bridle/llm'
+import { retryAfterMs } from '@bridle/llm/adapter-kit'
 
-const MAX_MESSAGE_CHARS = 500
+/** The longest message an error of this adapter carries (cut after redaction). */
+export const MAX_MESSAGE_CHARS = 500
 
 /** The HTTP status each documented error `type` comes with; an in-stream `error` event is classified by it. */
 const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
@@ -70,11 +70,11 @@ export function httpError(
   now = Date.now(),
 ): LlmError {
   const details = errorDetails(body)
-  const retryAfter = headers === undefined ? undefined : requestedWaitMs(headers, now)
+  const retryAfter = headers === undefined ? undefined : retryAfterMs(headers, now)
   const requestId = headers?.get('request-id') || details.requestId
   return new LlmError(describe(displayName, `HTTP ${status}`, details), errorCode(status, details), {
     status,
-    ...(retryAfter !== undefined && retryAfter > 0 ? { providerRetryAfterMs: retryAfter } : {}),
+    ...(retryAfter === undefined ? {} : { providerRetryAfterMs: retryAfter }),
     ...(requestId ? { requestId } : {}),
   })
 }
@@ -93,78 +93,6 @@ export function streamErrorEvent(payload: unknown, displayName: string): LlmErro
 function describe(displayName: string, where: string, details: ErrorDetails): string {
   const kind = details.type === undefined ? '' : ` ${details.type}`
   return `${displayName} API error (${where}${kind})${details.message === undefined ? '' : `: ${details.message}`}`
-}
-
-/**
- * How long the server asked to wait, in ms (≥ 0): a positive `retry-after-ms`, else `retry-after` in seconds or as
- * an HTTP date (a past date is 0). Undefined when neither says anything usable.
- */
-export function requestedWaitMs(headers: Headers, now = Date.now()): number | undefined {
-  const ms = Number(headers.get('retry-after-ms') ?? Number.NaN)
-  if (Number.isFinite(ms) && ms > 0) return ms
-  const after = headers.get('retry-after')?.trim() ?? ''
-  if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000
-  const date = after === '' ? Number.NaN : Date.parse(after)
-  if (!Number.isNaN(date)) return Math.max(0, date - now)
-  return ms === 0 ? 0 : undefined
-}
-
-export interface LadderContext {
-  baseURL: string
-  displayName: string
-  timeoutMs: number
-  /** The caller's signal. */
-  signal?: AbortSignal
-  /** The call's internal signal: aborted with an `ABORTED` reason when the route was disposed. */
-  internal: AbortSignal
-}
-
-/** Maps any thrown value of a call to the `LlmError` the adapter throws (before redaction). First rung wins. */
-export function toLlmError(error: unknown, context: LadderContext): LlmError {
-  if (error instanceof LlmError && error.code === 'TIMEOUT') return error
-  if (context.signal?.aborted === true) return new LlmError('request aborted', 'ABORTED')
-  if (context.internal.aborted && context.internal.reason instanceof LlmError) return abortError(context.internal)
-  if (error instanceof LlmError) return error
-  if (error instanceof APIUserAbortError) return new LlmError('request aborted', 'ABORTED')
-  if (error instanceof APIConnectionTimeoutError) {
-    return new LlmError(`request to ${context.baseURL} timed out after ${context.timeoutMs}ms`, 'TIMEOUT')
-  }
-  if (error instanceof APIError && typeof error.status === 'number') {
-    const body = error.error ?? error.message
-    return httpError(error.status, error.headers as Headers | undefined, body, context.displayName)
-  }
-  if (error instanceof APIConnectionError) {
-    return new LlmError(withCause(`request to ${context.baseURL} failed`, error), 'TRANSPORT', { cause: error })
-  }
-  return new LlmError(withCause(`event stream from ${context.baseURL} failed`, error), 'TRANSPORT', { cause: error })
-}
-
-/** `error` with every secret replaced by `[redacted]`, then its message cut to 500 characters. */
-export function scrubbed(error: LlmError, secrets: readonly string[]): LlmError {
-  const clean = redactSecrets(error.message, secrets)
-  const message = clean.length > MAX_MESSAGE_CHARS ? `${clean.slice(0, MAX_MESSAGE_CHARS - 1)}…` : clean
-  const requestId = error.failure.requestId === undefined ? undefined : redactSecrets(error.failure.requestId, secrets)
-  if (message === error.message && requestId === error.failure.requestId) return error
-  const { status, providerRetryAfterMs } = error.failure
-  return new LlmError(message, error.code, {
-    ...(status === undefined ? {} : { status }),
-    ...(providerRetryAfterMs === undefined ? {} : { providerRetryAfterMs }),
-    ...(requestId === undefined ? {} : { requestId }),
-  })
-}
-
-/** `<what>: <the deepest specific cause>` (`connect ECONNREFUSED 127.0.0.1:9`), for transport failures. */
-function withCause(what: string, error: unknown): string {
-  const causes: string[] = []
-  for (let current = error, depth = 0; isRecord(current) && depth < 8; depth++) {
-    const { message, code, cause } = current as { message?: unknown; code?: unknown; cause?: unknown }
-    if (typeof message === 'string' && !/^(connection error\.|fetch failed|terminated)$/i.test(message.trim())) {
-      causes.push(typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message)
-    }
-    current = cause
-  }
-  const last = causes.at(-1)
-  return last === undefined ? what : `${what}: ${oneLine(last)}`
 }
 
 function oneLine(text: string): string {

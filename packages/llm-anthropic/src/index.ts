@@ -21,6 +21,7 @@ export { buildRequestBody, serializeMessages, systemBlocks, type WireBlock, type
 export { MessagesTranslator, type PushResult } from './translate.js'
 export { REPLAY_FORMAT, replayedBlocks, type AnthropicReplayState, type ReplayEntry } from './replay.js'
 export { translateUsage } from './usage.js'
-export { errorCode, httpError, streamErrorEvent, requestedWaitMs } from './failures.js'
+export { errorCode, httpError, streamErrorEvent } from './failures.js'
+export { requestedWaitMs } from '@bridle/llm/adapter-kit'
 export { placeBreakpoints, MAX_BREAKPOINTS, LOOKBACK_BLOCKS, type PolicyOptions } from './cache/policy.js'
 export { prefixLayout, estimateTokens, CHARS_PER_TOKEN, type PrefixLayout } from './cache/layout.js'

@@ -15,7 +15,10 @@ type OpenBlock =
 /** What one event did. */
 export interface PushResult {
   chunks: StreamChunk[]
-  /** True when the event carried model output or ended something; false for `ping` and empty deltas. */
+  /**
+   * True when the event carried model output, a stop reason or usage, or opened or ended something; false for `ping`,
+   * empty deltas and a repeated `message_start`.
+   */
   progress: boolean
   /** True after `message_stop`: the response is complete. */
   done: boolean
@@ -45,10 +48,12 @@ export class MessagesTranslator {
     const out: StreamChunk[] = []
     switch (event.type) {
       case 'message_start': {
+        // a second `message_start` says nothing new: it does not buy more time
+        const first = !this.started
         this.started = true
         const message = isRecord(event.message) ? event.message : {}
         if (isRecord(message.usage)) this.usage = mergeUsage(this.usage, message.usage)
-        return { chunks: out, progress: true, done: false }
+        return { chunks: out, progress: first, done: false }
       }
       case 'content_block_start':
         return { chunks: out, progress: this.start(event, out), done: false }
@@ -57,10 +62,12 @@ export class MessagesTranslator {
       case 'content_block_stop':
         return { chunks: out, progress: this.stop(event, out), done: false }
       case 'message_delta': {
+        // a stop reason or usage moves the answer; an empty `message_delta` is as good as a `ping`
         const delta = isRecord(event.delta) ? event.delta : {}
-        if (typeof delta.stop_reason === 'string' && delta.stop_reason !== '') this.stopReason = delta.stop_reason
+        const stops = typeof delta.stop_reason === 'string' && delta.stop_reason !== ''
+        if (stops) this.stopReason = delta.stop_reason as string
         if (isRecord(event.usage)) this.usage = mergeUsage(this.usage, event.usage)
-        return { chunks: out, progress: true, done: false }
+        return { chunks: out, progress: stops || isRecord(event.usage), done: false }
       }
       case 'message_stop':
         return { chunks: this.finish(), progress: true, done: true }

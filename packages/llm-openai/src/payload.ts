@@ -3,12 +3,11 @@
  * payloads end the call at once; an `error` object beside `choices` (OpenRouter's mid-stream form) ends it right after
  * the content that payload still carries, with the provider's own message.
  */
-import { LlmError, clipRedacted } from '@bridle/llm'
+import type { LlmError } from '@bridle/llm'
+import { malformedEventError } from '@bridle/llm/adapter-kit'
 import type { OpenAICompatConfig } from './config.js'
 import { detailsOfObject, streamErrorEvent } from './http-errors.js'
 import { asRecord } from './json-object.js'
-
-const MALFORMED_PREVIEW_CHARS = 120
 
 /** A parsed payload, and the error to throw once its content is out. */
 export interface ParsedPayload {
@@ -23,22 +22,14 @@ export function parsePayload(event: string | undefined, data: string, config: Op
     json = JSON.parse(data)
   } catch {
     if (event === 'error') throw streamErrorEvent({ message: data.trim() }, config.displayName)
-    throw malformed(data, config)
+    throw malformedEventError(config.baseURL, data)
   }
   if (event === 'error') throw streamErrorEvent(detailsOfObject(json), config.displayName)
   const payload = asRecord(json)
-  if (payload === undefined) throw malformed(data, config)
+  if (payload === undefined) throw malformedEventError(config.baseURL, data)
   if (!('error' in payload)) return { payload }
   if (!('choices' in payload)) throw streamErrorEvent(detailsOfObject(payload), config.displayName)
   const carried = payload.error
   const real = (typeof carried === 'string' && carried.trim() !== '') || asRecord(carried) !== undefined
   return real ? { payload, error: streamErrorEvent(detailsOfObject(payload), config.displayName) } : { payload }
-}
-
-/** Unparseable data, previewed: redacted first, then cut. */
-function malformed(data: string, config: OpenAICompatConfig): LlmError {
-  return new LlmError(
-    `malformed event from ${config.baseURL}: ${clipRedacted(data, MALFORMED_PREVIEW_CHARS)}`,
-    'MALFORMED_RESPONSE',
-  )
 }

@@ -4,9 +4,9 @@
  * an injected clock, never measured.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { abortableSleep } from '../src/abort.js'
+import { abortableSleep } from '@bridle/llm/adapter-kit'
 import { resolveConfig } from '../src/index.js'
-import type { RetryClock } from '../src/retries.js'
+import type { RetryClock } from '@bridle/llm/adapter-kit'
 import { textEvents, type MockBehaviour } from '../src/testing.js'
 import { boot, bootAdapter, failureOf, run, teardown, type Harness } from './harness.js'
 

@@ -8,7 +8,7 @@
 import { REDACTED, DEFAULT_RETRY_POLICY } from '@bridle/llm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { resolveConfig } from '../src/index.js'
-import type { RetryClock } from '../src/retries.js'
+import type { RetryClock } from '@bridle/llm/adapter-kit'
 import { chunk, DONE, textEvents, usageOnlyChunk, type MockBehaviour, type SseItem } from '../src/testing.js'
 import { boot, bootAdapter, failureOf, run, teardown, TEST_KEY, type Harness } from './harness.js'
 

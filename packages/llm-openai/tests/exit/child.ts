@@ -14,7 +14,7 @@ import { LlmRuntime, createUserMessage, type FinishReason } from '@bridle/llm'
 import { Context } from 'cordis'
 import * as llmOpenai from '../../src/index.js'
 import { OpenAICompatAdapter, resolveConfig } from '../../src/index.js'
-import { abortableSleep } from '../../src/abort.js'
+import { abortableSleep } from '@bridle/llm/adapter-kit'
 
 const [url, scenario] = process.argv.slice(2)
 if (url === undefined || scenario === undefined) throw new Error('usage: child <url> <scenario>')

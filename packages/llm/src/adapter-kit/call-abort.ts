@@ -1,28 +1,28 @@
 /**
- * Abort plumbing shared by every wait of a call (the request phase, the retry sleep, each body read):
- * a wait ends as soon as its signal aborts, with the abort's own `LlmError` reason when it has one
- * (a disposed route, the total deadline) and `request aborted` otherwise.
+ * Abort plumbing shared by every wait of a model call (the request phase, the retry sleep, each body read): a wait
+ * ends as soon as its signal aborts, with the abort's own `LlmError` reason when it has one (a disposed route, the
+ * call's total deadline) and `request aborted` otherwise, and leaves no listener or timer behind.
  */
-import { LlmError } from '@bridle/llm'
+import { LlmError } from '../errors.js'
 
 /**
  * The error a wait ends with when `signal` aborts: the abort's own `LlmError` (a disposed route, the call's total
- * deadline), else `request aborted`.
+ * deadline), else `request aborted` (`ABORTED`).
  */
-export function abortError(signal: AbortSignal | undefined): LlmError {
+export function callAbortError(signal: AbortSignal | undefined): LlmError {
   const reason: unknown = signal?.reason
   return reason instanceof LlmError ? reason : new LlmError('request aborted', 'ABORTED')
 }
 
 /**
- * Settles with `work`, or rejects as soon as `signal` aborts. The abandoned promise gets a no-op
- * `catch`, and the abort listener is removed once either side settles.
+ * Settles with `work`, or rejects with `callAbortError` as soon as `signal` aborts. The abandoned promise gets a
+ * no-op `catch`, and the abort listener is removed once either side settles.
  */
-export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function raceCall<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   work.catch(() => {})
   if (signal === undefined) return work
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal))
+    const onAbort = () => reject(callAbortError(signal))
     if (signal.aborted) return onAbort()
     signal.addEventListener('abort', onAbort, { once: true })
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
@@ -32,10 +32,10 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined):
 /** Waits `ms`, or rejects at once when `signal` aborts; either way no timer is left behind. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(abortError(signal))
+    if (signal.aborted) return reject(callAbortError(signal))
     const onAbort = () => {
       clearTimeout(timer)
-      reject(abortError(signal))
+      reject(callAbortError(signal))
     }
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort)

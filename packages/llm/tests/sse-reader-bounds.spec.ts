@@ -3,11 +3,9 @@
  * consumer does not count never restore, a cap on the response's bytes, and a cap on line and event size that stops
  * reading in bounded memory. Fake timers drive the deadlines; byte counts, not clocks, show the memory bound.
  */
-import './setup.js'
-import { LlmError, ProgressBudget, ResponseMeter } from '@bridle/llm'
+import { LlmError, ProgressBudget, ResponseMeter } from '../src/index.js'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { readSseEvents, type EventReaderOptions, type SseEvent } from '../src/event-stream.js'
-import { LineMeter } from '../src/line-meter.js'
+import { LineMeter, readSseEvents, type EventReaderOptions, type SseEvent } from '../src/adapter-kit.js'
 
 const enc = (s: string) => new TextEncoder().encode(s)
 const budget = (ms: number) => new ProgressBudget(ms, 'http://mock')

@@ -1,9 +1,8 @@
 /**
- * The deadlines of a body read. Each is a timer that exists only while the reader waits, so a consumer
- * that holds a chunk for a long time is never blamed, and every timer is cleared on every way out:
- * data, end, error, abort.
+ * The deadlines of one body read. Each is a timer that exists only while the reader waits, so a consumer that holds
+ * a chunk for a long time is never blamed, and every timer is cleared on every way out: data, end, error, abort.
  */
-import { abortError } from './abort.js'
+import { callAbortError } from './call-abort.js'
 
 /** A timer whose expiry rejects `expired`; `clear()` is idempotent. */
 export interface Deadline {
@@ -44,7 +43,7 @@ export async function guardedRead(
   let onAbort: (() => void) | undefined
   const aborted = new Promise<never>((_, reject) => {
     if (signal === undefined) return
-    onAbort = () => reject(abortError(signal))
+    onAbort = () => reject(callAbortError(signal))
     if (signal.aborted) onAbort()
     else signal.addEventListener('abort', onAbort, { once: true })
   })

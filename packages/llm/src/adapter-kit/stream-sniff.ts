@@ -3,7 +3,8 @@
  * proxy's HTML error, a JSON completion from a server that ignored `stream: true` — and saying what it
  * was: its content type and a short, sanitized snippet of its text.
  */
-import { LlmError, redactSecrets, redactTruncated } from '@bridle/llm'
+import { clipRedacted, redactSecrets, redactTruncated } from '../display-redaction.js'
+import { LlmError } from '../errors.js'
 
 /** Bytes read for a verdict before an opening of blank lines counts as an event stream. */
 export const SNIFF_LIMIT_BYTES = 1024
@@ -69,9 +70,8 @@ export function notEventStreamError(baseURL: string, contentType: string, text: 
       'MALFORMED_RESPONSE',
     )
   }
-  const type = contentType.trim() === '' ? 'none' : oneLineType(contentType)
   return new LlmError(
-    `response from ${baseURL} is not an event stream (content-type ${type}): ${snippet}`,
+    `response from ${baseURL} is not an event stream (content-type ${contentTypeLabel(contentType)}): ${snippet}`,
     'MALFORMED_RESPONSE',
   )
 }
@@ -86,7 +86,20 @@ export function isJsonType(contentType: string): boolean {
   return contentType.toLowerCase().includes('application/json')
 }
 
-function oneLineType(contentType: string): string {
+/** A content type as a message names it: one line, at most 80 characters, `none` when absent. */
+export function contentTypeLabel(contentType: string): string {
   const flat = contentType.replace(/\p{C}/gu, ' ').replace(/\s+/g, ' ').trim()
+  if (flat === '') return 'none'
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
+}
+
+/** Characters of an unparseable event shown in its error. */
+const MALFORMED_PREVIEW_CHARS = 120
+
+/** An event whose data could not be read (`MALFORMED_RESPONSE`), previewed: redacted first, then cut to 120. */
+export function malformedEventError(baseURL: string, data: string): LlmError {
+  return new LlmError(
+    `malformed event from ${baseURL}: ${clipRedacted(data, MALFORMED_PREVIEW_CHARS)}`,
+    'MALFORMED_RESPONSE',
+  )
 }

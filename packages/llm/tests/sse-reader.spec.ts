@@ -1,8 +1,7 @@
-import './setup.js'
-import { LlmError } from '@bridle/llm'
+import { LlmError } from '../src/index.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readSseEvents, type SseEvent } from '../src/event-stream.js'
+import { readSseEvents, type SseEvent } from '../src/adapter-kit.js'
 
 /** A body that delivers exactly the given byte slices, one per read. */
 function bodyOf(slices: Uint8Array[]): ReadableStream<Uint8Array> {

@@ -1,14 +1,14 @@
 /**
- * Our own Server-Sent Events reader. The SDK's iterator treats a body that ends
- * without `[DONE]` as success and hides comment lines; this reader frames bytes itself with
- * `eventsource-parser` and bounds the body: an idle watchdog re-armed by any byte (comments included),
- * a budget for progress that only the caller restores (docs/model-calls.md#bounds), a cap on the response's
- * bytes, a cap on line and event size, and a first look at the opening bytes that names an answer which is not an
- * event stream at all.
+ * The Server-Sent Events reader of a model call (docs/model-calls.md#bounds). The SDKs' own iterators treat a body
+ * that ends early as the end of the answer and hide comment lines; this reader frames bytes itself with
+ * `eventsource-parser` and bounds the body: an idle watchdog re-armed by any byte (comments included), a budget for
+ * progress that only the caller restores, a cap on the response's bytes, a cap on line and event size, and — when
+ * asked — a first look at the opening bytes that names an answer which is not an event stream at all.
  */
-import { LlmError, StreamTimeoutError, type BudgetWait, type ProgressBudget, type ResponseMeter } from '@bridle/llm'
+import { StreamTimeoutError, type BudgetWait, type ProgressBudget, type ResponseMeter } from '../call-bounds.js'
+import { LlmError } from '../errors.js'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { LineMeter } from './line-meter.js'
+import { DEFAULT_MAX_LINE_BYTES, LineMeter } from './line-meter.js'
 import { guardedRead, type ReadResult } from './read-guard.js'
 import {
   isEventStreamType,
@@ -38,7 +38,10 @@ export interface EventReaderOptions {
   responseMeter?: ResponseMeter
   /** Longest line, and longest event (its non-comment lines together), in bytes. */
   maxLineBytes?: number
-  /** The answer's content type. When given, the opening bytes are checked before any event is read. */
+  /**
+   * The answer's content type. When given, the opening bytes are checked before any event is read, and an answer
+   * that is not an event stream fails with `MALFORMED_RESPONSE` naming its content type and a snippet.
+   */
   contentType?: string
   /** Used in messages. */
   baseURL: string
@@ -46,11 +49,9 @@ export interface EventReaderOptions {
   signal?: AbortSignal
 }
 
-const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
-
 /**
- * Yields the body's SSE events in order. Ends when the body ends; an event never terminated by a
- * blank line is dropped (the caller treats a missing `[DONE]` as `STREAM_CLOSED`). Stopping the
+ * Yields the body's SSE events in order. Ends when the body ends; an event never terminated by a blank line is
+ * dropped (the caller tells a body that ended before the protocol's last event as `STREAM_CLOSED`). Stopping the
  * iteration cancels the body.
  */
 export async function* readSseEvents(

@@ -1,7 +1,6 @@
 /** What an error says about its cause (issue 18): the socket-level reason of a transport failure, the opening of a non-stream. */
 import { describe, expect, it } from 'vitest'
-import { rootCause, withCause } from '../src/failures.js'
-import { sniffOpening, snippetOf } from '../src/stream-sniff.js'
+import { rootCause, sniffOpening, snippetOf, withCause } from '../src/adapter-kit.js'
 
 describe('rootCause', () => {
   it('takes the deepest specific message and appends its code when the message lacks it', () => {

@@ -5,6 +5,9 @@
  * parser and reports the first line, or event, that outgrows the cap.
  */
 
+/** Default `maxLineBytes`: 8 MiB for one SSE line, and for one event. */
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
+
 const LF = 0x0a
 const CR = 0x0d
 const COLON = 0x3a
