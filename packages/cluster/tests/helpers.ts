@@ -15,7 +15,7 @@ declare module 'vitest' {
 export const pgUrl = inject('pgUrl')
 
 /** One pool per test file for direct SQL. */
-export const admin = new pg.Pool({ connectionString: pgUrl, max: 4 })
+export const admin = new pg.Pool({ connectionString: pgUrl, max: 4, application_name: 'test-admin' })
 admin.on('error', () => undefined)
 afterAll(() => admin.end())
 
