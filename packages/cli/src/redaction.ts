@@ -8,8 +8,8 @@
 import { redactSecrets } from '@bridle/llm/secrets'
 import type { Io } from './terminal.js'
 
-/** Environment variables the CLI itself reads for keys. */
-const KEY_VARIABLES: readonly string[] = ['DEEPSEEK_API_KEY', 'BRIDLE_API_KEY']
+/** Environment variables the CLI itself reads for keys (and the bearer tokens of `bridle serve`). */
+const KEY_VARIABLES: readonly string[] = ['DEEPSEEK_API_KEY', 'BRIDLE_API_KEY', 'BRIDLE_SERVE_TOKEN']
 
 /** An `Io` whose output passes through `redactSecrets` with `secrets`, which may grow later (after boot). */
 export function redactingIo(io: Io, secrets: Set<string>): Io {
