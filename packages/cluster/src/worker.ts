@@ -69,7 +69,7 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
   private readonly connectionString: string
   private readonly warnings: (message: string) => void
   private readonly running = new Map<string, Running>()
-  private readonly loops: string[] = []
+  private readonly loops: { id: string; busy: boolean }[] = []
   private pool: pg.Pool | undefined
   private boss: PgBoss | undefined
   private queue: SessionQueue | undefined
@@ -110,7 +110,7 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
   async drain(graceMs = 30_000): Promise<DrainResult> {
     this.stopping = true
     await this.ready.catch(() => undefined)
-    for (const id of this.loops) await this.boss?.offWork({ id }).catch(() => undefined)
+    for (const { id } of this.loops) await this.boss?.offWork({ id }).catch(() => undefined)
     const deadline = Date.now() + graceMs
     while (this.running.size > 0 && Date.now() < deadline) {
       await Promise.race([
@@ -169,20 +169,22 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
     await this.listener.start()
     if (this.stopping) return
     for (let i = 0; i < c.concurrency; i++) {
-      const slot = { id: '' }
+      const slot = { id: '', busy: false }
       slot.id = await boss.work<SessionJobData>(
         this.names.queue,
         { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: c.pollingIntervalSeconds },
         async ([job]) => {
+          slot.busy = true
           try {
             await this.serve(job!)
           } finally {
+            slot.busy = false
             // pg-boss sleeps out its polling interval after a job unless told otherwise: go straight on.
             boss.notifyWorker(slot.id)
           }
         },
       )
-      this.loops.push(slot.id)
+      this.loops.push(slot)
     }
     const beat = Math.max(250, Math.floor((c.handoverSeconds * 1000) / 3))
     this.timers.push(setInterval(() => void this.heartbeat(), beat))
@@ -190,9 +192,11 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
     for (const timer of this.timers) timer.unref?.()
   }
 
+  /** A job was enqueued: one idle loop of this process fetches (every process hears it, so one per process). */
   private wakeLoops(): void {
-    if (this.stopping || this.running.size >= this.loops.length) return
-    for (const id of this.loops) this.boss?.notifyWorker(id)
+    if (this.stopping) return
+    const idle = this.loops.find((loop) => !loop.busy)
+    if (idle !== undefined) this.boss?.notifyWorker(idle.id)
   }
 
   private async serve(job: PgBoss.JobWithMetadata<SessionJobData>): Promise<void> {
@@ -221,8 +225,9 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
         held.abort.signal,
       )
       if (!this.running.has(job.id)) return // handed back by drain meanwhile
-      const outcome = served.kind === 'missing' ? await this.finish(held) : await this.finish(held)
-      this.emitFinished(held, served.kind === 'missing' ? 'missing' : outcome, served.kind === 'served' && served.interruption !== undefined)
+      const outcome = await this.finish(held)
+      const continued = served.kind === 'served' && served.interruption !== undefined
+      this.emitFinished(held, served.kind === 'missing' ? 'missing' : outcome, continued)
     } catch (error) {
       if (!this.running.has(job.id)) return
       // The loop fails the job (it is retried); the session's lease fences any writer that lingers.
@@ -288,9 +293,13 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
     this.stopping = true
     for (const timer of this.timers) clearInterval(timer)
     await this.ready.catch(() => undefined)
-    for (const id of this.loops) await this.boss?.offWork({ id }).catch(() => undefined)
+    for (const { id } of this.loops) await this.boss?.offWork({ id }).catch(() => undefined)
     for (const job of this.running.values()) job.abort.abort(new Error('cluster: the worker stopped'))
-    await Promise.all([...this.running.values()].map((job) => job.done))
+    // Jobs end at their session's next quiet moment; an app disposed without drain() does not wait long for them.
+    await Promise.race([
+      Promise.all([...this.running.values()].map((job) => job.done)),
+      new Promise((resolve) => setTimeout(resolve, 10_000).unref?.()),
+    ])
     await this.listener?.close()
     await this.boss?.stop({ graceful: false, close: false, wait: true }).catch(() => undefined)
     await this.pool?.end().catch(() => undefined)

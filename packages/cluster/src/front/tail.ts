@@ -54,7 +54,8 @@ export class EventTail {
     return rows.map((row: { seq: number; body: string }) => ({
       seq: row.seq,
       body: row.body,
-      type: String((JSON.parse(row.body) as { type?: unknown }).type),
+      // Bodies are the events' JSON as appended, which puts `type` first; parse only what does not match.
+      type: /^\{"type":"([^"\\]*)"/.exec(row.body)?.[1] ?? String((JSON.parse(row.body) as { type?: unknown }).type),
     }))
   }
 

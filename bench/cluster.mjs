@@ -1,0 +1,180 @@
+// The cluster's throughput and latency: 1, 2 and 4 worker processes (concurrency 2 each) serve 40 sessions over a
+// throwaway PostgreSQL (fsync on); every turn is one scripted model call with a fixed 50 ms latency. A client in this
+// process posts through the front (`startFront`, real HTTP) and follows each session's event stream: each session
+// posts its next message when the answer to the previous one has ended its turn, so the queue always holds work.
+// Reported: turns per second per pool size, and the time from a POST to the first event of its answer on the stream
+// (p50 / p99), both under that load and on a quiet pool (one message at a time, 4 workers).
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import os from 'node:os'
+import { Context } from 'cordis'
+import { quick, session } from './lib.mjs'
+
+const dist = (path) => import(new URL(`../${path}/dist/index.js`, import.meta.url).href)
+const [{ SessionPostgres }, { startFront }, { startServer }, { shutdown }] = await Promise.all([
+  dist('packages/session-postgres'),
+  dist('packages/cluster'),
+  dist('packages/test-postgres'),
+  dist('packages/scope'),
+])
+
+const LATENCY_MS = 50
+const SESSIONS = 40
+const TOKEN = `bench-${randomBytes(12).toString('hex')}`
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+}
+
+/** A worker process; resolves once it takes jobs. */
+function worker(db) {
+  const child = spawn(
+    process.execPath,
+    [new URL('./cluster-worker.mjs', import.meta.url).pathname, JSON.stringify({ ...db, concurrency: 2, latencyMs: LATENCY_MS })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  const ready = new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => String(d).includes('ready') && resolve())
+    child.on('exit', (code) => reject(new Error(`bench worker exited with ${code}`)))
+  })
+  return { child, ready }
+}
+
+/** Follows a session's event stream, calling `onEvent(type, data)` for each event, until `signal` aborts. */
+async function follow(base, id, signal, onEvent) {
+  const response = await fetch(`${base}/sessions/${id}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal })
+  const decoder = new TextDecoder()
+  let buffer = ''
+  try {
+    for await (const chunk of response.body) {
+      buffer += decoder.decode(chunk, { stream: true })
+      let cut
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut)
+        buffer = buffer.slice(cut + 2)
+        const type = /^event: (.*)$/m.exec(block)?.[1]
+        const data = /^data: (.*)$/m.exec(block)?.[1]
+        if (type !== undefined && data !== undefined) onEvent(type, data)
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error
+  }
+}
+
+/**
+ * One measured run: `workers` processes, `SESSIONS` sessions each asking `turns` questions in a closed loop (or, with
+ * `quiet`, one session at a time asking one after another). Resolves turns/s and the POST → first answer event times.
+ */
+async function run(server, workers, turns, { quiet = false } = {}) {
+  const tag = randomBytes(4).toString('hex')
+  const db = { url: server.url, schema: `b_${tag}`, queueSchema: `bq_${tag}` }
+  const ctx = new Context()
+  ctx.plugin(session.SessionStore)
+  ctx.plugin(SessionPostgres, { connectionString: db.url, schema: db.schema, poolSize: 8, writeBatchMaxDelayMs: 5 })
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  const front = await startFront({ ctx, tokens: [TOKEN], queueSchema: db.queueSchema, viewer: false })
+  const pool = Array.from({ length: workers }, () => worker(db))
+  await Promise.all(pool.map((w) => w.ready))
+  const call = (path, body) =>
+    fetch(front.url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => {
+      if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`)
+    })
+  const count = quiet ? 1 : SESSIONS
+  const ids = Array.from({ length: count }, (_, i) => `s${i}`)
+  for (const id of ids) await call('/sessions', { id })
+  const streams = new AbortController()
+  const latencies = []
+  let done = 0
+  const finished = new Promise((resolve, reject) => {
+    for (const id of ids) {
+      let asked = 0
+      let postedAt = 0
+      let answering = false
+      const ask = () => {
+        asked++
+        answering = false
+        postedAt = performance.now()
+        call(`/sessions/${id}/messages`, { text: `question ${asked}` }).catch(reject)
+      }
+      void follow(front.url, id, streams.signal, (type, data) => {
+        if (type === 'assistant/chunk' && !answering) {
+          answering = true
+          latencies.push(performance.now() - postedAt)
+        }
+        if (type !== 'turn/end') return
+        if (!data.includes('"completed"')) return reject(new Error(`session ${id}: a turn ended ${data}`))
+        done++
+        if (asked < turns) ask()
+        else if (done === count * turns) resolve()
+      }).catch(reject)
+      setTimeout(ask, 50) // the stream is open before the first question
+    }
+  })
+  const started = performance.now()
+  await finished
+  const elapsed = (performance.now() - started) / 1000
+  streams.abort()
+  for (const w of pool) w.child.kill('SIGTERM')
+  await Promise.all(pool.map((w) => new Promise((resolve) => w.child.on('exit', resolve))))
+  await front.close()
+  await shutdown(ctx)
+  return { tps: (count * turns) / elapsed, latencies }
+}
+
+export async function cluster() {
+  const server = await startServer({ fsync: process.env.BRIDLE_BENCH_FSYNC !== "0", own: !process.env.BRIDLE_BENCH_PG_URL })
+  const pg = { url: process.env.BRIDLE_BENCH_PG_URL ?? server.url }
+  const loads = () =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')
+  try {
+    const turns = quick ? 2 : 4
+    const loadBefore = loads()
+    const results = []
+    for (const workers of [1, 2, 4]) results.push({ workers, ...(await run(pg, workers, turns)) })
+    const quiet = await run(pg, 4, quick ? 30 : 100, { quiet: true })
+    const loadAfter = loads()
+    const scale = results[2].tps / results[0].tps
+    const quietP99 = percentile(quiet.latencies, 99)
+    const bound = 2 * LATENCY_MS + 100
+    const ms = (v) => `${Math.round(v)} ms`
+    return {
+      title: 'Cluster: worker processes over one PostgreSQL',
+      columns: ['pool', 'turns/s', '× one worker', 'POST → first answer event p50 / p99'],
+      rows: [
+        ...results.map((r) => [
+          `${r.workers} worker${r.workers > 1 ? 's' : ''} × concurrency 2, ${SESSIONS} sessions × ${turns} turns`,
+          r.tps.toFixed(1),
+          (r.tps / results[0].tps).toFixed(2),
+          `${ms(percentile(r.latencies, 50))} / ${ms(percentile(r.latencies, 99))} (under load)`,
+        ]),
+        [
+          `quiet: 4 workers, one message at a time (${quiet.latencies.length} turns)`,
+          quiet.tps.toFixed(1),
+          '—',
+          `${ms(percentile(quiet.latencies, 50))} / ${ms(quietP99)}`,
+        ],
+        ['load average (1, 5, 15 min) before / after', loadBefore, loadAfter, `model latency ${LATENCY_MS} ms a call`],
+      ],
+      bars: [
+        { name: '4 workers ≥ 3 × one worker’s turns/s', value: scale, limit: 3, ok: scale >= 3 },
+        {
+          name: `quiet p99 POST → first answer event ≤ 2 × model latency + 100 ms (${bound} ms)`,
+          value: quietP99,
+          limit: bound,
+          ok: quietP99 <= bound,
+        },
+      ],
+    }
+  } finally {
+    await server.stop()
+  }
+}
