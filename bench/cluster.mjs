@@ -74,6 +74,8 @@ async function run(server, workers, turns, { quiet = false } = {}) {
   ctx.plugin(session.SessionStore)
   ctx.plugin(SessionPostgres, { connectionString: db.url, schema: db.schema, poolSize: 8, writeBatchMaxDelayMs: 5 })
   await new Promise((resolve) => setTimeout(resolve, 0))
+  // The server stops at the end of the benchmark: a connection it ends then is not a failure of the run.
+  ctx.get('sessionPersistence').pool.on('error', () => {})
   const front = await startFront({ ctx, tokens: [TOKEN], queueSchema: db.queueSchema, viewer: false })
   const pool = Array.from({ length: workers }, () => worker(db))
   await Promise.all(pool.map((w) => w.ready))
@@ -174,6 +176,9 @@ export async function cluster() {
         },
       ],
     }
+  } catch (error) {
+    process.stderr.write(`bench cluster: ${error?.stack ?? error}\n`)
+    throw error
   } finally {
     await server.stop()
   }

@@ -19,6 +19,7 @@ import { viewerFirstPaint } from './viewer-first-paint.mjs'
 import { cliStartup } from './cli-startup.mjs'
 import { sessionsListing } from './sessions-listing.mjs'
 import { otelOverhead } from './otel-overhead.mjs'
+import { cluster } from './cluster.mjs'
 
 const all = [
   stepOverhead,
@@ -35,6 +36,7 @@ const all = [
   cliStartup,
   sessionsListing,
   otelOverhead,
+  cluster,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => {

@@ -35,6 +35,10 @@ export const ConfigSchema = z
     retryDelaySeconds: seconds(0, 3_600, 0),
     /** How often this process looks for sessions whose messages wait without a job. */
     sweepIntervalMs: z.number().int().min(100).max(3_600_000).default(5_000),
+    /** How long a job keeps a quiet session for its next message before it ends (saves a resume per turn). */
+    lingerMs: z.number().int().min(0).max(60_000).default(250),
+    /** After this long serving one session, a job ends at its next quiet moment; newer messages queue behind others. */
+    maxJobSeconds: seconds(1, 86_400, 30),
     /** Options every resumed agent gets. */
     agent: z
       .object({

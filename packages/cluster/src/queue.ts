@@ -115,6 +115,15 @@ export class SessionQueue {
     return enqueued
   }
 
+  /** Whether a job of the queue waits for a worker now (queued or due for a retry). */
+  async jobsWaiting(): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND state < 'active' AND start_after <= now() LIMIT 1`,
+      [this.names.queue],
+    )
+    return rows.length > 0
+  }
+
   private async hasOpenJob(client: pg.PoolClient, session: string): Promise<boolean> {
     const { rows } = await client.query(
       `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1`,

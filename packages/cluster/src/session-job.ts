@@ -21,6 +21,12 @@ export interface JobServices {
   readonly agentOptions: Record<string, unknown>
   /** True once the worker is shutting down: a job then ends at the session's next quiet moment. */
   readonly stopping: () => boolean
+  /** How long a quiet session is kept for its next message before the job ends (0: end at once). */
+  readonly lingerMs: number
+  /** After this long, a job ends at the session's next quiet moment without lingering (the next job queues last). */
+  readonly maxJobMs: number
+  /** Whether other sessions' jobs wait for a worker: a job then ends at once instead of lingering. */
+  readonly othersWaiting: () => Promise<boolean>
   readonly warn: (message: string) => void
 }
 
@@ -46,6 +52,24 @@ async function flushed(
       await sleep(pause)
     }
   }
+}
+
+/**
+ * Keeps a quiet session a little longer (`lingerMs`), since its next message often follows its answer closely:
+ * serving it in this job saves the next job a resume. Only while no other session's job waits for a worker, so a
+ * lingering session never keeps another one waiting. Resolves `true` when input arrived (delivered to the agent,
+ * which holds the lease), `false` when the wait ran out, others wait, the job has run `maxJobMs`, or the worker is
+ * stopping.
+ */
+async function lingered(services: JobServices, agent: ServedAgent, started: number, signal: AbortSignal): Promise<boolean> {
+  if (services.lingerMs <= 0 || Date.now() - started >= services.maxJobMs) return false
+  if (await services.othersWaiting().catch(() => true)) return false
+  const until = Date.now() + services.lingerMs
+  while (Date.now() < until && !services.stopping() && !signal.aborted) {
+    if (agent.status === 'running' || agent.inbox.hasPending) return true
+    await sleep(5)
+  }
+  return agent.status === 'running' || agent.inbox.hasPending
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -84,6 +108,7 @@ export async function serveSession(services: JobServices, id: string, signal: Ab
   const agent = await resume(services, id, signal)
   if (agent === undefined) return { kind: 'missing' }
   const sessions = services.ctx.get('sessions') as { flush(session: unknown): Promise<boolean> }
+  const started = Date.now()
   const interruption = resumeInterrupted(agent)
   await services.persistence.deliver(id)
   agent.wake()
@@ -92,7 +117,10 @@ export async function serveSession(services: JobServices, id: string, signal: Ab
     await services.persistence.deliver(id)
     const count = agent.session.events.length
     if (!(await flushed(services, sessions, agent))) break // taken over: the new holder serves it
-    if (agent.status === 'idle' && !agent.inbox.hasPending && agent.session.events.length === count) break
+    const quiet = () => agent.status === 'idle' && !agent.inbox.hasPending && agent.session.events.length === count
+    if (quiet() && !(await lingered(services, agent, started, signal))) {
+      if (quiet()) break // checked in the same synchronous step as the dispose below
+    }
     agent.wake()
   }
   await agent.dispose()
