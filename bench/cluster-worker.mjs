@@ -42,7 +42,10 @@ await new Promise((resolve) => setTimeout(resolve, 0))
 const worker = ctx.get('clusterWorker')
 await worker.ready
 process.stdout.write('ready\n')
+const cpu = process.cpuUsage()
 process.once('SIGTERM', async () => {
+  const used = process.cpuUsage(cpu)
+  process.stdout.write(`cpu ${(used.user + used.system) / 1000}\n`)
   await worker.drain(10_000)
   await shutdown(ctx)
   process.exit(0)

@@ -34,11 +34,14 @@ function worker(db) {
     [new URL('./cluster-worker.mjs', import.meta.url).pathname, JSON.stringify({ ...db, concurrency: 2, latencyMs: LATENCY_MS })],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  const cpuMs = () => Number(/^cpu (\S+)$/m.exec(out)?.[1] ?? Number.NaN)
   const ready = new Promise((resolve, reject) => {
     child.stdout.on('data', (d) => String(d).includes('ready') && resolve())
     child.on('exit', (code) => reject(new Error(`bench worker exited with ${code}`)))
   })
-  return { child, ready }
+  return { child, ready, cpuMs }
 }
 
 /** Follows a session's event stream, calling `onEvent(type, data)` for each event, until `signal` aborts. */
@@ -119,14 +122,18 @@ async function run(server, workers, turns, { quiet = false } = {}) {
     }
   })
   const started = performance.now()
+  const ownCpu = process.cpuUsage()
   await finished
   const elapsed = (performance.now() - started) / 1000
+  const used = process.cpuUsage(ownCpu)
   streams.abort()
   for (const w of pool) w.child.kill('SIGTERM')
   await Promise.all(pool.map((w) => new Promise((resolve) => w.child.on('exit', resolve))))
   await front.close()
   await shutdown(ctx)
-  return { tps: (count * turns) / elapsed, latencies }
+  const total = count * turns
+  const workerCpu = pool.reduce((sum, w) => sum + w.cpuMs(), 0)
+  return { tps: total / elapsed, latencies, cpuPerTurn: workerCpu / total, frontCpuPerTurn: (used.user + used.system) / 1000 / total }
 }
 
 export async function cluster() {
@@ -150,21 +157,23 @@ export async function cluster() {
     const ms = (v) => `${Math.round(v)} ms`
     return {
       title: 'Cluster: worker processes over one PostgreSQL',
-      columns: ['pool', 'turns/s', '× one worker', 'POST → first answer event p50 / p99'],
+      columns: ['pool', 'turns/s', '× one worker', 'POST → first answer event p50 / p99', 'CPU per turn: workers / front + client'],
       rows: [
         ...results.map((r) => [
           `${r.workers} worker${r.workers > 1 ? 's' : ''} × concurrency 2, ${SESSIONS} sessions × ${turns} turns`,
           r.tps.toFixed(1),
           (r.tps / results[0].tps).toFixed(2),
           `${ms(percentile(r.latencies, 50))} / ${ms(percentile(r.latencies, 99))} (under load)`,
+          `${r.cpuPerTurn.toFixed(1)} ms / ${r.frontCpuPerTurn.toFixed(1)} ms`,
         ]),
         [
           `quiet: 4 workers, one message at a time (${quiet.latencies.length} turns)`,
           quiet.tps.toFixed(1),
           '—',
           `${ms(percentile(quiet.latencies, 50))} / ${ms(quietP99)}`,
+          `${quiet.cpuPerTurn.toFixed(1)} ms / ${quiet.frontCpuPerTurn.toFixed(1)} ms`,
         ],
-        ['load average (1, 5, 15 min) before / after', loadBefore, loadAfter, `model latency ${LATENCY_MS} ms a call`],
+        ['load average (1, 5, 15 min) before / after', loadBefore, loadAfter, `model latency ${LATENCY_MS} ms a call`, '—'],
       ],
       bars: [
         { name: '4 workers ≥ 3 × one worker’s turns/s', value: scale, limit: 3, ok: scale >= 3 },
