@@ -31,7 +31,10 @@ const percentile = (values, p) => {
 function worker(db) {
   const child = spawn(
     process.execPath,
-    [new URL('./cluster-worker.mjs', import.meta.url).pathname, JSON.stringify({ ...db, concurrency: 2, latencyMs: LATENCY_MS })],
+    [
+      new URL('./cluster-worker.mjs', import.meta.url).pathname,
+      JSON.stringify({ ...db, concurrency: 2, latencyMs: LATENCY_MS }),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
   let out = ''
@@ -46,7 +49,10 @@ function worker(db) {
 
 /** Follows a session's event stream, calling `onEvent(type, data)` for each event, until `signal` aborts. */
 async function follow(base, id, signal, onEvent) {
-  const response = await fetch(`${base}/sessions/${id}/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal })
+  const response = await fetch(`${base}/sessions/${id}/events`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+    signal,
+  })
   const decoder = new TextDecoder()
   let buffer = ''
   try {
@@ -133,11 +139,19 @@ async function run(server, workers, turns, { quiet = false } = {}) {
   await shutdown(ctx)
   const total = count * turns
   const workerCpu = pool.reduce((sum, w) => sum + w.cpuMs(), 0)
-  return { tps: total / elapsed, latencies, cpuPerTurn: workerCpu / total, frontCpuPerTurn: (used.user + used.system) / 1000 / total }
+  return {
+    tps: total / elapsed,
+    latencies,
+    cpuPerTurn: workerCpu / total,
+    frontCpuPerTurn: (used.user + used.system) / 1000 / total,
+  }
 }
 
 export async function cluster() {
-  const server = await startServer({ fsync: process.env.BRIDLE_BENCH_FSYNC !== "0", own: !process.env.BRIDLE_BENCH_PG_URL })
+  const server = await startServer({
+    fsync: process.env.BRIDLE_BENCH_FSYNC !== '0',
+    own: !process.env.BRIDLE_BENCH_PG_URL,
+  })
   const pg = { url: process.env.BRIDLE_BENCH_PG_URL ?? server.url }
   const loads = () =>
     os
@@ -157,7 +171,13 @@ export async function cluster() {
     const ms = (v) => `${Math.round(v)} ms`
     return {
       title: 'Cluster: worker processes over one PostgreSQL',
-      columns: ['pool', 'turns/s', '× one worker', 'POST → first answer event p50 / p99', 'CPU per turn: workers / front + client'],
+      columns: [
+        'pool',
+        'turns/s',
+        '× one worker',
+        'POST → first answer event p50 / p99',
+        'CPU per turn: workers / front + client',
+      ],
       rows: [
         ...results.map((r) => [
           `${r.workers} worker${r.workers > 1 ? 's' : ''} × concurrency 2, ${SESSIONS} sessions × ${turns} turns`,
@@ -173,7 +193,13 @@ export async function cluster() {
           `${ms(percentile(quiet.latencies, 50))} / ${ms(quietP99)}`,
           `${quiet.cpuPerTurn.toFixed(1)} ms / ${quiet.frontCpuPerTurn.toFixed(1)} ms`,
         ],
-        ['load average (1, 5, 15 min) before / after', loadBefore, loadAfter, `model latency ${LATENCY_MS} ms a call`, '—'],
+        [
+          'load average (1, 5, 15 min) before / after',
+          loadBefore,
+          loadAfter,
+          `model latency ${LATENCY_MS} ms a call`,
+          '—',
+        ],
       ],
       bars: [
         { name: '4 workers ≥ 3 × one worker’s turns/s', value: scale, limit: 3, ok: scale >= 3 },

@@ -5,7 +5,7 @@
 // interrupted turn from the log. At the end every session must hold an answer to each of its messages, exactly once,
 // and `bridle inspect ID --verify` must pass for each. Offline: the model is the scripted one.
 import { spawn } from 'node:child_process'
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,7 +21,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const server = await startServer({ own: true })
 const dir = mkdtempSync(join(tmpdir(), 'bridle-cluster-demo-'))
 cpSync(join(here, 'kitchen'), join(dir, 'kitchen'), { recursive: true })
-writeFileSync(join(dir, 'bridle.yaml'), readFileSync(join(here, 'bridle.yaml'), 'utf8').replace('connectionString: DATABASE_URL', `connectionString: ${JSON.stringify(server.url)}`))
+writeFileSync(
+  join(dir, 'bridle.yaml'),
+  readFileSync(join(here, 'bridle.yaml'), 'utf8').replace(
+    'connectionString: DATABASE_URL',
+    `connectionString: ${JSON.stringify(server.url)}`,
+  ),
+)
 const config = join(dir, 'bridle.yaml')
 const children = []
 
@@ -54,7 +60,10 @@ try {
   }
   const base = front.output().trim()
   say(`bridle serve is on ${base}`)
-  const workers = [bridle('worker A', ['worker', '-n', '2', '--handover', '1']), bridle('worker B', ['worker', '-n', '2', '--handover', '1'])]
+  const workers = [
+    bridle('worker A', ['worker', '-n', '2', '--handover', '1']),
+    bridle('worker B', ['worker', '-n', '2', '--handover', '1']),
+  ]
   const call = async (method, path, body) => {
     const response = await fetch(base + path, {
       method,
@@ -85,7 +94,11 @@ try {
     for (const id of sessions) {
       const seen = events.get(id)
       const turnOpen = seen.findLast((e) => e.event === 'turn/start' || e.event === 'turn/end')?.event === 'turn/start'
-      if (!turnOpen || !seen.some((e) => e.event === 'assistant/chunk' && e.seq > seen.findLast((x) => x.event === 'turn/start').seq)) continue
+      if (
+        !turnOpen ||
+        !seen.some((e) => e.event === 'assistant/chunk' && e.seq > seen.findLast((x) => x.event === 'turn/start').seq)
+      )
+        continue
       const { rows } = await db.query('SELECT lease_owner FROM bridle.sessions WHERE id = $1', [id])
       const pid = Number(String(rows[0]?.lease_owner ?? '').split('/')[1])
       const victim = workers.find((w) => w.pid === pid)
@@ -100,7 +113,8 @@ try {
   await db.end()
 
   // Wait for every message to be answered.
-  const answered = (id) => events.get(id).filter((e) => e.event === 'turn/end' && e.data.data.reason.kind === 'completed').length
+  const answered = (id) =>
+    events.get(id).filter((e) => e.event === 'turn/end' && e.data.data.reason.kind === 'completed').length
   const deadline = Date.now() + 120_000
   while (sessions.some((id) => answered(id) < questions.length)) {
     if (Date.now() > deadline) throw new Error('not every message was answered within 2 minutes')
@@ -112,26 +126,44 @@ try {
     const log = events.get(id).map((e) => e.data)
     const entered = log.filter((e) => e.type === 'user/message' && e.data.source.kind === 'user').map((e) => e.data.id)
     const expected = questions.map((_, k) => `${id}-${k + 1}`)
-    if (JSON.stringify(entered) !== JSON.stringify(expected)) throw new Error(`session "${id}" entered ${JSON.stringify(entered)}, expected ${JSON.stringify(expected)}`)
-    const answers = log.filter((e) => e.type === 'assistant/message').map((e) => e.data.message.content.find((b) => b.type === 'text')?.text).filter(Boolean)
+    if (JSON.stringify(entered) !== JSON.stringify(expected))
+      throw new Error(`session "${id}" entered ${JSON.stringify(entered)}, expected ${JSON.stringify(expected)}`)
+    const answers = log
+      .filter((e) => e.type === 'assistant/message')
+      .map((e) => e.data.message.content.find((b) => b.type === 'text')?.text)
+      .filter(Boolean)
     const interrupted = log.filter((e) => e.type === 'turn/end' && e.data.reason.kind === 'interrupted').length
-    say(`session "${id}": ${expected.length} messages, each entered once, ${answers.length} answers${interrupted ? `, ${interrupted} interrupted turn continued` : ''}: "${answers.at(-1)}"`)
+    say(
+      `session "${id}": ${expected.length} messages, each entered once, ${answers.length} answers${interrupted ? `, ${interrupted} interrupted turn continued` : ''}: "${answers.at(-1)}"`,
+    )
   }
   for (const id of sessions) {
     say(`$ bridle inspect ${id} --verify`)
     const inspect = bridle(`inspect ${id}`, ['inspect', id, '--verify'])
     const { code } = await inspect.exited
-    process.stderr.write(inspect.output().split('\n').filter((l) => /verif|interrupted|turn \d/.test(l)).map((l) => `  ${l}\n`).join(''))
+    process.stderr.write(
+      inspect
+        .output()
+        .split('\n')
+        .filter((l) => /verif|interrupted|turn \d/.test(l))
+        .map((l) => `  ${l}\n`)
+        .join(''),
+    )
     if (code !== 0) throw new Error(`bridle inspect ${id} --verify exited ${code}`)
   }
-  say(`done: the sessions survived the loss of ${killed.label}; nothing lost, nothing duplicated, every request verifies`)
+  say(
+    `done: the sessions survived the loss of ${killed.label}; nothing lost, nothing duplicated, every request verifies`,
+  )
 
   async function follow(id) {
     let last
     for (;;) {
       try {
         const response = await fetch(`${base}/sessions/${id}/events`, {
-          headers: { authorization: `Bearer ${token}`, ...(last === undefined ? {} : { 'last-event-id': String(last) }) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(last === undefined ? {} : { 'last-event-id': String(last) }),
+          },
           signal: streams.signal,
         })
         const decoder = new TextDecoder()
@@ -149,7 +181,7 @@ try {
             last = event.seq
           }
         }
-      } catch (error) {
+      } catch {
         if (streams.signal.aborted) return
         await sleep(100)
       }

@@ -125,8 +125,14 @@ export function program(io: Io, exit: { code: number }): Command {
     .command('worker')
     .description("serve sessions from the cluster's queue until stopped, then drain (needs session-postgres)")
     .option('-n, --concurrency <n>', 'sessions served at once (default 2)')
-    .option('--handover <seconds>', "how long a silent worker's sessions wait before another worker takes them (default 10)")
-    .option('--grace <seconds>', 'on SIGINT/SIGTERM, how long to let sessions in flight finish before handing them back (default 30)')
+    .option(
+      '--handover <seconds>',
+      "how long a silent worker's sessions wait before another worker takes them (default 10)",
+    )
+    .option(
+      '--grace <seconds>',
+      'on SIGINT/SIGTERM, how long to let sessions in flight finish before handing them back (default 30)',
+    )
     .option('-m, --model <model>', 'model id for the chosen route')
     .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
     .action(async (o: Omit<WorkerOptions, 'config'>) => {

@@ -35,7 +35,9 @@ describe('bridle serve and bridle worker', () => {
     expect(short.stderr).toBe('bridle: BRIDLE_SERVE_TOKEN: every token must be at least 16 characters\n')
     const noPostgres = await bridle(['serve'], jsonl, offlineEnv({ BRIDLE_SERVE_TOKEN: TOKEN }))
     expect(noPostgres.code).toBe(2)
-    expect(noPostgres.stderr).toMatch(/^bridle: bridle serve needs the sessions in PostgreSQL: list @bridle\/session-postgres/)
+    expect(noPostgres.stderr).toMatch(
+      /^bridle: bridle serve needs the sessions in PostgreSQL: list @bridle\/session-postgres/,
+    )
     const worker = await bridle(['worker'], jsonl)
     expect(worker.code).toBe(2)
     expect(worker.stderr).toMatch(/^bridle: bridle worker needs the sessions in PostgreSQL/)
@@ -67,10 +69,13 @@ describe('bridle serve and bridle worker', () => {
     })
     expect(created.status).toBe(201)
     await expect
-      .poll(async () => ((await (await fetch(`${base}/sessions/cli-1`, { headers })).json()) as { turns?: number }).turns, {
-        timeout: 60_000,
-        interval: 200,
-      })
+      .poll(
+        async () => ((await (await fetch(`${base}/sessions/cli-1`, { headers })).json()) as { turns?: number }).turns,
+        {
+          timeout: 60_000,
+          interval: 200,
+        },
+      )
       .toBe(1)
     worker.child.kill('SIGTERM')
     front.child.kill('SIGTERM')

@@ -33,7 +33,8 @@ export function clusterNames(sessionSchema: string, queueSchema: string, queue: 
     ['session schema', sessionSchema],
     ['queue schema', queueSchema],
   ] as const) {
-    if (!IDENTIFIER.test(name)) throw new TypeError(`cluster: the ${what} must be a lower-case SQL identifier, got "${name}"`)
+    if (!IDENTIFIER.test(name))
+      throw new TypeError(`cluster: the ${what} must be a lower-case SQL identifier, got "${name}"`)
   }
   return Object.freeze({
     sessionSchema,

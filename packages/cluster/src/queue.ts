@@ -134,10 +134,14 @@ export class SessionQueue {
 
   private async send(client: pg.PoolClient, session: string): Promise<string> {
     const data: SessionJobData = { session }
-    const id = await this.boss.send(this.names.queue, data as object, {
-      singletonKey: session,
-      db: inTransaction(client),
-    } as PgBoss.SendOptions)
+    const id = await this.boss.send(
+      this.names.queue,
+      data as object,
+      {
+        singletonKey: session,
+        db: inTransaction(client),
+      } as PgBoss.SendOptions,
+    )
     if (id === null) throw new Error(`cluster: pg-boss refused a job for session "${session}"`)
     // delivered when the transaction commits, so a worker never wakes before the job is visible
     await client.query('SELECT pg_notify($1, $2)', [this.names.jobsChannel, session])

@@ -61,7 +61,12 @@ async function flushed(
  * which holds the lease), `false` when the wait ran out, others wait, the job has run `maxJobMs`, or the worker is
  * stopping.
  */
-async function lingered(services: JobServices, agent: ServedAgent, started: number, signal: AbortSignal): Promise<boolean> {
+async function lingered(
+  services: JobServices,
+  agent: ServedAgent,
+  started: number,
+  signal: AbortSignal,
+): Promise<boolean> {
   if (services.lingerMs <= 0 || Date.now() - started >= services.maxJobMs) return false
   if (await services.othersWaiting().catch(() => true)) return false
   const until = Date.now() + services.lingerMs

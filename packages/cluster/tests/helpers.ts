@@ -30,7 +30,9 @@ export const TOKEN = 'test-token-0123456789abcdef'
 
 /** The stored events of a session, in seq order. */
 export async function storedEvents(db: ClusterDb, id: string): Promise<SessionEvent[]> {
-  const { rows } = await admin.query(`SELECT seq, body FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [id])
+  const { rows } = await admin.query(`SELECT seq, body FROM "${db.schema}".events WHERE session_id = $1 ORDER BY seq`, [
+    id,
+  ])
   return rows.map((row: { seq: number; body: string }, index: number) => {
     if (row.seq !== index) throw new Error(`session "${id}": seq ${row.seq} stored at index ${index}`)
     return JSON.parse(row.body) as SessionEvent

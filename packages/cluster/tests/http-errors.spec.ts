@@ -7,7 +7,9 @@ let front: FrontApp
 const logged: string[] = []
 beforeAll(async () => {
   front = await startFrontApp(db, TOKEN, { maxBodyBytes: 2_048, log: (line) => logged.push(line) })
-  expect((await api(front.front.url, '/sessions', { method: 'POST', body: JSON.stringify({ id: 'known' }) })).status).toBe(201)
+  expect(
+    (await api(front.front.url, '/sessions', { method: 'POST', body: JSON.stringify({ id: 'known' }) })).status,
+  ).toBe(201)
 })
 afterAll(() => front.stop())
 
@@ -37,7 +39,12 @@ async function expectError(response: Response, status: number, exit: number, mes
 describe('the front refuses bad requests clearly and enqueues nothing', () => {
   it('401 without a token or with a wrong one, on the API and on the viewer; the token is never logged', async () => {
     await expectError(await post('/sessions/known/messages', '{"text":"hi"}', { token: null }), 401, 2, /bearer token/)
-    await expectError(await post('/sessions/known/messages', '{"text":"hi"}', { token: 'wrong-token-0123456789' }), 401, 2, /bearer token/)
+    await expectError(
+      await post('/sessions/known/messages', '{"text":"hi"}', { token: 'wrong-token-0123456789' }),
+      401,
+      2,
+      /bearer token/,
+    )
     const viewer = await fetch(`${front.front.url}/api/sessions`)
     expect(viewer.status).toBe(401)
     expect(viewer.headers.get('www-authenticate')).toContain('Basic')
@@ -70,7 +77,8 @@ describe('the front refuses bad requests clearly and enqueues nothing', () => {
       ['{"content":[{"type":"image"}]}', /content/],
       ['{"text":"a","id":"has space"}', /id must be/],
     ]
-    for (const [body, message] of cases) await expectError(await post('/sessions/known/messages', body), 400, 2, message)
+    for (const [body, message] of cases)
+      await expectError(await post('/sessions/known/messages', body), 400, 2, message)
     await expectError(await post('/sessions/known/messages', 'text=hi', { type: 'text/plain' }), 415, 2, /must be JSON/)
     await expectError(await post('/sessions/bad%20id/messages', '{"text":"a"}'), 400, 2, /session id/)
     await expectError(await post('/sessions', '{"id":"known"}'), 409, 1, /already exists/)

@@ -75,13 +75,14 @@ export function checkLog(id: string, events: readonly SessionEvent[]): LogReport
         break
       }
     }
-    if (typeof data?.turn === 'number' && event.type !== 'turn/start' && data.turn !== open) {
+    if (typeof data?.turn === 'number' && data.turn !== open) {
       problems.push(`${where}: ${event.type} of turn ${data.turn} outside it (open: ${open})`)
     }
   })
   if (open !== undefined) problems.push(`session "${id}": turn ${open} never ended`)
   const verified = verifyDigests(events)
-  for (const row of verified.filter((r) => !r.ok)) problems.push(`session "${id}": ${JSON.stringify(row)} does not verify`)
+  for (const row of verified.filter((r) => !r.ok))
+    problems.push(`session "${id}": ${JSON.stringify(row)} does not verify`)
   return {
     problems,
     entered,

@@ -15,7 +15,9 @@ const completedTurns = (events: readonly SseEvent[]) =>
 /** The worker that finishes the next job of `session` on `app`. */
 const served = (app: WorkerApp, session: string) =>
   new Promise<void>((resolve) =>
-    app.ctx.on('cluster/job-finished', (p) => (p.session === session && p.outcome !== 'failed' ? resolve() : undefined)),
+    app.ctx.on('cluster/job-finished', (p) =>
+      p.session === session && p.outcome !== 'failed' ? resolve() : undefined,
+    ),
   )
 
 describe('event streams while the worker serving a session changes', () => {
@@ -29,7 +31,11 @@ describe('event streams while the worker serving a session changes', () => {
       api(base, '/sessions/relay/messages', { method: 'POST', body: JSON.stringify({ text, id: text }) })
 
     // The live stream stays open from the start to the third answer.
-    const live = readEvents(`${base}/sessions/relay/events`, auth, (e) => completedTurns([e]) > 0 && e.id !== undefined && isThird(e))
+    const live = readEvents(
+      `${base}/sessions/relay/events`,
+      auth,
+      (e) => completedTurns([e]) > 0 && e.id !== undefined && isThird(e),
+    )
     let answers = 0
     const isThird = (e: SseEvent) => completedTurns([e]) > 0 && ++answers === 3
 
@@ -64,7 +70,9 @@ describe('event streams while the worker serving a session changes', () => {
     expect(seqs(liveEvents)).toEqual(liveEvents.map((_, i) => i))
     expect(completedTurns(liveEvents)).toBe(3)
     expect(seqs([...partial, ...resumed])).toEqual([...partial, ...resumed].map((_, i) => i))
-    expect(resumed.map((e) => e.data)).toEqual(stored.slice(Number(lastSeen) + 1, Number(lastSeen) + 1 + resumed.length).map((e) => JSON.stringify(e)))
+    expect(resumed.map((e) => e.data)).toEqual(
+      stored.slice(Number(lastSeen) + 1, Number(lastSeen) + 1 + resumed.length).map((e) => JSON.stringify(e)),
+    )
     // The front's creation marker, then one per takeover (the first resume of a log that ends in a marker adds none).
     expect(stored.filter((e) => e.type === 'session/end-seed').length).toBe(3)
   })

@@ -18,7 +18,8 @@ export async function readEvents(
   const controller = new AbortController()
   signal?.addEventListener('abort', () => controller.abort(), { once: true })
   const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal })
-  if (!response.ok || response.body === null) throw new Error(`event stream: HTTP ${response.status} ${await response.text()}`)
+  if (!response.ok || response.body === null)
+    throw new Error(`event stream: HTTP ${response.status} ${await response.text()}`)
   const seen: SseEvent[] = []
   const decoder = new TextDecoder()
   let buffer = ''

@@ -41,9 +41,12 @@ export async function serve(options: ServeOptions, io: Io, stop: Promise<void> =
   const env = options.env ?? process.env
   const tokens = parseTokens(env.BRIDLE_SERVE_TOKEN)
   if (tokens.length === 0) {
-    throw new UsageError('BRIDLE_SERVE_TOKEN is not set: bridle serve answers only requests that carry that bearer token')
+    throw new UsageError(
+      'BRIDLE_SERVE_TOKEN is not set: bridle serve answers only requests that carry that bearer token',
+    )
   }
-  if (tokens.some((t) => t.length < 16)) throw new UsageError('BRIDLE_SERVE_TOKEN: every token must be at least 16 characters')
+  if (tokens.some((t) => t.length < 16))
+    throw new UsageError('BRIDLE_SERVE_TOKEN: every token must be at least 16 characters')
   const port = parsePort(options.port)
   const maxBodyBytes = parseBytes(options.maxBody)
   const app = await resolveApp(options.config)

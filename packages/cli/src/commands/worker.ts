@@ -48,7 +48,9 @@ export async function worker(options: WorkerOptions, io: Io, stop: Promise<void>
     await booted.start(ClusterWorker, row, 'bridle worker')
     const service = booted.ctx.get('clusterWorker') as ClusterWorker
     await service.ready
-    io.err(`bridle worker: serving sessions from queue ${service.names.queue} (concurrency ${concurrency}); Ctrl-C drains and stops\n`)
+    io.err(
+      `bridle worker: serving sessions from queue ${service.names.queue} (concurrency ${concurrency}); Ctrl-C drains and stops\n`,
+    )
     await stop
     io.err(`bridle worker: draining (up to ${graceMs / 1000} s)…\n`)
     handedBack = (await service.drain(graceMs)).handedBack.length

@@ -15,14 +15,20 @@ export interface MessageBody {
 const KEYS = new Set(['text', 'content', 'id', 'target'])
 
 /** Builds the user message a body describes, or throws a 400 naming what is wrong. Nothing is stored here. */
-export function messageFromBody(raw: unknown, where = 'body'): { message: UserMessage; target: 'next-turn' | 'next-step' } {
+export function messageFromBody(
+  raw: unknown,
+  where = 'body',
+): { message: UserMessage; target: 'next-turn' | 'next-step' } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new HttpError(400, `${where} must be a JSON object with "text" (or "content")`)
   }
   const body = raw as Record<string, unknown>
   const unknown = Object.keys(body).filter((k) => !KEYS.has(k))
   if (unknown.length > 0) {
-    throw new HttpError(400, `${where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`)
+    throw new HttpError(
+      400,
+      `${where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`,
+    )
   }
   const target = body.target ?? 'next-turn'
   if (target !== 'next-turn' && target !== 'next-step') {

@@ -33,7 +33,8 @@ async function jsonBody(c: Context): Promise<unknown> {
   const type = c.req.header('content-type') ?? ''
   const text = await c.req.text()
   if (text.length === 0) return {}
-  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'the body must be JSON (Content-Type: application/json)')
+  if (!/^application\/json\b/i.test(type))
+    throw new HttpError(415, 'the body must be JSON (Content-Type: application/json)')
   try {
     return JSON.parse(text)
   } catch (error) {
@@ -80,11 +81,18 @@ async function postAndEnqueue(s: FrontServices, id: string, raw: unknown, where:
   } catch (error) {
     const text = (error as Error).message ?? String(error)
     if (text === `session "${id}" not found`) throw new HttpError(404, text)
-    if (error instanceof TypeError || /already posted/.test(text)) throw new HttpError(text.includes('already posted') ? 409 : 400, text)
+    if (error instanceof TypeError || /already posted/.test(text))
+      throw new HttpError(text.includes('already posted') ? 409 : 400, text)
     throw error
   }
   const job = await s.queue.enqueue(id)
-  return { message: message.id as string, target, position: posted.position, duplicate: posted.duplicate, enqueued: job !== undefined }
+  return {
+    message: message.id as string,
+    target,
+    position: posted.position,
+    duplicate: posted.duplicate,
+    enqueued: job !== undefined,
+  }
 }
 
 /**
@@ -102,7 +110,8 @@ export function frontRoutes(s: FrontServices): Hono {
 
   app.post('/sessions', limit, async (c) => {
     const body = (await jsonBody(c)) as Record<string, unknown> | null
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'the body must be a JSON object')
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new HttpError(400, 'the body must be a JSON object')
     const unknown = Object.keys(body).filter((k) => !['id', 'cwd', 'message'].includes(k))
     if (unknown.length > 0) throw new HttpError(400, `unknown field ${unknown.map((k) => `"${k}"`).join(', ')}`)
     const id = body.id === undefined ? `s-${randomUUID()}` : body.id
@@ -174,7 +183,10 @@ export function frontRoutes(s: FrontServices): Hono {
     if (error instanceof HttpError) return c.json(errorBody(error), error.status as 400)
     s.onError(error)
     const unavailable = /ECONNREFUSED|terminat|Connection|timeout/i.test(String((error as Error).message))
-    const wrapped = new HttpError(unavailable ? 503 : 500, unavailable ? 'the database is unreachable; retry later' : 'internal error')
+    const wrapped = new HttpError(
+      unavailable ? 503 : 500,
+      unavailable ? 'the database is unreachable; retry later' : 'internal error',
+    )
     return c.json(errorBody(wrapped), wrapped.status as 500)
   })
   return app

@@ -60,9 +60,14 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   }
   await persistence.ready
   const connectionString = options.connectionString ?? persistence.config.connectionString
-  if (connectionString === undefined) throw new Error('serve: no connectionString (set one on @bridle/session-postgres)')
+  if (connectionString === undefined)
+    throw new Error('serve: no connectionString (set one on @bridle/session-postgres)')
   const onError = options.onError ?? (() => undefined)
-  const names = clusterNames(persistence.config.schema, options.queueSchema ?? 'bridle_queue', options.queue ?? 'bridle-sessions')
+  const names = clusterNames(
+    persistence.config.schema,
+    options.queueSchema ?? 'bridle_queue',
+    options.queue ?? 'bridle-sessions',
+  )
   const pool = new pg.Pool({ connectionString, max: 10, application_name: 'bridle-serve' })
   pool.on('error', onError)
   let boss: PgBoss | undefined
@@ -70,7 +75,13 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   let viewer: ViewHandler | undefined
   try {
     await installCluster(pool, names)
-    boss = createBoss(pool, names, { supervise: false, maintenanceIntervalSeconds: 60, pollingIntervalSeconds: 2 }, () => false, onError)
+    boss = createBoss(
+      pool,
+      names,
+      { supervise: false, maintenanceIntervalSeconds: 60, pollingIntervalSeconds: 2 },
+      () => false,
+      onError,
+    )
     await boss.start()
     await ensureQueueIfMissing(boss, names.queue)
     tail = new EventTail(pool, connectionString, names, (message) => onError(new Error(message)))
@@ -97,7 +108,9 @@ export async function startFront(options: FrontOptions): Promise<Front> {
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now()
     res.on('finish', () =>
-      options.log?.(`${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode} ${Math.round(performance.now() - started)} ms`),
+      options.log?.(
+        `${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode} ${Math.round(performance.now() - started)} ms`,
+      ),
     )
     try {
       if (!check(req.headers.authorization)) {

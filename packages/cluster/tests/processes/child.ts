@@ -15,7 +15,8 @@ const say = (line: string) => process.stdout.write(line + '\n')
 
 ;(Logger.targets as unknown[]).push({
   record(record: { name: string; type: string; content: string }) {
-    if (record.type === 'warn' || record.type === 'error') say(`warn ${record.name}: ${record.content.replace(/\n/g, ' ')}`)
+    if (record.type === 'warn' || record.type === 'error')
+      say(`warn ${record.name}: ${record.content.replace(/\n/g, ' ')}`)
   },
 })
 

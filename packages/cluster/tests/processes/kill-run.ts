@@ -142,7 +142,9 @@ export function describeClusterKills(count: number, seed = crashSeed()): void {
         expect(exit.code, `${exit.stderr}\n${worker.child.lines.join('\n')}`).toBe(0)
       }
 
-      const { rows: refused } = await admin.query(`SELECT count(*)::int AS n FROM "${db.schema}".messages WHERE rejected IS NOT NULL`)
+      const { rows: refused } = await admin.query(
+        `SELECT count(*)::int AS n FROM "${db.schema}".messages WHERE rejected IS NOT NULL`,
+      )
       expect(refused[0].n).toBe(0)
       let interrupted = 0
       let continued = 0
@@ -158,7 +160,8 @@ export function describeClusterKills(count: number, seed = crashSeed()): void {
           if (session !== id) continue
           const times = report.entered.get(message) ?? 0
           if (times !== 1) problems.push(`message "${message}" entered session "${id}" ${times} times`)
-          else if (!report.answered.has(message)) problems.push(`message "${message}" of session "${id}" was never answered`)
+          else if (!report.answered.has(message))
+            problems.push(`message "${message}" of session "${id}" was never answered`)
         }
       }
       expect(problems).toEqual([])
