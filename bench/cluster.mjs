@@ -1,24 +1,19 @@
 // The cluster's throughput and latency: 1, 2 and 4 worker processes (concurrency 2 each) serve 40 sessions over a
-// throwaway PostgreSQL (fsync on); every turn is one scripted model call with a fixed 50 ms latency. A client in this
-// process posts through the front (`startFront`, real HTTP) and follows each session's event stream: each session
+// throwaway PostgreSQL; every turn is one scripted model call with a fixed 50 ms latency. A client in this process
+// posts through two front processes (`startFront`, real HTTP) and follows each session's event stream: each session
 // posts its next message when the answer to the previous one has ended its turn, so the queue always holds work.
 // Reported: turns per second per pool size, and the time from a POST to the first event of its answer on the stream
 // (p50 / p99), both under that load and on a quiet pool (one message at a time, 4 workers).
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import os from 'node:os'
-import { Context } from 'cordis'
-import { quick, session } from './lib.mjs'
+import { quick } from './lib.mjs'
 
-const dist = (path) => import(new URL(`../${path}/dist/index.js`, import.meta.url).href)
-const [{ SessionPostgres }, { startFront }, { startServer }, { shutdown }] = await Promise.all([
-  dist('packages/session-postgres'),
-  dist('packages/cluster'),
-  dist('packages/test-postgres'),
-  dist('packages/scope'),
-])
+const { startServer } = await import(new URL('../packages/test-postgres/dist/index.js', import.meta.url).href)
 
 const LATENCY_MS = 50
+/** Front processes the client spreads its sessions over (the client's own process only posts and reads streams). */
+const FRONTS = 2
 const SESSIONS = 40
 const TOKEN = `bench-${randomBytes(12).toString('hex')}`
 
@@ -27,24 +22,24 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 
-/** A worker process; resolves once it takes jobs. */
-function worker(db) {
-  const child = spawn(
-    process.execPath,
-    [
-      new URL('./cluster-worker.mjs', import.meta.url).pathname,
-      JSON.stringify({ ...db, concurrency: 2, latencyMs: LATENCY_MS }),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  )
-  let out = ''
-  child.stdout.on('data', (d) => (out += d))
-  const cpuMs = () => Number(/^cpu (\S+)$/m.exec(out)?.[1] ?? Number.NaN)
-  const ready = new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => String(d).includes('ready') && resolve())
-    child.on('exit', (code) => reject(new Error(`bench worker exited with ${code}`)))
+/** A child process of the benchmark (`cluster-worker.mjs` or `cluster-front.mjs`); `ready` resolves its first line. */
+function child(script, config) {
+  const process_ = spawn(process.execPath, [new URL(script, import.meta.url).pathname, JSON.stringify(config)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   })
-  return { child, ready, cpuMs }
+  let out = ''
+  process_.stdout.on('data', (d) => (out += d))
+  const ready = new Promise((resolve, reject) => {
+    process_.stdout.on('data', () => out.includes('\n') && resolve(out.split('\n')[0]))
+    process_.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
+  })
+  const exited = new Promise((resolve) => process_.on('exit', resolve))
+  const stop = async () => {
+    process_.kill('SIGTERM')
+    await exited
+    return Number(/^cpu (\S+)$/m.exec(out)?.[1] ?? Number.NaN)
+  }
+  return { ready, stop }
 }
 
 /** Follows a session's event stream, calling `onEvent(type, data)` for each event, until `signal` aborts. */
@@ -79,17 +74,15 @@ async function follow(base, id, signal, onEvent) {
 async function run(server, workers, turns, { quiet = false } = {}) {
   const tag = randomBytes(4).toString('hex')
   const db = { url: server.url, schema: `b_${tag}`, queueSchema: `bq_${tag}` }
-  const ctx = new Context()
-  ctx.plugin(session.SessionStore)
-  ctx.plugin(SessionPostgres, { connectionString: db.url, schema: db.schema, poolSize: 8, writeBatchMaxDelayMs: 5 })
-  await new Promise((resolve) => setTimeout(resolve, 0))
-  // The server stops at the end of the benchmark: a connection it ends then is not a failure of the run.
-  ctx.get('sessionPersistence').pool.on('error', () => {})
-  const front = await startFront({ ctx, tokens: [TOKEN], queueSchema: db.queueSchema, viewer: false })
-  const pool = Array.from({ length: workers }, () => worker(db))
+  const fronts = Array.from({ length: FRONTS }, () => child('./cluster-front.mjs', { ...db, token: TOKEN }))
+  const urls = await Promise.all(fronts.map((f) => f.ready))
+  const pool = Array.from({ length: workers }, () =>
+    child('./cluster-worker.mjs', { ...db, concurrency: 2, latencyMs: LATENCY_MS }),
+  )
   await Promise.all(pool.map((w) => w.ready))
-  const call = (path, body) =>
-    fetch(front.url + path, {
+  const frontOf = (id) => urls[Number(id.slice(1)) % urls.length]
+  const call = (base, path, body) =>
+    fetch(base + path, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -98,7 +91,7 @@ async function run(server, workers, turns, { quiet = false } = {}) {
     })
   const count = quiet ? 1 : SESSIONS
   const ids = Array.from({ length: count }, (_, i) => `s${i}`)
-  for (const id of ids) await call('/sessions', { id })
+  for (const id of ids) await call(frontOf(id), '/sessions', { id })
   const streams = new AbortController()
   const latencies = []
   let done = 0
@@ -111,9 +104,9 @@ async function run(server, workers, turns, { quiet = false } = {}) {
         asked++
         answering = false
         postedAt = performance.now()
-        call(`/sessions/${id}/messages`, { text: `question ${asked}` }).catch(reject)
+        call(frontOf(id), `/sessions/${id}/messages`, { text: `question ${asked}` }).catch(reject)
       }
-      void follow(front.url, id, streams.signal, (type, data) => {
+      void follow(frontOf(id), id, streams.signal, (type, data) => {
         if (type === 'assistant/chunk' && !answering) {
           answering = true
           latencies.push(performance.now() - postedAt)
@@ -133,23 +126,23 @@ async function run(server, workers, turns, { quiet = false } = {}) {
   const elapsed = (performance.now() - started) / 1000
   const used = process.cpuUsage(ownCpu)
   streams.abort()
-  for (const w of pool) w.child.kill('SIGTERM')
-  await Promise.all(pool.map((w) => new Promise((resolve) => w.child.on('exit', resolve))))
-  await front.close()
-  await shutdown(ctx)
+  const workerCpu = (await Promise.all(pool.map((w) => w.stop()))).reduce((a, b) => a + b, 0)
+  const frontCpu = (await Promise.all(fronts.map((f) => f.stop()))).reduce((a, b) => a + b, 0)
   const total = count * turns
-  const workerCpu = pool.reduce((sum, w) => sum + w.cpuMs(), 0)
   return {
     tps: total / elapsed,
     latencies,
     cpuPerTurn: workerCpu / total,
-    frontCpuPerTurn: (used.user + used.system) / 1000 / total,
+    frontCpuPerTurn: frontCpu / total,
+    clientCpuPerTurn: (used.user + used.system) / 1000 / total,
   }
 }
 
 export async function cluster() {
   const server = await startServer({
-    fsync: process.env.BRIDLE_BENCH_FSYNC !== '0',
+    // Off by default: with fsync on, this machine's shared disk caps the commits of every pool size alike (about 11
+    // turns/s, BENCHMARKS.md), which measures the disk, not the workers. BRIDLE_BENCH_FSYNC=1 turns it on.
+    fsync: process.env.BRIDLE_BENCH_FSYNC === '1',
     own: !process.env.BRIDLE_BENCH_PG_URL,
   })
   const pg = { url: process.env.BRIDLE_BENCH_PG_URL ?? server.url }
@@ -176,7 +169,7 @@ export async function cluster() {
         'turns/s',
         '× one worker',
         'POST → first answer event p50 / p99',
-        'CPU per turn: workers / front + client',
+        'CPU per turn: workers / fronts / client',
       ],
       rows: [
         ...results.map((r) => [
@@ -184,14 +177,14 @@ export async function cluster() {
           r.tps.toFixed(1),
           (r.tps / results[0].tps).toFixed(2),
           `${ms(percentile(r.latencies, 50))} / ${ms(percentile(r.latencies, 99))} (under load)`,
-          `${r.cpuPerTurn.toFixed(1)} ms / ${r.frontCpuPerTurn.toFixed(1)} ms`,
+          `${r.cpuPerTurn.toFixed(1)} / ${r.frontCpuPerTurn.toFixed(1)} / ${r.clientCpuPerTurn.toFixed(1)} ms`,
         ]),
         [
           `quiet: 4 workers, one message at a time (${quiet.latencies.length} turns)`,
           quiet.tps.toFixed(1),
           '—',
           `${ms(percentile(quiet.latencies, 50))} / ${ms(quietP99)}`,
-          `${quiet.cpuPerTurn.toFixed(1)} ms / ${quiet.frontCpuPerTurn.toFixed(1)} ms`,
+          `${quiet.cpuPerTurn.toFixed(1)} / ${quiet.frontCpuPerTurn.toFixed(1)} / ${quiet.clientCpuPerTurn.toFixed(1)} ms`,
         ],
         [
           'load average (1, 5, 15 min) before / after',

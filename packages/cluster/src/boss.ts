@@ -84,6 +84,17 @@ export async function ensureQueue(boss: PgBoss, names: ClusterNames, settings: Q
     retryDelay: settings.retryDelaySeconds,
     retryBackoff: false,
   }
-  await boss.createQueue(names.queue, options as PgBoss.Queue)
-  await boss.updateQueue(names.queue, options as PgBoss.Queue)
+  // Processes that start together race to create the queue (its partition table), which PostgreSQL can answer with
+  // a deadlock or a duplicate: the loser tries again and finds the queue made.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if ((await boss.getQueue(names.queue)) === null) await boss.createQueue(names.queue, options as PgBoss.Queue)
+      await boss.updateQueue(names.queue, options as PgBoss.Queue)
+      return
+    } catch (error) {
+      const code = (error as { code?: string }).code
+      if (attempt >= 10 || (code !== '40P01' && code !== '23505' && code !== '42P07')) throw error
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.floor(Math.random() * 50)))
+    }
+  }
 }

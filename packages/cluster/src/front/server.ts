@@ -6,7 +6,7 @@ import { createViewHandler, ViewSource, type ViewHandler } from '@bridle/view'
 import type { Context } from 'cordis'
 import pg from 'pg'
 import type PgBoss from 'pg-boss'
-import { createBoss, ensureQueue } from '../boss.js'
+import { createBoss } from '../boss.js'
 import { clusterNames } from '../names.js'
 import { SessionQueue } from '../queue.js'
 import { installCluster } from '../schema.js'
@@ -155,6 +155,13 @@ export async function startFront(options: FrontOptions): Promise<Front> {
 
 /** The front enqueues into the workers' queue; it creates it (with the workers' defaults) if no worker did yet. */
 async function ensureQueueIfMissing(boss: PgBoss, queue: string): Promise<void> {
-  if ((await boss.getQueue(queue)) !== null) return
-  await ensureQueue(boss, { queue } as never, { expireInSeconds: 3_600, retryLimit: 10_000, retryDelaySeconds: 0 })
+  for (let attempt = 1; (await boss.getQueue(queue)) === null; attempt++) {
+    try {
+      await boss.createQueue(queue, { policy: 'singleton', expireInSeconds: 3_600, retryLimit: 10_000 } as PgBoss.Queue)
+    } catch (error) {
+      // another process created it at the same moment (a deadlock or a duplicate): look again
+      if (attempt >= 10) throw error
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.floor(Math.random() * 50)))
+    }
+  }
 }
