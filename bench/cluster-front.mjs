@@ -12,7 +12,12 @@ const [{ SessionPostgres }, { startFront }, { shutdown }] = await Promise.all([
 const config = JSON.parse(process.argv[2])
 const ctx = new Context()
 ctx.plugin(session.SessionStore)
-ctx.plugin(SessionPostgres, { connectionString: config.url, schema: config.schema, poolSize: 8, writeBatchMaxDelayMs: 5 })
+ctx.plugin(SessionPostgres, {
+  connectionString: config.url,
+  schema: config.schema,
+  poolSize: 8,
+  writeBatchMaxDelayMs: 5,
+})
 await new Promise((resolve) => setTimeout(resolve, 0))
 const front = await startFront({ ctx, tokens: [config.token], queueSchema: config.queueSchema, viewer: false })
 const cpu = process.cpuUsage()
