@@ -1,5 +1,5 @@
 // `pnpm demo:cluster`: a cluster on one machine. An embedded PostgreSQL, one `bridle serve` and two `bridle worker`
-// processes over examples/cluster/bridle.yaml; a scripted client creates three sessions and posts three messages to
+// processes over examples/cluster/cluster.yaml; a scripted client creates three sessions and posts three messages to
 // each over HTTP, while it follows their event streams. When a turn is under way it SIGKILLs the worker that holds
 // that session's lease; the other worker takes the session over (after the handover time) and continues the
 // interrupted turn from the log. At the end every session must hold an answer to each of its messages, exactly once,
@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bridle-cluster-demo-'))
 cpSync(join(here, 'kitchen'), join(dir, 'kitchen'), { recursive: true })
 writeFileSync(
   join(dir, 'bridle.yaml'),
-  readFileSync(join(here, 'bridle.yaml'), 'utf8').replace(
+  readFileSync(join(here, 'cluster.yaml'), 'utf8').replace(
     'connectionString: DATABASE_URL',
     `connectionString: ${JSON.stringify(server.url)}`,
   ),
