@@ -79,6 +79,9 @@ async function lingered(
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** How long a job waits for another process to give a session's lease up before it hands the job back. */
+const RESUME_PATIENCE_MS = 60_000
+
 /**
  * Resumes the session, waiting for its lease while another process still holds it: a dead worker's lease lapses
  * at its expiry, a live one's is released when it finishes. `undefined` when the session does not exist.
@@ -86,6 +89,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 async function resume(services: JobServices, id: string, signal: AbortSignal): Promise<ServedAgent | undefined> {
   const loop = services.ctx.get('agentLoop') as { resume(id: string, o: object): Promise<ServedAgent> }
   let pause = 25
+  const giveUp = Date.now() + RESUME_PATIENCE_MS
   for (;;) {
     signal.throwIfAborted()
     try {
@@ -93,7 +97,8 @@ async function resume(services: JobServices, id: string, signal: AbortSignal): P
     } catch (error) {
       const e = error as { name?: string; message?: string; expiresAt?: Date }
       if (e.message === `session "${id}" not found`) return undefined
-      if (e.name !== 'SessionLeasedError') throw error
+      // A holder that keeps renewing is alive: the job goes back to the queue and is retried later.
+      if (e.name !== 'SessionLeasedError' || Date.now() > giveUp) throw error
       // Poll quickly (a release is usually milliseconds away), never past the holder's expiry by much.
       const untilExpiry = (e.expiresAt?.getTime() ?? Date.now()) - Date.now() + 5
       await sleep(Math.max(5, Math.min(pause, untilExpiry)))
@@ -113,6 +118,23 @@ export async function serveSession(services: JobServices, id: string, signal: Ab
   const agent = await resume(services, id, signal)
   if (agent === undefined) return { kind: 'missing' }
   const sessions = services.ctx.get('sessions') as { flush(session: unknown): Promise<boolean> }
+  try {
+    return await serveResumed(services, agent, sessions, signal)
+  } catch (error) {
+    // Unexpected: give the session back (its lease with it) rather than keep it from the job's next worker.
+    await agent.dispose().catch(() => undefined)
+    throw error
+  }
+}
+
+/** The part of `serveSession` after the resume. */
+async function serveResumed(
+  services: JobServices,
+  agent: ServedAgent,
+  sessions: { flush(session: unknown): Promise<boolean> },
+  signal: AbortSignal,
+): Promise<Served> {
+  const id = agent.id
   const started = Date.now()
   const interruption = resumeInterrupted(agent)
   await services.persistence.deliver(id)
