@@ -12,7 +12,7 @@ export interface SseEvent {
 export async function readEvents(
   url: string,
   headers: Record<string, string>,
-  onEvent: (event: SseEvent) => boolean | void,
+  onEvent: (event: SseEvent) => unknown,
   signal?: AbortSignal,
 ): Promise<SseEvent[]> {
   const controller = new AbortController()
