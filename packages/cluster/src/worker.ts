@@ -76,6 +76,8 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
   private listener: ChannelListener | undefined
   private timers: ReturnType<typeof setInterval>[] = []
   private stopping = false
+  /** Disposed without `drain()`: its agents were disposed mid-turn, so their jobs go back to the queue. */
+  private disposing = false
 
   constructor(ctx: Context, config?: ClusterWorkerConfigInput) {
     super(ctx, 'clusterWorker', Config(config))
@@ -228,6 +230,13 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
         held.abort.signal,
       )
       if (!this.running.has(job.id)) return // handed back by drain meanwhile
+      if (this.disposing) {
+        // The app went away under the agent (its turn ended `aborted`): the next worker continues it.
+        this.running.delete(job.id)
+        await this.boss?.fail(this.names.queue, job.id, { message: 'handed back: the worker was disposed' })
+        this.emitFinished(held, 'handed-back', false)
+        return
+      }
       const outcome = await this.finish(held)
       const continued = served.kind === 'served' && served.interruption !== undefined
       this.emitFinished(held, served.kind === 'missing' ? 'missing' : outcome, continued)
@@ -294,6 +303,7 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
 
   protected override async stop(): Promise<void> {
     this.stopping = true
+    this.disposing = true
     for (const timer of this.timers) clearInterval(timer)
     await this.ready.catch(() => undefined)
     for (const { id } of this.loops) await this.boss?.offWork({ id }).catch(() => undefined)
