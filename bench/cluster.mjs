@@ -3,7 +3,8 @@
 // posts through two front processes (`startFront`, real HTTP) and follows each session's event stream: each session
 // posts its next message when the answer to the previous one has ended its turn, so the queue always holds work.
 // Reported: turns per second per pool size, and the time from a POST to the first event of its answer on the stream
-// (p50 / p99), both under that load and on a quiet pool (one message at a time, 4 workers).
+// (p50 / p99), both under that load and on a quiet pool (one message at a time, 4 workers), and the CPU time per
+// turn; then 1 and 4 workers once more with a 250 ms model, where the CPU of a shared machine is not what runs out.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import os from 'node:os'
@@ -12,6 +13,8 @@ import { quick } from './lib.mjs'
 const { startServer } = await import(new URL('../packages/test-postgres/dist/index.js', import.meta.url).href)
 
 const LATENCY_MS = 50
+/** The slower model of the rows without a bar. */
+const SLOW_MS = 250
 /** Front processes the client spreads its sessions over (the client's own process only posts and reads streams). */
 const FRONTS = 2
 const SESSIONS = 40
@@ -71,13 +74,13 @@ async function follow(base, id, signal, onEvent) {
  * One measured run: `workers` processes, `SESSIONS` sessions each asking `turns` questions in a closed loop (or, with
  * `quiet`, one session at a time asking one after another). Resolves turns/s and the POST → first answer event times.
  */
-async function run(server, workers, turns, { quiet = false } = {}) {
+async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_MS } = {}) {
   const tag = randomBytes(4).toString('hex')
   const db = { url: server.url, schema: `b_${tag}`, queueSchema: `bq_${tag}` }
   const fronts = Array.from({ length: FRONTS }, () => child('./cluster-front.mjs', { ...db, token: TOKEN }))
   const urls = await Promise.all(fronts.map((f) => f.ready))
   const pool = Array.from({ length: workers }, () =>
-    child('./cluster-worker.mjs', { ...db, concurrency: 2, latencyMs: LATENCY_MS }),
+    child('./cluster-worker.mjs', { ...db, concurrency: 2, latencyMs }),
   )
   await Promise.all(pool.map((w) => w.ready))
   const frontOf = (id) => urls[Number(id.slice(1)) % urls.length]
@@ -157,6 +160,9 @@ export async function cluster() {
     const results = []
     for (const workers of [1, 2, 4]) results.push({ workers, ...(await run(pg, workers, turns)) })
     const quiet = await run(pg, 4, quick ? 30 : 100, { quiet: true })
+    // The same pools with a slower model: while the turns wait on the model, the CPU is not what runs out.
+    const slow = []
+    for (const workers of [1, 4]) slow.push(await run(pg, workers, turns, { latencyMs: SLOW_MS }))
     const loadAfter = loads()
     const scale = results[2].tps / results[0].tps
     const quietP99 = percentile(quiet.latencies, 99)
@@ -186,6 +192,13 @@ export async function cluster() {
           `${ms(percentile(quiet.latencies, 50))} / ${ms(quietP99)}`,
           `${quiet.cpuPerTurn.toFixed(1)} / ${quiet.frontCpuPerTurn.toFixed(1)} / ${quiet.clientCpuPerTurn.toFixed(1)} ms`,
         ],
+        ...slow.map((r, i) => [
+          `${i === 0 ? 1 : 4} worker${i === 0 ? '' : 's'}, model latency ${SLOW_MS} ms (no bar)`,
+          r.tps.toFixed(1),
+          (r.tps / slow[0].tps).toFixed(2),
+          `${ms(percentile(r.latencies, 50))} / ${ms(percentile(r.latencies, 99))} (under load)`,
+          `${r.cpuPerTurn.toFixed(1)} / ${r.frontCpuPerTurn.toFixed(1)} / ${r.clientCpuPerTurn.toFixed(1)} ms`,
+        ]),
         [
           'load average (1, 5, 15 min) before / after',
           loadBefore,
