@@ -188,19 +188,13 @@ export async function timeOf(fn) {
 }
 
 /**
- * A stopwatch: `const read = stopwatch(); …; read()` gives the milliseconds since it started, charged as the smaller
- * of wall time and this process's CPU time across it. On a shared machine the OS deschedules the process at arbitrary
- * moments, which is wall time the process did not spend; a stall of its own (a collection, a rehash) costs CPU time
- * as well, so it still counts.
+ * A stopwatch: `const read = stopwatch(); …; read()` gives the wall-clock milliseconds since it started. (CPU time,
+ * which load cannot inflate, was tried: `process.cpuUsage()` costs about 4 µs a call here, a sizeable share of a
+ * step or a stringify measured in tens of µs, so it would bias every ratio toward 1. Pairing is what resists load.)
  */
 export function stopwatch() {
-  const wall = performance.now()
-  const cpu = process.cpuUsage()
-  return () => {
-    const elapsed = performance.now() - wall
-    const used = process.cpuUsage(cpu)
-    return Math.min(elapsed, (used.user + used.system) / 1000)
-  }
+  const started = performance.now()
+  return () => performance.now() - started
 }
 
 /** The fastest of three back-to-back `JSON.stringify` calls of `value` (the first may pay for a cold cache), in ms. */

@@ -19,6 +19,9 @@ import { viewerFirstPaint } from './viewer-first-paint.mjs'
 import { cliStartup } from './cli-startup.mjs'
 import { sessionsListing } from './sessions-listing.mjs'
 import { otelOverhead } from './otel-overhead.mjs'
+import { anthropicCache } from './anthropic-cache.mjs'
+import { hotReload } from './hot-reload.mjs'
+import { secretsFilter } from './secrets-filter.mjs'
 import { cluster } from './cluster.mjs'
 
 const all = [
@@ -32,10 +35,13 @@ const all = [
   cacheStability,
   postgresBeside,
   compactionCache,
+  anthropicCache,
   viewerFirstPaint,
   cliStartup,
   sessionsListing,
   otelOverhead,
+  hotReload,
+  secretsFilter,
   cluster,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
@@ -43,6 +49,10 @@ const only = process.argv.flatMap((arg, i, argv) => {
   if (arg.startsWith('--only=')) return arg.slice('--only='.length).split(',')
   return argv[i - 1] === '--only' ? arg.split(',') : []
 })
+// `--report FILE` writes every bar's name, value and verdict as JSON (scripts/bench-verdicts.mjs reads it);
+// `--no-write` leaves BENCHMARKS.md alone even after a full quiet run.
+const reportFile = process.argv.flatMap((arg, i, argv) => (argv[i - 1] === '--report' ? [arg] : []))[0]
+const noWrite = process.argv.includes('--no-write')
 const unknown = only.filter((name) => !all.some((s) => s.name === name))
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.name).join(', ')}\n`)
@@ -63,6 +73,7 @@ const loads = () =>
     .join(', ')
 const loadBefore = loads()
 const sections = []
+const verdicts = []
 let failed = 0
 for (const scenario of scenarios) {
   process.stderr.write(`bench: ${scenario.name}…\n`)
@@ -79,6 +90,7 @@ for (const scenario of scenarios) {
     ),
   ].join('\n')
   failed += r.bars.filter((b) => !b.ok).length
+  for (const b of r.bars) verdicts.push({ scenario: scenario.name, name: b.name, value: b.value, ok: b.ok })
   sections.push(table)
   process.stdout.write(`${table}\n\n`)
 }
@@ -92,7 +104,9 @@ const body = [
 ].join('\n')
 
 burner?.kill('SIGKILL')
-if (!quick && !busy && only.length === 0) {
+if (reportFile)
+  writeFileSync(reportFile, JSON.stringify({ quick, busy, loadBefore, loadAfter: loads(), verdicts }, null, 2))
+if (!quick && !busy && !noWrite && only.length === 0) {
   const file = new URL('../BENCHMARKS.md', import.meta.url)
   const text = readFileSync(file, 'utf8')
   const [head, rest] = text.split('<!-- results:start -->')

@@ -13,6 +13,57 @@ function sources(dir) {
     .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
 }
 
+/** Documents of the repository that no package ships: a package README may name them only as links to the repository. */
+const REPOSITORY_DOCUMENTS = /\b(?:CONTRIBUTING|TESTING|DESIGN|BENCHMARKS)\.md\b|(?<![\w/])docs\/[\w./-]+\.md\b/g
+
+/** `git+https://github.com/o/r.git` → `https://github.com/o/r`. */
+const repositoryUrl = (pkg) =>
+  String(pkg.repository?.url ?? '')
+    .replace(/^git\+/, '')
+    .replace(/\.git$/, '')
+
+/**
+ * What is wrong with the links of a published package's README (npm shows it without the repository around it): a
+ * relative link must point at a file the package ships (`README.md`, `LICENSE`, `dist/…`) or at a heading; anything else
+ * links by absolute URL, and a link into this repository must name a file that exists; a repository document
+ * (`CONTRIBUTING.md`, `docs/…`) must not be named bare.
+ */
+function readmeProblems(root, dir, pkg) {
+  const file = join(dir, 'README.md')
+  if (!existsSync(file)) return ['has no README.md']
+  const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '')
+  const problems = []
+  const repo = repositoryUrl(pkg)
+  const links = [...text.matchAll(/!?\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)].map((match) => match[1])
+  for (const target of links) {
+    if (target.startsWith('#')) continue
+    if (/^https?:\/\//.test(target)) {
+      const inRepo =
+        repo !== '' && target.startsWith(`${repo}/`)
+          ? /^(?:blob|tree|raw)\/main\/([^#?]*)/.exec(target.slice(repo.length + 1))
+          : null
+      if (inRepo && inRepo[1] !== '' && !existsSync(join(root, decodeURIComponent(inRepo[1])))) {
+        problems.push(`README.md links ${target}, but the repository has no ${inRepo[1]}`)
+      }
+      continue
+    }
+    if (/^[a-z]+:/.test(target)) continue
+    const path = target.split('#')[0].replace(/^\.\//, '')
+    const ships = path === 'README.md' || path === 'LICENSE' || path.startsWith('dist/')
+    if (!ships) {
+      problems.push(
+        `README.md links ${target}, which the package does not ship; link ${repo || 'the repository'}/blob/main/… instead`,
+      )
+    }
+  }
+  // named without a link: what remains once every absolute link is taken out
+  const bare = text.replace(/!?\[[^\]]*\]\(https?:\/\/[^)]*\)/g, '')
+  for (const match of new Set([...bare.matchAll(REPOSITORY_DOCUMENTS)].map((m) => m[0]))) {
+    problems.push(`README.md names ${match}, which the package does not ship; link it in the repository instead`)
+  }
+  return problems
+}
+
 /**
  * Every way the repository at `root` breaks the conventions: one line a problem, naming the file or package. The
  * repository is read as it is on disk (the root `package.json` and `LICENSE`, `packages/`, `plugins/`, `tests/` and
@@ -45,6 +96,7 @@ export function checkPackages(root) {
       if (!Array.isArray(pkg.keywords) || !pkg.keywords.includes('bridle')) fail('"keywords" must include "bridle"')
       if (pkg.repository?.directory !== where) fail(`"repository.directory" must be "${where}"`)
       if (pkg.publishConfig?.access !== 'public') fail('"publishConfig.access" must be "public"')
+      for (const problem of readmeProblems(root, dir, pkg)) fail(problem)
       const files = JSON.stringify(pkg.files)
       if (files !== JSON.stringify(['dist', 'README.md', 'LICENSE']))
         fail(`"files" must be ["dist", "README.md", "LICENSE"], not ${files}`)

@@ -3,7 +3,9 @@
 // scratch copy of the repository, publishes every package to a real npm registry (verdaccio) listening on loopback,
 // then plays a stranger: in a fresh project it installs the packages by name from that registry and runs the README
 // "In code" example (only the model swapped for the scripted one), typechecks it under `nodenext` and `bundler`
-// resolution, and runs `npx bridle run` offline. Any failure exits non-zero. Expects `pnpm build` to have run.
+// resolution, and runs `npx bridle run` offline. Then a plugin author scaffolds a plugin package with `bridle new plugin`,
+// builds, tests and publishes it to the same registry, and a fresh app loads it by name from bridle.yaml and verifies its
+// session (rehearsal/third-party.mjs). Any failure exits non-zero. Expects `pnpm build` to have run.
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,6 +13,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { consumerFiles, exampleFromReadme } from './rehearsal/consumer.mjs'
 import { startRegistry } from './rehearsal/registry.mjs'
+import { rehearseThirdPartyPlugin } from './rehearsal/third-party.mjs'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const started = Date.now()
@@ -160,6 +163,8 @@ try {
     cwd: consumer,
   })
   check(answer.includes('bridle-rehearsal-consumer'), 'bridle run did not print the package name')
+
+  await rehearseThirdPartyPlugin({ work, consumer, registry, npmrc, run, check, step })
 
   step(`release rehearsal passed in ${((Date.now() - started) / 1000).toFixed(1)}s`)
 } catch (error) {

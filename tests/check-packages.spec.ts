@@ -58,6 +58,7 @@ function fixture(): { root: string; write: (path: string, text: string) => void;
     write(`${folder}/LICENSE`, LICENSE)
     write(`${folder}/src/index.ts`, "import { Context } from 'cordis'\nimport { z } from 'zod'\n")
     write(`${folder}/tests/demo.spec.ts`, '')
+    write(`${folder}/README.md`, `# ${name}\n\nSee [the API](#api) and [LICENSE](LICENSE).\n\n## API\n`)
   }
   const manifest = (changes: Manifest) =>
     write(
@@ -74,6 +75,30 @@ describe('check-packages', () => {
     const { root, write } = fixture()
     write('.changeset/fine.md', '---\n\'@bridle/demo\': minor\n"bridle": patch\n---\n\nFine.\n')
     expect(checkPackages(root)).toEqual([])
+  })
+
+  it('lets a README link only what the package ships, or the repository by absolute URL, naming what breaks it', () => {
+    const { root, write } = fixture()
+    write('docs/guide.md', '# Guide\n')
+    write(
+      'packages/demo/README.md',
+      [
+        '# demo',
+        '[ok: shipped](./LICENSE) [ok: dist](dist/index.js) [ok: heading](#api) [ok: elsewhere](https://example.com/x)',
+        '[ok: in the repository](https://github.com/bridle-dev/bridle/blob/main/docs/guide.md)',
+        '[broken: sibling](../other/README.md) ![broken: image](docs/shot.png)',
+        '[broken: gone](https://github.com/bridle-dev/bridle/blob/main/docs/gone.md)',
+        'See CONTRIBUTING.md and `docs/guide.md` for more.',
+        '```sh\ncat docs/guide.md   # code blocks are not links\n```',
+      ].join('\n'),
+    )
+    expect(checkPackages(root)).toEqual([
+      `${demo}: README.md links ../other/README.md, which the package does not ship; link https://github.com/bridle-dev/bridle/blob/main/… instead`,
+      `${demo}: README.md links docs/shot.png, which the package does not ship; link https://github.com/bridle-dev/bridle/blob/main/… instead`,
+      `${demo}: README.md links https://github.com/bridle-dev/bridle/blob/main/docs/gone.md, but the repository has no docs/gone.md`,
+      `${demo}: README.md names CONTRIBUTING.md, which the package does not ship; link it in the repository instead`,
+      `${demo}: README.md names docs/guide.md, which the package does not ship; link it in the repository instead`,
+    ])
   })
 
   it('names the package whose LICENSE is missing or not the root one', () => {

@@ -24,8 +24,10 @@ import {
 } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import {
+  BACKENDS,
   bootApp,
   callTools,
+  closeBackends,
   corePlugins,
   hangUntilAborted,
   prng,
@@ -34,6 +36,7 @@ import {
   tick,
   user,
   type App,
+  type Backend,
   type PluginLoad,
 } from './provability-support.js'
 
@@ -93,15 +96,17 @@ interface Scenario {
 const roots: string[] = []
 afterAll(async () => {
   for (const dir of roots.splice(0)) await rm(dir, { recursive: true, force: true })
+  await closeBackends()
 })
 
-const runs = new Map<number, Promise<Scenario>>()
-const scenario = (seed: number) => {
-  if (!runs.has(seed)) runs.set(seed, runScenario(seed))
-  return runs.get(seed)!
+const runs = new Map<string, Promise<Scenario>>()
+const scenario = (seed: number, backend: Backend) => {
+  const key = `${backend}:${seed}`
+  if (!runs.has(key)) runs.set(key, runScenario(seed, backend))
+  return runs.get(key)!
 }
 
-async function runScenario(seed: number): Promise<Scenario> {
+async function runScenario(seed: number, backend: Backend): Promise<Scenario> {
   const random = prng(seed)
   const int = (n: number) => Math.floor(random() * n)
   const root = await mkdtemp(join(tmpdir(), 'bridle-prov-run-'))
@@ -124,7 +129,7 @@ async function runScenario(seed: number): Promise<Scenario> {
       { name: 'clock', load: (ctx) => ctx.plugin(clockPlugin(state)) },
       { name: 'rules', load: (ctx) => void (state.rulesFork = ctx.plugin(rulesPlugin(state.rulesVersion))) },
     ]
-    const app = await bootApp(shuffle(plugins, random))
+    const app = await bootApp(shuffle(plugins, random), backend)
     loadOrders.push(app.loadOrder)
     requests.push(app.requests)
     return app
@@ -258,10 +263,10 @@ async function runScenario(seed: number): Promise<Scenario> {
 
 const label = (r: { turn: number; step: number; attempt: number }) => `${r.turn}.${r.step}#${r.attempt}`
 
-describe('provability: a randomized run', () => {
+describe.each(BACKENDS)('provability: a randomized run, model route %s', (backend) => {
   for (const seed of SEEDS) {
     it(`seed ${seed}: every step verifies clean, live and from the stored file, and digests what the adapter received`, async () => {
-      const run = await scenario(seed)
+      const run = await scenario(seed, backend)
       // The plugin orders really were shuffled (per process), and the run really contains every feature.
       expect(run.loadOrders).toHaveLength(2)
       expect(run.stored.map((e) => e.type)).toContain('session/end-seed')
@@ -283,6 +288,13 @@ describe('provability: a randomized run', () => {
         true,
       )
 
+      if (backend === 'anthropic') {
+        // the placement went through the log: one request/cache per conversation request, covered by its digest
+        const conversation = digests.filter((e) => (e.data as { purpose?: string }).purpose === undefined)
+        expect(conversation.every((e) => /^[0-9a-f]{64}$/.test((e.data as { cache?: string }).cache ?? ''))).toBe(true)
+        expect(run.live.filter((e) => e.type === 'request/cache').length).toBeGreaterThanOrEqual(conversation.length)
+      }
+
       const liveResults = verifyDigests(run.live)
       expect(liveResults.filter((r) => !r.ok)).toEqual([])
       expect(liveResults.length).toBe(digests.length)
@@ -302,7 +314,7 @@ describe('provability: a randomized run', () => {
     })
 
     it(`seed ${seed}: the cache report names the compaction and the hot-reloaded section as the only breaks`, async () => {
-      const run = await scenario(seed)
+      const run = await scenario(seed, backend)
       const report = cachePrefixReport(run.stored)
       expect(report.length).toBe(run.requests.length)
       expect(report.every((row) => row.error === undefined)).toBe(true)
@@ -350,6 +362,13 @@ describe('provability: a randomized run', () => {
         }
       })
       expect(afterCompaction.prefixKept!.messages).toBe(run.compaction.start)
+      if (backend === 'anthropic') {
+        // from the log alone: every conversation request shows its placement, and the two breaks name their cause
+        const conversation = report.filter((row) => row.purpose === undefined)
+        expect(conversation.every((row) => row.cachePlan?.policy === 'bridle')).toBe(true)
+        expect(afterReload.cachePlan?.miss).toEqual({ kind: 'system-changed' })
+        expect(afterCompaction.cachePlan?.miss).toMatchObject({ kind: 'history-changed' })
+      }
       expect(report.map((row) => row.cachedInputTokens)).toEqual(run.cached)
     })
   }

@@ -9,6 +9,8 @@ import { AgentLoop, type Agent } from '@bridle/agent-loop'
 import { createUserMessage, LlmRuntime, type GenerateOptions, type UserMessage } from '@bridle/llm'
 import { SessionStore, type SessionEvent } from '@bridle/session'
 import { sealLog, SessionJsonl } from '@bridle/session-jsonl'
+import { AnthropicAdapter, resolveConfig } from '@bridle/llm-anthropic'
+import { eventsOfChunks, startMockServer, type MockServer } from '@bridle/llm-anthropic/testing'
 import { SystemPrompt } from '@bridle/system-prompt'
 import { ToolRegistry } from '@bridle/tools'
 import type { Responder } from '../packages/agent-loop/tests/harness.js'
@@ -49,21 +51,59 @@ export function corePlugins(root: string, systemPrompt: Record<string, unknown> 
   ]
 }
 
+/**
+ * How the `mock` route answers: `scripted` hands the script's chunks straight back; `anthropic` sends every request
+ * through `@bridle/llm-anthropic` (its serializer, its breakpoint policy, the official SDK) to a loopback Messages
+ * server that answers with the script's chunks as Messages SSE events, which the adapter translates back.
+ */
+export type Backend = 'scripted' | 'anthropic'
+export const BACKENDS: readonly Backend[] = ['scripted', 'anthropic']
+
+const servers: MockServer[] = []
+/** Closes the loopback servers of the `anthropic` backend (call in `afterAll`). */
+export async function closeBackends(): Promise<void> {
+  for (const server of servers.splice(0)) await server.close()
+}
+
+const KEY_VARIABLE = 'BRIDLE_PROVABILITY_ANTHROPIC_KEY'
+
 /** Loads `plugins` in the given order on a fresh root context and registers the scripted `mock` adapter. */
-export async function bootApp(plugins: readonly PluginLoad[]): Promise<App> {
+export async function bootApp(plugins: readonly PluginLoad[], backend: Backend = 'scripted'): Promise<App> {
   const ctx = new Context()
   for (const plugin of plugins) plugin.load(ctx)
   await tick()
   const requests: GenerateOptions[] = []
   const script: Responder[] = []
-  ctx.llm.registerAdapter(['mock'], {
-    async *stream(request: GenerateOptions) {
-      requests.push(request)
-      const next = script.shift()
-      if (!next) throw new Error('script exhausted')
-      yield* await next(request)
-    },
-  })
+  const answer = async function* (request: GenerateOptions) {
+    const next = script.shift()
+    if (!next) throw new Error('script exhausted')
+    yield* await next(request)
+  }
+  if (backend === 'scripted') {
+    ctx.llm.registerAdapter(['mock'], {
+      async *stream(request: GenerateOptions) {
+        requests.push(request)
+        yield* answer(request)
+      },
+    })
+  } else {
+    const server = await startMockServer()
+    servers.push(server)
+    process.env[KEY_VARIABLE] = 'sk-ant-provability-0123456789'
+    const models = [{ id: 'm1', contextWindow: 200_000, defaultMaxTokens: 1024, minCacheableTokens: 1 }]
+    const wire = new AnthropicAdapter(
+      resolveConfig({ provider: 'mock', baseURL: server.url, apiKeyEnv: KEY_VARIABLE, maxRetries: 0, models }),
+    )
+    ctx.llm.registerAdapter(['mock'], {
+      resolveModel: (provider: string, model: string) => wire.resolveModel(provider, model),
+      planCache: (input) => wire.planCache(input),
+      async *stream(request: GenerateOptions) {
+        requests.push(request)
+        server.push({ kind: 'stream', events: eventsOfChunks(answer(request)) })
+        yield* wire.stream(request)
+      },
+    })
+  }
   await tick()
   return {
     ctx,

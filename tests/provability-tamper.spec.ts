@@ -15,7 +15,9 @@ import { ScriptedModel } from '@bridle/plugin-scripted-model'
 import { SessionPersistenceCorruptionError, SessionStore, verifyDigests, type SessionEvent } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
 import {
+  BACKENDS,
   bootApp,
+  closeBackends,
   corePlugins,
   editStoredEvent,
   flipChar,
@@ -23,6 +25,7 @@ import {
   sessionFile,
   tick,
   user,
+  type Backend,
 } from './provability-support.js'
 
 const ID = 'walk-through'
@@ -39,35 +42,55 @@ let reader: Context
  * counts as covered by no test, so a mutation run (TESTING.md) would otherwise re-run every test for each mutant in
  * the session code it reaches.
  */
-let walkThrough: Promise<void> | undefined
-const ready = (): Promise<void> => (walkThrough ??= runWalkThrough())
+const walkThroughs = new Map<Backend, Promise<Stored>>()
+/** What one backend's walk-through left: the module's `let`s above are set from it before each test. */
+interface Stored {
+  workspace: string
+  root: string
+  path: string
+  original: string
+  reader: Context
+}
+const ready = async (backend: Backend): Promise<void> => {
+  if (!walkThroughs.has(backend)) walkThroughs.set(backend, runWalkThrough(backend))
+  ;({ workspace, root, path, original, reader } = await walkThroughs.get(backend)!)
+}
 
-async function runWalkThrough(): Promise<void> {
+async function runWalkThrough(backend: Backend): Promise<Stored> {
   workspace = await mkdtemp(join(tmpdir(), 'bridle-prov-ws-'))
   root = await mkdtemp(join(tmpdir(), 'bridle-prov-root-'))
   await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'demo-package', version: '1.0.0' }, null, 2))
 
-  const app = await bootApp([
-    ...corePlugins(root, { persona: 'You are a careful assistant for the {{cwd}} workspace.' }),
-    { name: 'read-file', load: (ctx) => ctx.plugin(ReadFile) },
-    // The offline model of `bridle demo`: it answers from what read_file really returned.
-    {
-      name: 'scripted-model',
-      load: (ctx) =>
-        ctx.plugin(ScriptedModel, {
-          turns: [
-            {
-              match: 'package name',
-              steps: [
-                { toolCalls: [{ name: 'read_file', arguments: { path: 'package.json' } }] },
-                { text: 'The package name is {{tool-result:match:"name":\\s*"([^"]+)"}}.' },
-              ],
-            },
-            { match: 'dependencies', steps: [{ text: 'It declares no dependencies.' }] },
-          ],
-        }),
-    },
-  ])
+  const app = await bootApp(
+    [
+      ...corePlugins(root, { persona: 'You are a careful assistant for the {{cwd}} workspace.' }),
+      { name: 'read-file', load: (ctx) => ctx.plugin(ReadFile) },
+      // The offline model of `bridle demo`: it answers from what read_file really returned.
+      {
+        name: 'scripted-model',
+        load: (ctx) =>
+          ctx.plugin(ScriptedModel, {
+            turns: [
+              {
+                match: 'package name',
+                steps: [
+                  { toolCalls: [{ name: 'read_file', arguments: { path: 'package.json' } }] },
+                  { text: 'The package name is {{tool-result:match:"name":\\s*"([^"]+)"}}.' },
+                ],
+              },
+              { match: 'dependencies', steps: [{ text: 'It declares no dependencies.' }] },
+            ],
+          }),
+      },
+    ],
+    backend,
+  )
+  // over the wire: each of the three requests goes through the Anthropic adapter, answered by the scripted model
+  const route =
+    backend === 'anthropic' ? { provider: 'mock', model: 'm1' } : { provider: 'scripted', model: 'scripted-demo' }
+  for (let i = 0; i < 3 && backend === 'anthropic'; i++) {
+    app.script.push((request) => app.ctx.llm.stream({ ...request, provider: 'scripted', model: 'scripted-demo' }))
+  }
   const filesRead: string[] = []
   app.ctx.on('tools/result', (exec) => {
     if (exec.name === 'read_file') filesRead.push((exec.arguments as { path: string }).path)
@@ -80,7 +103,7 @@ async function runWalkThrough(): Promise<void> {
   })
   await tick()
 
-  const agent = app.agent({ sessionId: ID, cwd: workspace, provider: 'scripted', model: 'scripted-demo' })
+  const agent = app.agent({ sessionId: ID, cwd: workspace, ...route })
   // Turn 1, the chapter's scenario: step 1 reads package.json, step 2 answers from what the tool returned.
   agent.followup(user('What is the package name?'))
   await agent.whenIdle()
@@ -116,11 +139,17 @@ async function runWalkThrough(): Promise<void> {
   reader.plugin(SessionStore)
   reader.plugin(SessionJsonl, { root, writeBatchMaxDelayMs: 1 })
   await tick()
+  return { workspace, root, path, original, reader }
 }
 
 afterAll(async () => {
-  if (workspace !== undefined) await rm(workspace, { recursive: true, force: true })
-  if (root !== undefined) await rm(root, { recursive: true, force: true })
+  for (const done of walkThroughs.values()) {
+    const stored = await done.catch(() => undefined)
+    if (stored === undefined) continue
+    await rm(stored.workspace, { recursive: true, force: true })
+    await rm(stored.root, { recursive: true, force: true })
+  }
+  await closeBackends()
 })
 
 /** Verification of the stored file as a later process sees it. */
@@ -162,9 +191,9 @@ function leaves(
  */
 const editable = (key: string) => !['type', 'role', 'kind', 'toolCallId', 'callId'].includes(key)
 
-describe('provability: the walk-through log, reloaded and tampered with', () => {
+describe.each(BACKENDS)('provability: the walk-through log, reloaded and tampered with (model route %s)', (backend) => {
   it('reloaded in a fresh context (inspect and load), every step verifies clean', async () => {
-    await ready()
+    await ready(backend)
     const inspected = await reader.sessionPersistence!.inspect(ID)
     const loaded = await reader.sessionPersistence!.load(ID)
     expect(loaded.events).toEqual(inspected.events)
@@ -174,6 +203,12 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
       ['1.2#1', true, []],
       ['2.1#1', true, []],
     ])
+    if (backend === 'anthropic') {
+      // the requests went over the wire with a breakpoint placement, recorded and digested
+      const digests = loaded.events.filter((e) => e.type === 'request/digest')
+      expect(digests.map((e) => typeof (e.data as { cache?: string }).cache)).toEqual(['string', 'string', 'string'])
+      expect(loaded.events.filter((e) => e.type === 'request/cache')).toHaveLength(3)
+    }
     // The load committed nothing: the file is byte-identical to what the run wrote.
     expect(await readFile(path, 'utf8')).toBe(original)
     expect(
@@ -182,7 +217,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('editing one character of any string of any message fails that step and every later step that contains it: messages, request', async () => {
-    await ready()
+    await ready(backend)
     const { events } = await verifyStored()
     const digests = digestSeqs(events)
     const messageEvents = events.filter((e) => ['user/message', 'assistant/message', 'tool/result'].includes(e.type))
@@ -227,7 +262,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('editing the system string of a request/header fails exactly the steps sent under that header: system, request', async () => {
-    await ready()
+    await ready(backend)
     await writeFile(path, original)
     const { events } = await verifyStored()
     const digests = digestSeqs(events)
@@ -257,7 +292,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('editing a tool schema in a request/header fails exactly the steps sent under that header: tools, request', async () => {
-    await ready()
+    await ready(backend)
     await writeFile(path, original)
     const { events } = await verifyStored()
     const digests = digestSeqs(events)
@@ -282,7 +317,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('an edit that does not recompute the line checksums is refused as corruption naming the line', async () => {
-    await ready()
+    await ready(backend)
     await writeFile(path, original)
     const { events } = await verifyStored()
     const header = events.find((e) => e.type === 'request/header')!
@@ -305,7 +340,7 @@ describe('provability: the walk-through log, reloaded and tampered with', () => 
   })
 
   it('the edited files still load: no corruption is reported, the damage shows only in verification', async () => {
-    await ready()
+    await ready(backend)
     await writeFile(path, original)
     const { events } = await verifyStored()
     const header = events.find((e) => e.type === 'request/header')!

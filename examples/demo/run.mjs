@@ -1,6 +1,6 @@
 // `pnpm demo`: the chapter's scenario end to end. Runs examples/demo/bridle.yaml (offline with the scripted model
-// unless DEEPSEEK_API_KEY or BRIDLE_BASE_URL is set), then shows step 2 of that session and verifies every request
-// against its digest. It lives here, not in the `bridle` package, because it needs this checkout's example files.
+// unless DEEPSEEK_API_KEY, ANTHROPIC_API_KEY or BRIDLE_BASE_URL is set), then shows step 2 of that session and
+// verifies every request against its digest. It lives here, not in the `bridle` package, because it needs this checkout's example files.
 import { fileURLToPath } from 'node:url'
 import { main, processIo } from '../../packages/cli/dist/index.js'
 

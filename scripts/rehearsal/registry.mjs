@@ -1,6 +1,8 @@
 // A real npm registry for the release rehearsal: verdaccio in this process, on a free loopback port. Bridle's own
 // names are served only from what the rehearsal publishes; every other package is proxied from the registry this
 // machine's npm is configured with, so a consumer install resolves cordis, zod and the rest as a stranger's would.
+// Any other name can be published too (the rehearsal publishes a third-party plugin under its own scope): a name
+// published here is served from here, with the upstream's versions of it (if any) beside it.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,7 +17,7 @@ export async function startRegistry(dir) {
     storage: join(dir, 'storage'),
     auth: { htpasswd: { file: join(dir, 'htpasswd'), max_users: 1 } },
     uplinks: { upstream: { url: upstream, timeout: '60s' } },
-    packages: { '@bridle/*': own, bridle: own, '**': { access: '$all', proxy: 'upstream' } },
+    packages: { '@bridle/*': own, bridle: own, '**': { ...own, proxy: 'upstream' } },
     web: { enable: false },
     log: { type: 'stdout', format: 'pretty', level: 'error' },
     max_body_size: '50mb',

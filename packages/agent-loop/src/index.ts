@@ -1,6 +1,7 @@
 export { AgentLoop } from './service/agent-loop.js'
 export { AgentLoop as default } from './service/agent-loop.js'
 export { Agent } from './service/agent.js'
+export { DEFAULT_MAX_STEPS } from './vocabulary/agent.js'
 export {
   Config,
   ConfigSchema,

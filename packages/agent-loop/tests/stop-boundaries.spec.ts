@@ -96,7 +96,8 @@ describe('stop boundaries', () => {
     h.ctx.systemPrompt.context({ name: 'env', order: 0, text: 'x={{x}}' })
     agent.followup(user('p'))
     await agent.whenIdle()
-    expect(h.trace).toEqual([...PROMPT, 'L:error 1.0', 'S:turn/end 1 error:UNKNOWN', 'L:status idle'])
+    // the failure keeps the error's own code (an interpolation error has one), not UNKNOWN
+    expect(h.trace).toEqual([...PROMPT, 'L:error 1.0', 'S:turn/end 1 error:UNKNOWN_PROMPT_VARIABLE', 'L:status idle'])
     expect(lastTurnEnd(agent).reason.error.message).toBe(
       'unknown prompt variable "{{x}}" in context "env"; registered variables: provider, model, cwd',
     )
@@ -114,7 +115,7 @@ describe('stop boundaries', () => {
       'S:user/message p',
       'S:step/end 1.1',
       'L:error 1.1',
-      'S:turn/end 1 error:UNKNOWN',
+      'S:turn/end 1 error:PROMPT_VARIABLE_VALUE',
       'L:status idle',
     ])
     expect(lastTurnEnd(agent).reason.error.message).toBe(

@@ -18,6 +18,8 @@ const AgentSchema = z
     provider: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
     maxTokens: z.number().int().positive().optional(),
+    /** Steps one turn may take (`AgentOptions.maxSteps`); `--max-steps` wins. */
+    maxSteps: z.number().int().positive().optional(),
     /** The agent's working directory, relative to the YAML file. */
     cwd: z.string().min(1).optional(),
   })

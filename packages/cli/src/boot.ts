@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { LlmRuntime } from '@bridle/llm'
+import { LlmRuntime, holdSecrets } from '@bridle/llm'
 import { shutdown } from '@bridle/scope'
 import { SessionStore } from '@bridle/session'
 import { SessionJsonl } from '@bridle/session-jsonl'
@@ -8,6 +8,7 @@ import { AppConfigError, appLabel, rowName } from './app-config.js'
 import { appSecrets, chooseModel, type ModelChoice, type ModelFlags } from './model-selection.js'
 import { importPluginModule, pickPlugin } from './plugin-loader.js'
 import { holdCordisLog, type HeldLog } from './cordis-log.js'
+import type { PluginModules } from './plugin-modules.js'
 
 /** Rows that provide `ctx.sessionPersistence`; when an app lists none, the CLI loads session-jsonl itself. */
 const PERSISTENCE_ROWS = new Set(['@bridle/session-jsonl', '@bridle/session-postgres'])
@@ -19,8 +20,6 @@ export interface BootOptions extends ModelFlags {
   env?: NodeJS.ProcessEnv
   /** Load a model route (run, dev). `inspect` and `sessions` need none. */
   withModel?: boolean
-  /** Receives the values of the key variables the app's model rows read, so output can redact them. */
-  secrets?: Set<string>
   /** Rows `boot` leaves to the caller: `bridle dev` loads the `path:` rows its watcher owns itself. */
   skipRow?: (row: PluginRow) => boolean
   /**
@@ -44,8 +43,15 @@ export interface BootedApp {
   app: AppConfig
   /** The chosen model; `undefined` when booted without one. */
   model: ModelChoice | undefined
-  /** Imports a row's module and picks its plugin; `fresh` bypasses the module cache (`bridle dev`). */
-  resolve(row: PluginRow, options?: { fresh?: boolean }): Promise<unknown>
+  /** Imports a row's module and picks its plugin. */
+  resolve(row: PluginRow): Promise<unknown>
+  /**
+   * The app's plugin module loader (Vite's module runner, started on first use and closed with the app): TypeScript
+   * rows load through it, and `bridle dev` hot-reloads through it.
+   */
+  modules(): Promise<PluginModules>
+  /** How messages name a plugin a row of the app loaded (`<file>: plugin "<row>"`), or `undefined`. */
+  describePlugin(plugin: unknown): string | undefined
   /**
    * Starts a resolved plugin with the row's config. Returns its disposer. Errors name the row as `where` says
    * (default: the app file and the row).
@@ -122,12 +128,16 @@ async function agentPackages() {
 export async function boot(app: AppConfig, options: BootOptions = {}): Promise<BootedApp> {
   const ctx = new Context()
   const env = options.env ?? process.env
-  for (const secret of appSecrets(app, env)) options.secrets?.add(secret)
+  // the keys the app's model rows read are filtered from everything stored or printed (docs/security.md)
+  holdSecrets(...appSecrets(app, env))
   const readOnly = options.readOnly === true
   const model = options.withModel === false || readOnly ? undefined : chooseModel(app, env, options)
 
-  const resolve = async (row: PluginRow, resolveOptions: { fresh?: boolean } = {}) =>
-    pickPlugin(await importPluginModule(row, app.dir, resolveOptions.fresh), rowName(row))
+  let loader: Promise<PluginModules> | undefined
+  const modules = () =>
+    (loader ??= import('./plugin-modules.js').then(({ PluginModules }) => PluginModules.open(app.dir)))
+  const resolve = async (row: PluginRow) => pickPlugin(await importPluginModule(row, app.dir, modules), rowName(row))
+  const rows = new Map<unknown, PluginRow>()
   const start = async (plugin: unknown, row: PluginRow, where = rowWhere(app, row)) => {
     checkConfig(plugin, row, where)
     const held = holdCordisLog()
@@ -151,7 +161,9 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
         ? new AppConfigError(`${appLabel(app.file)}: ${error.message}`, { cause: error.cause })
         : error
     }
-    return start(plugin, row, where)
+    const dispose = await start(plugin, row, where)
+    rows.set(plugin, row)
+    return dispose
   }
 
   // a read-only boot runs no agent, so it does not load the packages that make one
@@ -178,6 +190,14 @@ export async function boot(app: AppConfig, options: BootOptions = {}): Promise<B
     if (options.skipRow?.(row) || (readOnly && !isPersistenceRow(row))) continue
     await load(row)
   }
-  const close = () => shutdown(ctx)
-  return { ctx, app, model, resolve, start, close }
+  const close = async () => {
+    await shutdown(ctx)
+    // a loader that never opened has nothing to close (its failure was reported where it was needed)
+    await (await loader?.catch(() => undefined))?.close()
+  }
+  const describePlugin = (plugin: unknown) => {
+    const row = rows.get(plugin)
+    return row === undefined ? undefined : rowWhere(app, row)
+  }
+  return { ctx, app, model, resolve, start, close, modules, describePlugin }
 }

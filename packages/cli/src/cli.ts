@@ -2,7 +2,7 @@ import { CommanderError } from 'commander'
 import { errorText } from './error-text.js'
 import { AppConfigError, errorLine, errorStack, EXIT, RuntimeFailure, UsageError } from './errors.js'
 import { program } from './program.js'
-import { envSecrets, redactingIo } from './redaction.js'
+import { holdEnvSecrets, redactingIo } from './redaction.js'
 import type { Io } from './terminal.js'
 
 /**
@@ -59,7 +59,8 @@ function reportError(error: unknown, io: Io, verbose: boolean): number {
  */
 export async function main(argv: readonly string[], rawIo: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // every line the CLI prints passes the redaction of the keys it knows
-  const io = redactingIo(rawIo, new Set([...(rawIo.secrets ?? []), ...envSecrets(env)]))
+  holdEnvSecrets(env)
+  const io = redactingIo(rawIo)
   const verbose = wantsVerbose(argv)
   const exit = { code: 0 }
   const cli = cliProgram(io, exit)

@@ -37,10 +37,13 @@ export function devInput(
   const rl: Interface = interactive
     ? createInterface({ input, output, terminal: true, prompt: DEV_PROMPT, historySize: 200 })
     : createInterface({ input, terminal: false })
+  // Iterate from the start: readline emits lines (and `close`) as input arrives, and a piped input that arrives before
+  // the caller's loop begins would otherwise be lost, with the loop then waiting forever (`echo hi | bridle dev`).
+  const lines = rl[Symbol.asyncIterator]()
   let idle = false
   return {
     interactive,
-    lines: () => rl,
+    lines: () => ({ [Symbol.asyncIterator]: () => lines }),
     ready() {
       idle = true
       if (interactive) {

@@ -9,7 +9,7 @@ import { PLUGIN_FILE } from './hot-reload.js'
 export interface DevOwnership {
   /** `path:` rows whose file is a plugin file in the watched folder: the watcher loads them, with the row's config. */
   watched: Map<string, PluginRow & { path: string }>
-  /** `path:` rows outside the watched folder (or not `.js`/`.mjs`): loaded once at boot, never hot-reloaded. */
+  /** `path:` rows outside the watched folder (or not a plugin module file): loaded once at boot, never hot-reloaded. */
   fixed: (PluginRow & { path: string })[]
 }
 
@@ -51,7 +51,7 @@ export function describeOwnership(ownership: DevOwnership, app: AppConfig, dir: 
   }
   if (ownership.fixed.length > 0) {
     lines.push(
-      `bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in ${folder} do): ` +
+      `bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs/.ts/.mts files directly in ${folder} do): ` +
         `${ownership.fixed.map((row) => row.path).join(', ')}; restart bridle dev after editing them`,
     )
   }

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { PluginRow } from './app-config.js'
 import { AppConfigError, rowName } from './app-config.js'
+import { explainLoadError } from './load-error.js'
+import type { PluginModules } from './plugin-modules.js'
 
 type Module = Record<string, unknown>
 
@@ -57,33 +59,76 @@ function resolveFromApp(name: string, dir: string): string | undefined {
   }
 }
 
+/** Local plugin files Node cannot import by itself: TypeScript, loaded through `PluginModules`. */
+const TYPESCRIPT_FILE = /\.[mc]?tsx?$/
+
 /**
  * Imports the module of a plugin row: a package (resolved from the CLI's own dependencies first, then from
- * the app folder's node_modules) or a local file relative to the app folder. `fresh` bypasses the ESM cache,
- * which `bridle dev` needs to see an edited file.
+ * the app folder's node_modules) or a local file relative to the app folder. A TypeScript file (`.ts`, `.mts`), or a
+ * JavaScript one that imports TypeScript, loads through `modules()` (Vite's module runner); any other JavaScript file
+ * through Node's `import()`. Errors name the file and,
+ * for a syntax error or a throw at the top level, the line and column in the source.
  */
-export async function importPluginModule(row: PluginRow, dir: string, fresh = false): Promise<Module> {
+export async function importPluginModule(
+  row: PluginRow,
+  dir: string,
+  modules: () => Promise<PluginModules>,
+): Promise<Module> {
   const label = rowName(row)
   if ('path' in row) {
     const file = resolve(dir, row.path)
     if (!existsSync(file)) throw new AppConfigError(`plugin "${label}": file not found: ${file}`)
-    const url = pathToFileURL(file).href + (fresh ? `?v=${Date.now()}-${Math.random().toString(36).slice(2)}` : '')
-    return importOrExplain(url, `plugin "${label}": cannot import ${file}`)
+    const what = `plugin "${label}": cannot import ${file}`
+    if (!TYPESCRIPT_FILE.test(file)) {
+      try {
+        return (await import(pathToFileURL(file).href)) as Module
+      } catch (error) {
+        // a JavaScript module that imports TypeScript: Node refuses the extension, the module runner does not
+        if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') {
+          throw new AppConfigError(`${what}: ${explainNodeImportError(error, dir)}`, { cause: error })
+        }
+      }
+    }
+    try {
+      return await (await modules()).import(file)
+    } catch (error) {
+      throw new AppConfigError(`${what}: ${explainLoadError(error, dir, (f) => f)}`, { cause: error })
+    }
   }
   try {
     return (await import(row.package)) as Module
   } catch (error) {
     const local = resolveFromApp(row.package, dir)
-    if (local) return importOrExplain(pathToFileURL(local).href, `plugin "${label}": cannot import ${local}`)
+    if (local) return importOrExplain(pathToFileURL(local).href, `plugin "${label}": cannot import ${local}`, dir)
     throw new AppConfigError(`plugin "${label}": cannot import the package: ${(error as Error).message}`)
   }
 }
 
-/** Imports `url`; a module that fails to evaluate (a syntax error, a throwing top level) names the row and file. */
-async function importOrExplain(url: string, what: string): Promise<Module> {
+/**
+ * Imports `url`; a module that fails to evaluate (a syntax error, a throwing top level) names the row and file, and
+ * where in it when Node says.
+ */
+async function importOrExplain(url: string, what: string, dir: string): Promise<Module> {
   try {
     return (await import(url)) as Module
   } catch (error) {
-    throw new AppConfigError(`${what}: ${(error as Error)?.message ?? String(error)}`)
+    throw new AppConfigError(`${what}: ${explainNodeImportError(error, dir)}`, { cause: error })
   }
+}
+
+/**
+ * Node's own import errors: a syntax error's position is only in the first line of its stack (`file:line`, with the
+ * source line and a caret under the column); a throw's is in its frames.
+ */
+function explainNodeImportError(error: unknown, dir: string): string {
+  if (error instanceof SyntaxError) {
+    const lines = (error.stack ?? '').split('\n')
+    const where = /^((?:file:\/\/)?\/.+):(\d+)$/.exec(lines[0] ?? '')
+    const caret = lines[2]?.indexOf('^') ?? -1
+    if (where) {
+      const file = where[1]!.startsWith('file://') ? fileURLToPath(where[1]!) : where[1]!
+      return `${file}:${where[2]}${caret >= 0 ? `:${caret + 1}` : ''}: ${error.message}`
+    }
+  }
+  return explainLoadError(error, dir, (f) => f)
 }

@@ -9,6 +9,15 @@ import type { WorkerOptions } from './commands/worker.js'
 import { UsageError } from './errors.js'
 import type { Io } from './terminal.js'
 
+/** `--max-steps N`: a positive integer, else a usage error naming the flag. */
+function maxStepsFlag(value: string): number {
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`--max-steps: expected a positive integer, got ${JSON.stringify(value)}`)
+  }
+  return n
+}
+
 /**
  * The `bridle` program's grammar: each command's arguments, options and help. A command's code (and the packages
  * it boots) is imported only when that command runs, so `--help`, a usage error and a read command load no more
@@ -22,23 +31,28 @@ export function program(io: Io, exit: { code: number }): Command {
     .exitOverride()
   const config = () => cli.opts<{ config?: string }>().config
 
-  cli
-    .command('run')
-    .description('run one prompt as a turn, streaming the answer; persists the session')
-    .argument('<prompt>', 'what to ask')
-    .option('-s, --session <id>', 'resume this session instead of starting one')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
-      const { run } = await import('./commands/run.js')
-      exit.code = await run(prompt, { ...o, config: config() }, io)
-    })
+  modelOptions(
+    cli
+      .command('run')
+      .description('run one prompt as a turn, streaming the answer; persists the session')
+      .argument('<prompt>', 'what to ask')
+      .option('-s, --session <id>', 'resume this session instead of starting one')
+      .option(
+        '--max-steps <n>',
+        'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)',
+        maxStepsFlag,
+      ),
+  ).action(async (prompt: string, o: Omit<RunOptions, 'config' | 'cwd'>) => {
+    const { run } = await import('./commands/run.js')
+    exit.code = await run(prompt, { ...o, config: config() }, io)
+  })
 
   cli
     .command('sessions')
     .description('list stored sessions: id, created, turns, last activity')
     .option('--json', 'machine-readable output')
-    .action(async (o: { json?: boolean }) => {
+    .option('--root <dir>', 'read the JSONL sessions stored under DIR (no bridle.yaml needed)')
+    .action(async (o: { json?: boolean; root?: string }) => {
       const { sessions } = await import('./commands/sessions.js')
       exit.code = await sessions({ ...o, config: config() }, io)
     })
@@ -55,6 +69,7 @@ export function program(io: Io, exit: { code: number }): Command {
     .option('--cache', 'per request, how much of the previous prefix held and why it broke')
     .option('--follow', 'then print each new event as it is written, by any process, until Ctrl-C')
     .option('--html <file>', 'write the session as one self-contained HTML page (the viewer, no server needed)')
+    .option('--root <dir>', 'read the JSONL sessions stored under DIR (no bridle.yaml needed)')
     .action(async (id: string, o: Omit<InspectOptions, 'config'> & { html?: string }) => {
       const { html, ...rest } = o
       if (html === undefined) {
@@ -67,7 +82,7 @@ export function program(io: Io, exit: { code: number }): Command {
       )
       if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
       const { inspectHtml } = await import('./commands/view.js')
-      exit.code = await inspectHtml(id, html, { config: config() }, io)
+      exit.code = await inspectHtml(id, html, { config: config(), root: rest.root }, io)
     })
 
   cli
@@ -82,16 +97,34 @@ export function program(io: Io, exit: { code: number }): Command {
       exit.code = await exportSession(id, { ...o, config: config() }, io)
     })
 
+  modelOptions(
+    cli
+      .command('dev')
+      .description('interactive session; plugins in the watched folder hot-reload')
+      .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
+      .option('-s, --session <id>', 'resume this session')
+      .option(
+        '--max-steps <n>',
+        'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)',
+        maxStepsFlag,
+      ),
+  ).action(async (o: Omit<DevOptions, 'config'>) => {
+    const { dev } = await import('./commands/dev.js')
+    exit.code = await dev({ ...o, config: config() }, io)
+  })
+
   cli
-    .command('dev')
-    .description('interactive session; plugins in the watched folder hot-reload')
-    .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
-    .option('-s, --session <id>', 'resume this session')
-    .option('-m, --model <model>', 'model id for the chosen route')
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
-    .action(async (o: Omit<DevOptions, 'config'>) => {
-      const { dev } = await import('./commands/dev.js')
-      exit.code = await dev({ ...o, config: config() }, io)
+    .command('new')
+    .description(
+      'create something new; `bridle new plugin NAME` writes a plugin package that builds, tests and publishes',
+    )
+    .argument('<what>', 'what to create: plugin')
+    .argument('<name>', 'the npm package name, e.g. @you/bridle-plugin-notes')
+    .option('--dir <dir>', 'the folder to write it in (default: the name without its scope)')
+    .action(async (what: string, name: string, o: { dir?: string }) => {
+      if (what !== 'plugin') throw new UsageError(`new: unknown kind ${JSON.stringify(what)} (bridle new plugin NAME)`)
+      const { newPlugin } = await import('./commands/new.js')
+      exit.code = await newPlugin(name, o, io)
     })
 
   cli
@@ -141,4 +174,18 @@ export function program(io: Io, exit: { code: number }): Command {
     })
 
   return cli
+}
+
+/** The model-route options `run` and `dev` share (README.md#choosing-the-model). */
+function modelOptions(command: Command): Command {
+  return command
+    .option('-m, --model <model>', 'model id for the chosen route')
+    .option(
+      '--base-url <url>',
+      'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL), or the Anthropic endpoint with --provider anthropic',
+    )
+    .option(
+      '--provider <route>',
+      'the environment route: openai-compatible, deepseek or anthropic (default: the first configured)',
+    )
 }

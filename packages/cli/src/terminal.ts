@@ -1,3 +1,4 @@
+import { redactSecrets } from '@bridle/llm/secrets'
 import pc from 'picocolors'
 
 /** Where the CLI writes: stdout for the answer, stderr for what Bridle says about it. */
@@ -6,8 +7,6 @@ export interface Io {
   err(text: string): void
   /** Colors only on a TTY (and never when NO_COLOR is set), so piped output stays plain. */
   color: boolean
-  /** Values redacted from everything written; `boot` adds the key variables of the app's model rows. */
-  secrets?: Set<string>
   /**
    * stdout is a terminal: show the live status line while a request is in flight and a summary after each turn.
    * Never on a pipe or a file, whatever NO_COLOR says.
@@ -39,8 +38,11 @@ export function paint(io: Io): Paint {
     : { dim: plain, bold: plain, red: plain, green: plain, cyan: plain, yellow: plain }
 }
 
-/** One line of text, shortened to `max` characters with an ellipsis. */
+/**
+ * One line of text, shortened to `max` characters with an ellipsis. Known secrets are redacted before the cut, so a
+ * secret across the cut leaves no prefix (docs/security.md#what-is-shown).
+ */
 export function oneLine(text: string, max = 100): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
+  const flat = redactSecrets(text).replace(/\s+/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }

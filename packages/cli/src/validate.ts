@@ -73,16 +73,32 @@ function fieldOf(message: string): string | undefined {
   return undefined
 }
 
+/** A dry assembly for `agent`, rendered as its first step would render it; throws what the step would throw. */
+export async function assembleDry(ctx: Context, agent: Agent): Promise<void> {
+  const assembly = await ctx.systemPrompt.assemble({ agent, scope: agent, dry: true })
+  renderPrompt(assembly)
+  renderContextSections(assembly)
+}
+
+/** The section or context an assembly error names (`section "x"`, `context "x"`), if any. */
+export function entryNamed(message: string): { kind: 'section' | 'context'; name: string } | undefined {
+  const found = /\b(section|context) "([^"]+)"/.exec(message)
+  return found ? { kind: found[1] as 'section' | 'context', name: found[2]! } : undefined
+}
+
+/** The app field an assembly error belongs to (`systemPrompt.persona`, `systemPrompt.toolOrder`), if any. */
+export const appFieldOf = (message: string): string | undefined => fieldOf(message)
+
 /**
- * The dry assembly at boot: assembles and renders the system prompt and runtime context for `agent` exactly as its
- * first step will, without calling the model, so an unknown `{{variable}}`, a toolOrder naming a missing tool or a
- * provider that throws fails now, as one line naming the field (or the section), instead of inside the first turn.
+ * The dry assembly at boot: assembles and renders the system prompt and runtime context for `agent` as its first step
+ * will, without calling the model, so an unknown `{{variable}}`, a toolOrder naming a missing tool or a provider that
+ * throws fails now, as one line naming the field (or the section), instead of inside the first turn. It is marked
+ * `dry` (the system-prompt README, "Providers"): context providers are not called, so one whose text has a side
+ * effect (a counter) is called once per step and never by a check.
  */
 export async function dryAssemble(app: AppConfig, ctx: Context, agent: Agent): Promise<void> {
   try {
-    const assembly = await ctx.systemPrompt.assemble({ agent, scope: agent })
-    renderPrompt(assembly)
-    renderContextSections(assembly)
+    await assembleDry(ctx, agent)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     const field = fieldOf(message)

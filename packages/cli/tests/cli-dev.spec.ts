@@ -163,7 +163,7 @@ describe('bridle dev with bridle.yaml rows', () => {
       'bridle dev: warning: the watch folder nope does not exist; nothing hot-reloads (create it and restart)',
     )
     expect(dev.stderr).toContain(
-      'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in nope/ do): ./lib/fixed.mjs; restart bridle dev after editing them',
+      'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs/.ts/.mts files directly in nope/ do): ./lib/fixed.mjs; restart bridle dev after editing them',
     )
     expect(await dev.end()).toBe(0)
   })

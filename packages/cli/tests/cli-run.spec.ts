@@ -21,7 +21,7 @@ describe('bridle run (offline, scripted model)', () => {
   it('streams the answer and the tool activity, says the model is scripted, and persists the session', () => {
     expect(first.code).toBe(0)
     expect(first.stderr).toContain(
-      'bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model',
+      'bridle: no model configured (set DEEPSEEK_API_KEY, ANTHROPIC_API_KEY or BRIDLE_BASE_URL); using the scripted offline model',
     )
     expect(first.stdout).toContain('→ read_file {"path":"package.json"}')
     expect(first.stdout).toMatch(/^ {2}← read_file: 11 lines, \d+ chars$/m)

@@ -12,6 +12,7 @@ describe('planOwnership', () => {
           { path: 'plugins/tool.js' },
           { path: './plugins/nested/deep.mjs' },
           { path: './plugins/types.ts' },
+          { path: './plugins/types.d.ts' },
           { path: '../elsewhere.mjs' },
         ],
       },
@@ -19,21 +20,26 @@ describe('planOwnership', () => {
       '/app',
     )
     const ownership = planOwnership(app, '/app/plugins')
-    expect([...ownership.watched.keys()]).toEqual(['/app/plugins/rules.mjs', '/app/plugins/tool.js'])
+    // TypeScript plugin files are watched too; a declaration file is not a plugin
+    expect([...ownership.watched.keys()]).toEqual([
+      '/app/plugins/rules.mjs',
+      '/app/plugins/tool.js',
+      '/app/plugins/types.ts',
+    ])
     expect(ownership.watched.get('/app/plugins/rules.mjs')).toEqual({ path: './plugins/rules.mjs', config: { a: 1 } })
     expect(ownership.fixed.map((row) => row.path)).toEqual([
       './plugins/nested/deep.mjs',
-      './plugins/types.ts',
+      './plugins/types.d.ts',
       '../elsewhere.mjs',
     ])
     const lines = describeOwnership(ownership, app, '/app/plugins')
-    expect(lines).toHaveLength(3)
+    expect(lines).toHaveLength(4)
     expect(lines[1]).toContain(
       "plugins/tool.js is a bridle.yaml row inside the watched folder: the watcher loads it (with the row's config, none)",
     )
-    expect(lines[2]).toBe(
-      'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs files directly in plugins/ do): ' +
-        './plugins/nested/deep.mjs, ./plugins/types.ts, ../elsewhere.mjs; restart bridle dev after editing them',
+    expect(lines[3]).toBe(
+      'bridle dev: these bridle.yaml rows load once and do not hot-reload (only .js/.mjs/.ts/.mts files directly in plugins/ do): ' +
+        './plugins/nested/deep.mjs, ./plugins/types.d.ts, ../elsewhere.mjs; restart bridle dev after editing them',
     )
   })
 

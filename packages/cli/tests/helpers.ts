@@ -17,7 +17,15 @@ export interface Finished {
 /** Environment without any model configuration, so tests never reach a real endpoint. */
 export function offlineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
-  for (const key of ['DEEPSEEK_API_KEY', 'BRIDLE_BASE_URL', 'BRIDLE_MODEL', 'BRIDLE_API_KEY', 'BRIDLE_CONTEXT_WINDOW'])
+  for (const key of [
+    'DEEPSEEK_API_KEY',
+    'BRIDLE_BASE_URL',
+    'BRIDLE_MODEL',
+    'BRIDLE_API_KEY',
+    'BRIDLE_CONTEXT_WINDOW',
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_BASE_URL',
+  ])
     delete env[key]
   return { ...env, ...extra }
 }

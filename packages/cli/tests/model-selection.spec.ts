@@ -10,7 +10,7 @@ describe('chooseModel', () => {
     expect(choice).toMatchObject({ scripted: true, provider: 'scripted', model: 'scripted-demo' })
     expect(choice.row).toMatchObject({ package: '@bridle/plugin-scripted-model' })
     expect(choice.notice).toBe(
-      'bridle: no model configured (set DEEPSEEK_API_KEY or BRIDLE_BASE_URL); using the scripted offline model',
+      'bridle: no model configured (set DEEPSEEK_API_KEY, ANTHROPIC_API_KEY or BRIDLE_BASE_URL); using the scripted offline model',
     )
   })
 
@@ -100,5 +100,32 @@ describe('chooseModel', () => {
     expect(() => chooseModel(app({ agent: { provider: 'custom' } }), {})).toThrow(
       /\/app\/bridle\.yaml: agent\.provider "custom" names a route, but the app lists no model plugin row/,
     )
+  })
+
+  it('ANTHROPIC_API_KEY picks the Anthropic route; DeepSeek wins when both keys are set unless --provider says', () => {
+    const alone = chooseModel(app(), { ANTHROPIC_API_KEY: 'sk-ant-secret' })
+    expect(alone).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      origin: 'ANTHROPIC_API_KEY',
+      row: { package: '@bridle/llm-anthropic', config: {} },
+    })
+    expect(alone.notice).toBe('bridle: model anthropic/claude-sonnet-4-5 via https://api.anthropic.com')
+    const both = { ANTHROPIC_API_KEY: 'a', DEEPSEEK_API_KEY: 'd' }
+    expect(chooseModel(app(), both).provider).toBe('deepseek')
+    expect(chooseModel(app(), both, { provider: 'anthropic', model: 'claude-opus-4-5' })).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-opus-4-5',
+    })
+    expect(() => chooseModel(app(), both, { provider: 'openai-compatible' })).toThrow(UsageError)
+    expect(() => chooseModel(app(), {}, { provider: 'deepseek' })).toThrow('--provider deepseek needs DEEPSEEK_API_KEY')
+  })
+
+  it('uses an @bridle/llm-anthropic row as written, and refuses a credential in ANTHROPIC_BASE_URL', () => {
+    const own = chooseModel(app({ plugins: [{ package: '@bridle/llm-anthropic', config: { cacheTtl: '5m' } }] }), {})
+    expect(own).toMatchObject({ row: undefined, provider: 'anthropic', model: 'claude-sonnet-4-5', origin: 'app' })
+    expect(() =>
+      chooseModel(app(), { ANTHROPIC_API_KEY: 'a', ANTHROPIC_BASE_URL: 'http://u:pw-secret@127.0.0.1:9' }),
+    ).toThrow('ANTHROPIC_BASE_URL must not contain credentials (user:password@); put the key in ANTHROPIC_API_KEY')
   })
 })

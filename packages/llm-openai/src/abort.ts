@@ -1,14 +1,17 @@
 /**
  * Abort plumbing shared by every wait of a call (the request phase, the retry sleep, each body read):
  * a wait ends as soon as its signal aborts, with the abort's own `LlmError` reason when it has one
- * (a disposed route says so) and `request aborted` otherwise.
+ * (a disposed route, the total deadline) and `request aborted` otherwise.
  */
 import { LlmError } from '@bridle/llm'
 
-/** The error a wait ends with when `signal` aborts. */
+/**
+ * The error a wait ends with when `signal` aborts: the abort's own `LlmError` (a disposed route, the call's total
+ * deadline), else `request aborted`.
+ */
 export function abortError(signal: AbortSignal | undefined): LlmError {
   const reason: unknown = signal?.reason
-  return reason instanceof LlmError && reason.code === 'ABORTED' ? reason : new LlmError('request aborted', 'ABORTED')
+  return reason instanceof LlmError ? reason : new LlmError('request aborted', 'ABORTED')
 }
 
 /**

@@ -2,12 +2,17 @@
  * `OpenAICompatAdapter`: the `LlmAdapter` for one chat-completions route
  * (docs/model-calls.md#the-openai-compatible-adapter). Metadata comes from the config catalog without I/O; `stream()`
  * runs one logical call: credential, body, the request phase (SDK request, our bounded retries), then our own SSE
- * reader and delta translator. Every error leaving it is scrubbed of the key and the configured header values.
+ * reader and delta translator. Every error leaving it is scrubbed of the key and the configured header values, and
+ * the key is added to the process's secret filter when it is read (docs/security.md#what-is-filtered).
  */
 import {
   LlmError,
+  ProgressBudget,
+  ResponseMeter,
   assertUsableApiKey,
+  holdSecrets,
   reasoningEffortId,
+  startTotalDeadline,
   type GenerateOptions,
   type LlmAdapter,
   type LlmModelInfo,
@@ -19,13 +24,10 @@ import type { OpenAICompatConfig } from './config.js'
 import { raceAbort } from './abort.js'
 import { readSseEvents } from './event-stream.js'
 import { redactError, toLlmError } from './failures.js'
-import { asRecord } from './json-object.js'
-import { detailsOfObject, streamErrorEvent } from './http-errors.js'
+import { parsePayload } from './payload.js'
 import { realClock, withRetries, type RetryClock } from './retries.js'
 import { buildRequestBody } from './serialize.js'
-import { DeltaTranslator } from './translate.js'
-
-const MALFORMED_PREVIEW_CHARS = 120
+import { DeltaTranslator, movesAnswer } from './translate.js'
 
 export class OpenAICompatAdapter implements LlmAdapter {
   /** Internal controllers of the calls in flight, aborted by `dispose()`. */
@@ -93,7 +95,10 @@ export class OpenAICompatAdapter implements LlmAdapter {
     this.calls.clear()
   }
 
-  /** One logical provider attempt. Throws `LlmError`; `LlmRuntime` turns it into the `finish` chunk. */
+  /**
+   * One logical provider attempt. Throws `LlmError`; `LlmRuntime` turns it into the `finish` chunk. Bounded in time
+   * (idle, progress and total deadlines) and size (`maxResponseBytes`): docs/model-calls.md#bounds.
+   */
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined> {
     const config = this.config
     if (options.signal?.aborted === true) throw new LlmError('request aborted', 'ABORTED')
@@ -105,6 +110,9 @@ export class OpenAICompatAdapter implements LlmAdapter {
     const record: CallRecord = {}
     const client = createClient(config, apiKey, record)
     this.calls.add(internal)
+    const stopTotal = startTotalDeadline(config.streamTotalTimeoutMs, config.baseURL, (reason) =>
+      internal.abort(reason),
+    )
     try {
       const response = await withRetries(
         (retryCount) => raceAbort(requestStream(client, body, signal, retryCount), signal),
@@ -114,9 +122,11 @@ export class OpenAICompatAdapter implements LlmAdapter {
       )
       if (response.body === null) throw new LlmError(`empty response body from ${config.baseURL}`, 'EMPTY_RESPONSE')
       const translator = new DeltaTranslator()
+      const dataBudget = new ProgressBudget(config.streamDataTimeoutMs, config.baseURL)
       for await (const event of readSseEvents(response.body, {
         idleTimeoutMs: config.streamIdleTimeoutMs,
-        dataTimeoutMs: config.streamDataTimeoutMs,
+        dataBudget,
+        responseMeter: new ResponseMeter(config.maxResponseBytes, config.baseURL),
         maxLineBytes: config.maxLineBytes,
         contentType: response.headers.get('content-type') ?? '',
         baseURL: config.baseURL,
@@ -126,7 +136,12 @@ export class OpenAICompatAdapter implements LlmAdapter {
           yield* translator.finish()
           return
         }
-        yield* translator.push(parsePayload(event.event, event.data, config))
+        const { payload, error } = parsePayload(event.event, event.data, config)
+        const chunks = translator.push(payload)
+        // only an event that moved the answer buys more time: empty deltas spend the budget like keep-alives
+        if (movesAnswer(chunks, payload)) dataBudget.progress()
+        yield* chunks
+        if (error !== undefined) throw error
       }
       throw new LlmError(`event stream from ${config.baseURL} ended without [DONE]`, 'STREAM_CLOSED')
     } catch (error) {
@@ -138,6 +153,7 @@ export class OpenAICompatAdapter implements LlmAdapter {
       }
       throw redactError(toLlmError(error, ladder), secretsOf(config, apiKey))
     } finally {
+      stopTotal()
       this.calls.delete(internal)
       internal.abort()
     }
@@ -151,7 +167,9 @@ export class OpenAICompatAdapter implements LlmAdapter {
     if (raw === undefined || raw === '') {
       throw new LlmError(`no API key: environment variable ${name} is not set`, 'MISSING_CREDENTIAL')
     }
-    return assertUsableApiKey(raw, name)
+    const key = assertUsableApiKey(raw, name)
+    holdSecrets(raw, key)
+    return key
   }
 }
 
@@ -173,29 +191,4 @@ function requestStream(
       headers: { accept: 'text/event-stream', 'x-stainless-retry-count': String(retryCount) },
     })
     .asResponse()
-}
-
-/** One event's data → a payload object; error events and error payloads throw their classified error. */
-function parsePayload(event: string | undefined, data: string, config: OpenAICompatConfig): Record<string, unknown> {
-  let json: unknown
-  try {
-    json = JSON.parse(data)
-  } catch {
-    if (event === 'error') throw streamErrorEvent({ message: data.trim() }, config.displayName)
-    throw malformed(data, config)
-  }
-  if (event === 'error') throw streamErrorEvent(detailsOfObject(json), config.displayName)
-  const payload = asRecord(json)
-  if (payload === undefined) throw malformed(data, config)
-  if ('error' in payload && !('choices' in payload)) {
-    throw streamErrorEvent(detailsOfObject(payload), config.displayName)
-  }
-  return payload
-}
-
-function malformed(data: string, config: OpenAICompatConfig): LlmError {
-  return new LlmError(
-    `malformed event from ${config.baseURL}: ${data.slice(0, MALFORMED_PREVIEW_CHARS)}`,
-    'MALFORMED_RESPONSE',
-  )
 }

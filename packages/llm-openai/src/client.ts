@@ -3,7 +3,7 @@
  * auth, the per-attempt timeout, typed errors — and is shielded from the ambient environment
  * (`OPENAI_*` variables, `OPENAI_LOG`). Retries are the adapter's (`retries.ts`).
  */
-import { attributionHeaders } from '@bridle/llm'
+import { attributionHeaders, redactTruncated } from '@bridle/llm'
 import OpenAI from 'openai'
 import type { OpenAICompatConfig } from './config.js'
 
@@ -75,6 +75,8 @@ async function readCapped(response: Response): Promise<string> {
   } finally {
     reader.cancel().catch(() => {})
   }
-  const bytes = Buffer.concat(parts).subarray(0, MAX_ERROR_BODY_BYTES)
-  return new TextDecoder('utf-8').decode(bytes)
+  const whole = Buffer.concat(parts)
+  const text = new TextDecoder('utf-8').decode(whole.subarray(0, MAX_ERROR_BODY_BYTES))
+  // a body cut at the cap may end inside a secret, whose prefix no filter would recognize later
+  return whole.byteLength >= MAX_ERROR_BODY_BYTES ? redactTruncated(text) : text
 }

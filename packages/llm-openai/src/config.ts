@@ -2,7 +2,14 @@
  * Configuration of one `llm-openai` route: the zod schema, the DeepSeek defaults, and
  * `resolveConfig`, the pure parse-plus-defaults step that `Config` (the cordis hook) runs.
  */
-import { deepFreeze, parseConfig, urlHasCredentials, type JsonValue } from '@bridle/llm'
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_STREAM_TOTAL_TIMEOUT_MS,
+  deepFreeze,
+  parseConfig,
+  urlCredentials,
+  type JsonValue,
+} from '@bridle/llm'
 import { z } from 'zod'
 
 /** Base URL used when `baseURL` is omitted. The SDK appends `/chat/completions`. */
@@ -90,11 +97,12 @@ export const ConfigSchema = z
     baseURL: z
       .string()
       .refine(isHttpUrl, 'must be an absolute http: or https: URL')
-      // the message never repeats the value: it holds the secret
-      .refine(
-        (url) => !urlHasCredentials(url),
-        'must not contain credentials (user:password@); give the key through apiKeyEnv',
-      )
+      // the messages never repeat the value: it holds the secret
+      .superRefine((url, ctx) => {
+        const problem = baseUrlCredentialProblem(url)
+        if (problem !== undefined)
+          ctx.addIssue({ code: 'custom', message: `${problem}; give the key through apiKeyEnv` })
+      })
       .optional(),
     apiKeyEnv: z
       .string()
@@ -106,6 +114,8 @@ export const ConfigSchema = z
     maxRetries: z.number().int().min(0).max(10).default(2),
     streamIdleTimeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(300_000),
     streamDataTimeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(600_000),
+    streamTotalTimeoutMs: z.number().int().min(1).max(MAX_TIMER_MS).default(DEFAULT_STREAM_TOTAL_TIMEOUT_MS),
+    maxResponseBytes: z.number().int().min(1024).max(Number.MAX_SAFE_INTEGER).default(DEFAULT_MAX_RESPONSE_BYTES),
     maxRetryDelayMs: z.number().int().min(0).max(MAX_TIMER_MS).default(60_000),
     maxLineBytes: z
       .number()
@@ -159,8 +169,12 @@ export interface OpenAICompatConfig {
   readonly timeoutMs: number
   readonly maxRetries: number
   readonly streamIdleTimeoutMs: number
-  /** Longest wait for the next data event; keep-alive comments do not count. */
+  /** Longest wait for progress (a token, a finish reason); keep-alive comments and empty events do not count. */
   readonly streamDataTimeoutMs: number
+  /** Longest a whole call may take, from the request to the last byte. */
+  readonly streamTotalTimeoutMs: number
+  /** Most bytes one response's event stream may carry. */
+  readonly maxResponseBytes: number
   /** Longest wait between two attempts; a server asking for more ends the retries. */
   readonly maxRetryDelayMs: number
   /** Longest SSE line, and longest event (its non-comment lines together), in bytes. */
@@ -196,6 +210,8 @@ export function resolveConfig(raw: unknown): OpenAICompatConfig {
     maxRetries: c.maxRetries,
     streamIdleTimeoutMs: c.streamIdleTimeoutMs,
     streamDataTimeoutMs: c.streamDataTimeoutMs,
+    streamTotalTimeoutMs: c.streamTotalTimeoutMs,
+    maxResponseBytes: c.maxResponseBytes,
     maxRetryDelayMs: c.maxRetryDelayMs,
     maxLineBytes: c.maxLineBytes,
     maxTokensField: c.maxTokensField,
@@ -204,6 +220,18 @@ export function resolveConfig(raw: unknown): OpenAICompatConfig {
     headers: c.headers,
     extraBody: c.extraBody as Record<string, JsonValue>,
   })
+}
+
+/**
+ * Why a base URL may not be used as given (docs/security.md#urls), or undefined: userinfo, or a query parameter whose
+ * name marks a credential (`api-key`, `token`, `sig`, …; `api-version` is fine). Names the parameter, never a value.
+ */
+export function baseUrlCredentialProblem(url: string): string | undefined {
+  const found = urlCredentials(url)
+  if (found.userinfo) return 'must not contain credentials (user:password@)'
+  if (found.parameters.length === 0) return undefined
+  const names = found.parameters.map((name) => `"${name}"`).join(', ')
+  return `must not carry a credential in its query string (parameter ${names})`
 }
 
 function isHttpUrl(value: string): boolean {

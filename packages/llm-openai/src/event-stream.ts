@@ -2,13 +2,14 @@
  * Our own Server-Sent Events reader. The SDK's iterator treats a body that ends
  * without `[DONE]` as success and hides comment lines; this reader frames bytes itself with
  * `eventsource-parser` and bounds the body: an idle watchdog re-armed by any byte (comments included),
- * a deadline for the next data event that keep-alives do not re-arm, a cap on line and event size, and
- * a first look at the opening bytes that names an answer which is not an event stream at all.
+ * a budget for progress that only the caller restores (docs/model-calls.md#bounds), a cap on the response's
+ * bytes, a cap on line and event size, and a first look at the opening bytes that names an answer which is not an
+ * event stream at all.
  */
-import { LlmError } from '@bridle/llm'
+import { LlmError, StreamTimeoutError, type BudgetWait, type ProgressBudget, type ResponseMeter } from '@bridle/llm'
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { LineMeter } from './line-meter.js'
-import { guardedRead, startDeadline, type Deadline, type ReadResult } from './read-guard.js'
+import { guardedRead, type ReadResult } from './read-guard.js'
 import {
   isEventStreamType,
   isJsonType,
@@ -28,8 +29,13 @@ export interface SseEvent {
 export interface EventReaderOptions {
   /** Longest silence allowed while a read is pending; any byte re-arms it. */
   idleTimeoutMs: number
-  /** Longest wait for the next event with data; comments and keep-alives do not re-arm it. */
-  dataTimeoutMs?: number
+  /**
+   * The wait for progress (`streamDataTimeoutMs`): it runs while a read is pending and only its owner restores it
+   * (`progress()`, when an event carried something). Keep-alives and empty events spend it.
+   */
+  dataBudget?: ProgressBudget
+  /** Counts every byte of the body; throws `ResponseTooLargeError` past its cap. */
+  responseMeter?: ResponseMeter
   /** Longest line, and longest event (its non-comment lines together), in bytes. */
   maxLineBytes?: number
   /** The answer's content type. When given, the opening bytes are checked before any event is read. */
@@ -41,20 +47,6 @@ export interface EventReaderOptions {
 }
 
 const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
-
-/** Thrown when the idle watchdog fires; the catch ladder checks this first. */
-export class IdleTimeoutError extends LlmError {
-  constructor(baseURL: string, ms: number) {
-    super(`event stream from ${baseURL} idle for ${ms}ms`, 'TIMEOUT')
-  }
-}
-
-/** Thrown when only keep-alives (or nothing) arrived for `dataTimeoutMs`. */
-export class DataTimeoutError extends LlmError {
-  constructor(baseURL: string, ms: number) {
-    super(`event stream from ${baseURL} sent no data for ${ms}ms (keep-alives only)`, 'TIMEOUT')
-  }
-}
 
 /**
  * Yields the body's SSE events in order. Ends when the body ends; an event never terminated by a
@@ -85,18 +77,17 @@ export async function* readSseEvents(
     }
     parser.feed(decoder.decode(bytes, { stream: true }))
   }
-  let waitForData: Deadline | undefined
-  const read = () => {
-    const dataTimeoutMs = options.dataTimeoutMs
-    if (dataTimeoutMs !== undefined) {
-      waitForData ??= startDeadline(dataTimeoutMs, () => new DataTimeoutError(options.baseURL, dataTimeoutMs))
-    }
-    return guardedRead(reader, {
+  let waitForData: BudgetWait | undefined
+  const read = async () => {
+    waitForData ??= options.dataBudget?.wait()
+    const result = await guardedRead(reader, {
       idleTimeoutMs: options.idleTimeoutMs,
-      onIdle: () => new IdleTimeoutError(options.baseURL, options.idleTimeoutMs),
+      onIdle: () => new StreamTimeoutError('idle', options.baseURL, options.idleTimeoutMs),
       ...(waitForData === undefined ? {} : { deadline: waitForData }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     })
+    if (!result.done) options.responseMeter?.add(result.value.byteLength)
+    return result
   }
   try {
     if (options.contentType !== undefined && !(await checkOpening(read, feed, options.baseURL, options.contentType))) {
@@ -104,8 +95,8 @@ export async function* readSseEvents(
     } else {
       for (;;) {
         while (queue.length > 0) {
-          // the consumer's time is not the server's: the deadline restarts at the next read
-          waitForData?.clear()
+          // the consumer's time is not the server's: the budget pauses until the next read
+          waitForData?.stop()
           waitForData = undefined
           yield queue.shift()!
         }
@@ -119,7 +110,7 @@ export async function* readSseEvents(
     }
     while (queue.length > 0) yield queue.shift()!
   } finally {
-    waitForData?.clear()
+    waitForData?.stop()
     reader.cancel().catch(() => {})
   }
 }
@@ -167,5 +158,6 @@ async function checkOpening(
     baseURL,
     contentType,
     new TextDecoder().decode(Buffer.concat(parts).subarray(0, SNIPPET_BYTES)),
+    ended && size <= SNIPPET_BYTES,
   )
 }

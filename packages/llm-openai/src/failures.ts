@@ -3,12 +3,11 @@
  * first matching rung wins. Transport failures carry their cause (`connect ECONNREFUSED …`) in the
  * message, and every message is scrubbed of the call's secrets before it leaves the adapter.
  */
-import { LlmError, redactSecrets } from '@bridle/llm'
+import { LlmError, redactSecrets, StreamTimeoutError } from '@bridle/llm'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 import { abortError } from './abort.js'
 import type { CallRecord } from './client.js'
 import type { OpenAICompatConfig } from './config.js'
-import { DataTimeoutError, IdleTimeoutError } from './event-stream.js'
 import { httpError } from './http-errors.js'
 
 export interface LadderContext {
@@ -23,7 +22,7 @@ export interface LadderContext {
 /** Maps any thrown value of a call to the `LlmError` the adapter throws (before redaction). */
 export function toLlmError(error: unknown, context: LadderContext): LlmError {
   const { config, signal, record } = context
-  if (error instanceof IdleTimeoutError || error instanceof DataTimeoutError) return error
+  if (error instanceof StreamTimeoutError) return error
   if (signal?.aborted === true) return new LlmError('request aborted', 'ABORTED')
   if (context.internal?.aborted === true && context.internal.reason instanceof LlmError)
     return abortError(context.internal)
@@ -44,7 +43,10 @@ export function toLlmError(error: unknown, context: LadderContext): LlmError {
   return new LlmError(withCause(`event stream from ${config.baseURL} failed`, error), 'TRANSPORT', { cause: error })
 }
 
-/** `error` with every secret of the call replaced by `[redacted]` in its message and facts. */
+/**
+ * `error` with every secret the process holds, and `secrets`, replaced by `[redacted]` in its message and facts. The
+ * provider's own words were redacted before they were cut (http-errors.ts); this is the last guard for the rest.
+ */
 export function redactError(error: LlmError, secrets: readonly string[]): LlmError {
   const message = redactSecrets(error.message, secrets)
   const requestId = error.failure.requestId

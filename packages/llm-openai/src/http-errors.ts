@@ -3,16 +3,18 @@
  * becomes an `LlmError` with a code from `@bridle/llm`'s vocabulary and the facts a retry policy
  * needs (status, provider retry-after, request id).
  */
-import { LlmError, isContextWindowExceededError, isQuotaExceededError } from '@bridle/llm'
+import { LlmError, clipRedacted, isContextWindowExceededError, isQuotaExceededError } from '@bridle/llm'
 import { asRecord } from './json-object.js'
 
 const MAX_MESSAGE_CHARS = 500
 
-/** What an error body says, whatever its shape (OpenAI, Ollama, legacy vLLM, plain text). */
+/** What an error body says, whatever its shape (OpenAI, Ollama, legacy vLLM, OpenRouter, Groq, plain text). */
 export interface ErrorDetails {
   message?: string
   code?: string
   type?: string
+  /** An HTTP status the body itself carries (`status`, `status_code`, or a numeric `code`: OpenRouter). */
+  status?: number
 }
 
 /** Reads message, code and type from an error body: JSON in any of the known shapes, else text. */
@@ -33,11 +35,17 @@ export function detailsOfObject(json: unknown): ErrorDetails {
   const message = str(nested?.message) ?? str(top.error) ?? str(top.message) ?? str(top.detail)
   const code = str(nested?.code) ?? str(top.code)
   const type = str(nested?.type) ?? str(top.type)
+  const status = [nested?.status, nested?.status_code, nested?.code, top.status_code, top.status].find(isStatus)
   return {
     ...(message === undefined ? {} : { message: cut(message) }),
     ...(code === undefined ? {} : { code }),
     ...(type === undefined ? {} : { type }),
+    ...(status === undefined ? {} : { status }),
   }
+}
+
+function isStatus(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599
 }
 
 /** True when code, type or message uses quota/balance wording. */
@@ -88,10 +96,24 @@ export function httpError(
   })
 }
 
-/** An error event inside a 2xx stream: quota and context wording keep their codes, else `SERVER`. */
+/**
+ * An error inside a 2xx stream (an error event, an error payload, or an `error` object beside `choices`). A status
+ * the error carries classifies it by the HTTP table, so a 4xx (Groq's `tool_use_failed` 400) is never `SERVER` and
+ * so never retried — but for 408 and 429, which a later attempt can pass. Without a status, an
+ * `invalid_request_error` type is `INVALID_REQUEST`; quota and context wording keep their codes; else `SERVER`.
+ */
 export function streamErrorEvent(details: ErrorDetails, displayName: string): LlmError {
-  const code = isQuotaError(details) ? 'QUOTA' : isContextError(details) ? 'CONTEXT_WINDOW_EXCEEDED' : 'SERVER'
-  return new LlmError(details.message ?? `${displayName} reported an error inside the event stream`, code)
+  const message = details.message ?? `${displayName} reported an error inside the event stream`
+  const status = details.status
+  if (status !== undefined) return new LlmError(message, httpErrorCode(status, details), { status })
+  const code = isQuotaError(details)
+    ? 'QUOTA'
+    : isContextError(details)
+      ? 'CONTEXT_WINDOW_EXCEEDED'
+      : details.type === 'invalid_request_error'
+        ? 'INVALID_REQUEST'
+        : 'SERVER'
+  return new LlmError(message, code)
 }
 
 /**
@@ -117,7 +139,8 @@ export function requestedWaitMs(headers: Headers, now: number = Date.now()): num
     if (/^\d+(\.\d+)?$/.test(after)) {
       const seconds = Number(after) * 1000
       if (Number.isFinite(seconds)) return seconds
-    } else {
+    } else if (/[a-z]/i.test(after)) {
+      // an HTTP-date names its weekday or month; `-5` is neither seconds nor a date, and says nothing usable
       const date = Date.parse(after)
       if (!Number.isNaN(date)) return Math.max(0, date - now)
     }
@@ -137,6 +160,7 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined
 }
 
+/** Redact first, then cut: a key straddling the cut must not survive as a prefix (docs/security.md#what-is-shown). */
 function cut(text: string): string {
-  return text.length > MAX_MESSAGE_CHARS ? text.slice(0, MAX_MESSAGE_CHARS) : text
+  return clipRedacted(text, MAX_MESSAGE_CHARS)
 }

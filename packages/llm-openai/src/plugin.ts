@@ -3,7 +3,7 @@
  * `ctx.llm`; disposing the plugin (or an HMR reload) removes it.
  */
 import type { Context } from 'cordis'
-import { configParser } from '@bridle/llm'
+import { configParser, holdSecrets, namedCredentials } from '@bridle/llm'
 import { OpenAICompatAdapter } from './adapter.js'
 import { resolveConfig, type OpenAICompatConfig, type OpenAICompatConfigInput } from './config.js'
 
@@ -25,6 +25,11 @@ export const Config = configParser((raw?: OpenAICompatConfigInput | null): OpenA
  * calls in flight, so nothing of a disposed route (socket, retry sleep, watchdog) keeps running.
  */
 export function apply(ctx: Context, config: OpenAICompatConfig): void {
+  // the route's credentials are filtered from the moment it loads, before any call (docs/security.md#what-is-filtered)
+  holdSecrets(
+    config.apiKeyEnv === null ? undefined : process.env[config.apiKeyEnv],
+    ...namedCredentials(config.headers),
+  )
   const adapter = new OpenAICompatAdapter(config)
   ctx.effect(() => () => adapter.dispose())
   ctx.llm.registerAdapter([config.provider], adapter)

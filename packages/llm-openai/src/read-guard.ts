@@ -27,8 +27,8 @@ export interface GuardedReadOptions {
   /** Longest this one read may stay pending. */
   idleTimeoutMs: number
   onIdle: () => Error
-  /** A deadline that spans several reads (the wait for the next data event). */
-  deadline?: Deadline
+  /** A deadline that spans several reads (the wait for progress). */
+  deadline?: { readonly expired: Promise<never> }
   signal?: AbortSignal
 }
 

@@ -3,7 +3,7 @@
  * proxy's HTML error, a JSON completion from a server that ignored `stream: true` — and saying what it
  * was: its content type and a short, sanitized snippet of its text.
  */
-import { LlmError } from '@bridle/llm'
+import { LlmError, redactSecrets, redactTruncated } from '@bridle/llm'
 
 /** Bytes read for a verdict before an opening of blank lines counts as an event stream. */
 export const SNIFF_LIMIT_BYTES = 1024
@@ -37,7 +37,8 @@ export function sniffOpening(text: string, ended: boolean, labeled = true): Snif
 
 /**
  * A one-line preview of a body: HTML reduced to its text (scripts and styles dropped), control
- * characters removed (a body must not drive the terminal), whitespace collapsed, cut to 120 characters.
+ * characters removed (a body must not drive the terminal), whitespace collapsed, known secrets redacted, then cut to
+ * 120 characters.
  */
 export function snippetOf(text: string): string {
   let flat = text.replace(/^\uFEFF/, '')
@@ -48,17 +49,20 @@ export function snippetOf(text: string): string {
       .replace(/&nbsp;/g, ' ')
     if (inner.trim() !== '') flat = inner
   }
-  flat = flat.replace(/\p{C}/gu, ' ').replace(/\s+/g, ' ').trim()
+  // redacted before it is cut, so a key straddling the cut leaves no prefix behind
+  flat = redactSecrets(flat.replace(/\p{C}/gu, ' ').replace(/\s+/g, ' ').trim())
   if (flat === '') return '(empty body)'
   return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat
 }
 
 /**
  * The error for a 2xx answer that is not an event stream. A JSON answer keeps the wording for a server
- * that ignored `stream: true`; anything else says `not an event stream (content-type …)`.
+ * that ignored `stream: true`; anything else says `not an event stream (content-type …)`. `complete` is false when
+ * `text` is only the head of the body.
  */
-export function notEventStreamError(baseURL: string, contentType: string, text: string): LlmError {
-  const snippet = snippetOf(text)
+export function notEventStreamError(baseURL: string, contentType: string, text: string, complete = true): LlmError {
+  // a body read only up to the snippet cap may end inside a secret: that tail goes too
+  const snippet = snippetOf(complete ? text : redactTruncated(text))
   if (isJsonType(contentType)) {
     return new LlmError(
       `expected an event stream from ${baseURL}, got application/json: ${snippet}`,

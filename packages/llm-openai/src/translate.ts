@@ -2,7 +2,7 @@
  * Delta translation: one parsed `chat.completion.chunk` at a time → neutral
  * `StreamChunk`s, then finalization at `[DONE]`. Pure state machine; no I/O, no timers.
  */
-import { LlmError, callId, type ContentBlock, type FinishReason, type StreamChunk } from '@bridle/llm'
+import { LlmError, callId, isTokenDelta, type ContentBlock, type FinishReason, type StreamChunk } from '@bridle/llm'
 import { asRecord } from './json-object.js'
 import { translateUsage } from './usage.js'
 
@@ -148,6 +148,16 @@ function assemble(block: OpenBlock): ContentBlock {
     }
   }
   return { type: block.kind, text: joined }
+}
+
+/**
+ * True when a payload moved the answer: it produced a token (text, reasoning, a tool call's name or arguments) or
+ * named a finish reason. Only that restores the wait for progress (`streamDataTimeoutMs`).
+ */
+export function movesAnswer(chunks: readonly StreamChunk[], payload: Record<string, unknown>): boolean {
+  if (chunks.some(isTokenDelta)) return true
+  const choice = firstChoice(payload.choices)
+  return typeof choice?.finish_reason === 'string' && choice.finish_reason !== ''
 }
 
 function failed(message: string, code: string): FinishReason {

@@ -26,6 +26,8 @@ describe('config', () => {
       maxRetries: 2,
       streamIdleTimeoutMs: 300_000,
       streamDataTimeoutMs: 600_000,
+      streamTotalTimeoutMs: 1_800_000,
+      maxResponseBytes: 134_217_728,
       maxRetryDelayMs: 60_000,
       maxLineBytes: 8 * 1024 * 1024,
       maxTokensField: 'max_tokens',

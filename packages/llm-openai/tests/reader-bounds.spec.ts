@@ -1,15 +1,16 @@
 /**
- * Bounds of the SSE reader (issue 14 item 5): a deadline for the next data event that keep-alives do not
- * re-arm, and a cap on line and event size that stops reading in bounded memory. Fake timers drive the
- * deadlines; byte counts, not clocks, show the memory bound.
+ * Bounds of the SSE reader (issue 14 item 5, issue 38 item 4): a budget for progress that keep-alives and events the
+ * consumer does not count never restore, a cap on the response's bytes, and a cap on line and event size that stops
+ * reading in bounded memory. Fake timers drive the deadlines; byte counts, not clocks, show the memory bound.
  */
 import './setup.js'
-import { LlmError } from '@bridle/llm'
+import { LlmError, ProgressBudget, ResponseMeter } from '@bridle/llm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readSseEvents, type EventReaderOptions, type SseEvent } from '../src/event-stream.js'
 import { LineMeter } from '../src/line-meter.js'
 
 const enc = (s: string) => new TextEncoder().encode(s)
+const budget = (ms: number) => new ProgressBudget(ms, 'http://mock')
 
 afterEach(() => {
   vi.useRealTimers()
@@ -48,22 +49,24 @@ describe('deadline for the next data event', () => {
   it('a body of keep-alives only ends with TIMEOUT, though the idle watchdog stays quiet', async () => {
     vi.useFakeTimers()
     const body = pacedBody(() => ': keep-alive\n\n', 10)
-    const result = drain(body, { idleTimeoutMs: 50, dataTimeoutMs: 1000 }).catch((e: unknown) => e)
+    const result = drain(body, { idleTimeoutMs: 50, dataBudget: budget(1000) }).catch((e: unknown) => e)
     await vi.advanceTimersByTimeAsync(1000)
     const error = await result
     expect(error).toBeInstanceOf(LlmError)
     expect(error).toMatchObject({
       code: 'TIMEOUT',
-      message: 'event stream from http://mock sent no data for 1000ms (keep-alives only)',
+      message: 'event stream from http://mock sent nothing new for 1000ms (keep-alives and empty events do not count)',
     })
     expect(vi.getTimerCount()).toBe(0)
   })
 
-  it('each data event restarts it, and the consumer’s own time does not count', async () => {
+  it('each event the consumer counts as progress restores it, and the consumer’s own time does not count', async () => {
     vi.useFakeTimers()
     // a data event after every 4 keep-alives (50 ms apart at 10 ms each); the deadline is 100 ms
     const body = pacedBody((n) => (n >= 30 ? undefined : n % 5 === 4 ? `data: ${n}\n\n` : ': ka\n\n'), 10)
-    const result = drain(body, { dataTimeoutMs: 100 }, async () => {
+    const dataBudget = budget(100)
+    const result = drain(body, { dataBudget }, async () => {
+      dataBudget.progress()
       // the consumer holds every event for 5 s
       await new Promise((resolve) => setTimeout(resolve, 5000))
     })
@@ -75,7 +78,7 @@ describe('deadline for the next data event', () => {
   it('a consumer that stops early, and an abort during a wait, leave no timer behind', async () => {
     vi.useFakeTimers()
     const body = pacedBody((n) => (n === 0 ? 'data: first\n\n' : ': ka\n\n'), 10)
-    const iterator = readSseEvents(body, { idleTimeoutMs: 50, dataTimeoutMs: 1000, baseURL: 'x' })
+    const iterator = readSseEvents(body, { idleTimeoutMs: 50, dataBudget: budget(1000), baseURL: 'x' })
     const first = iterator.next()
     await vi.advanceTimersByTimeAsync(10)
     expect((await first).value).toEqual({ data: 'first' })
@@ -85,7 +88,7 @@ describe('deadline for the next data event', () => {
     const controller = new AbortController()
     const waiting = readSseEvents(
       pacedBody(() => ': ka\n\n', 10),
-      { idleTimeoutMs: 50, dataTimeoutMs: 1000, baseURL: 'x', signal: controller.signal },
+      { idleTimeoutMs: 50, dataBudget: budget(1000), baseURL: 'x', signal: controller.signal },
     )
     const pending = waiting.next()
     await vi.advanceTimersByTimeAsync(35)
@@ -94,6 +97,52 @@ describe('deadline for the next data event', () => {
     // only the body's own pending pull timer may remain; it belongs to the test body, not the reader
     await vi.advanceTimersByTimeAsync(10)
     expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('data events that carry nothing do not restore it: a stream of empty deltas ends within the budget', async () => {
+    vi.useFakeTimers()
+    const empty = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {} }] })}\n\n`
+    const body = pacedBody(() => empty, 100)
+    const seen: SseEvent[] = []
+    // the consumer (the adapter) counts none of them as progress
+    const result = drain(body, { idleTimeoutMs: 2000, dataBudget: budget(3000) }, async (e) => void seen.push(e)).catch(
+      (e: unknown) => e,
+    )
+    await vi.advanceTimersByTimeAsync(3000)
+    expect(await result).toMatchObject({ code: 'TIMEOUT', bound: 'data' })
+    expect(seen.length).toBeGreaterThanOrEqual(28)
+    expect(seen.length).toBeLessThanOrEqual(30)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+})
+
+describe('response size cap', () => {
+  it('an endless stream of data ends with RESPONSE_TOO_LARGE once its bytes pass the cap', async () => {
+    let pulled = 0
+    const event = enc(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'more ' } }] })}\n\n`)
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulled += event.byteLength
+          if (pulled > 1024 * 1024) controller.error(new Error('test body: the reader kept pulling'))
+          else controller.enqueue(event)
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    const seen: SseEvent[] = []
+    const error = await drain(
+      body,
+      { responseMeter: new ResponseMeter(64 * 1024, 'http://mock') },
+      async (e) => void seen.push(e),
+    ).catch((e: unknown) => e)
+    expect(error).toMatchObject({
+      code: 'RESPONSE_TOO_LARGE',
+      message: 'event stream from http://mock passed 65536 bytes without finishing (maxResponseBytes)',
+    })
+    expect(pulled).toBeGreaterThan(64 * 1024)
+    expect(pulled).toBeLessThanOrEqual(64 * 1024 + event.byteLength)
+    expect(seen.length).toBe(Math.floor((64 * 1024) / event.byteLength))
   })
 })
 

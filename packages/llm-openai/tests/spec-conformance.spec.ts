@@ -124,6 +124,8 @@ describe('plugin surface and configuration', () => {
       maxRetries: 2,
       streamIdleTimeoutMs: 300000,
       streamDataTimeoutMs: 600000,
+      streamTotalTimeoutMs: 1800000,
+      maxResponseBytes: 134217728,
       maxRetryDelayMs: 60000,
       maxLineBytes: 8388608,
       maxTokensField: 'max_tokens',

@@ -34,8 +34,67 @@ describe('a stream that never delivers data', () => {
     expect(r.chunks[0]).toEqual({ type: 'block-start', index: 0, blockType: 'text' })
     expect(failureOf(r.finish)).toEqual({
       code: 'TIMEOUT',
-      message: `event stream from ${h.server.url} sent no data for 150ms (keep-alives only)`,
+      message: `event stream from ${h.server.url} sent nothing new for 150ms (keep-alives and empty events do not count)`,
     })
+    await h.server.requests[0]!.disconnected
+  }, 10_000)
+})
+
+describe('a stream that never ends (issue 38 item 4)', () => {
+  const emptyDelta = chunk({})
+
+  it('empty deltas forever do not re-arm streamDataTimeoutMs: TIMEOUT, and the socket is closed', async () => {
+    h = await boot([{ kind: 'repeat', events: [chunk({ content: 'partial' })], item: emptyDelta, intervalMs: 10 }], {
+      streamIdleTimeoutMs: 200,
+      streamDataTimeoutMs: 300,
+    })
+    const r = await run(h.ctx)
+    expect(r.chunks.filter((c) => c.type === 'text-delta')).toEqual([{ type: 'text-delta', index: 0, text: 'partial' }])
+    expect(r.finish).toMatchObject({ kind: 'error' })
+    expect(failureOf(r.finish)).toEqual({
+      code: 'TIMEOUT',
+      message: `event stream from ${h.server.url} sent nothing new for 300ms (keep-alives and empty events do not count)`,
+    })
+    await h.server.requests[0]!.disconnected
+  }, 10_000)
+
+  it('text forever ends at streamTotalTimeoutMs with the partial answer and TIMEOUT', async () => {
+    h = await boot([{ kind: 'repeat', item: chunk({ content: 'more ' }), intervalMs: 5 }], {
+      streamIdleTimeoutMs: 200,
+      streamDataTimeoutMs: 300,
+      streamTotalTimeoutMs: 400,
+    })
+    const r = await run(h.ctx)
+    expect(r.chunks.some((c) => c.type === 'text-delta')).toBe(true)
+    expect(r.chunks.some((c) => c.type === 'block-end')).toBe(false)
+    expect(failureOf(r.finish)).toEqual({
+      code: 'TIMEOUT',
+      message: `model call to ${h.server.url} did not finish within 400ms (streamTotalTimeoutMs)`,
+    })
+    await h.server.requests[0]!.disconnected
+  }, 10_000)
+
+  it('the total deadline also bounds a request that never gets its headers', async () => {
+    h = await boot([{ kind: 'hang' }], { timeoutMs: 60_000, streamTotalTimeoutMs: 200 })
+    expect(failureOf((await run(h.ctx)).finish)).toEqual({
+      code: 'TIMEOUT',
+      message: `model call to ${h.server.url} did not finish within 200ms (streamTotalTimeoutMs)`,
+    })
+    await h.server.requests[0]!.disconnected
+  }, 10_000)
+
+  it('text forever ends at maxResponseBytes with RESPONSE_TOO_LARGE; the answer is bounded by the cap', async () => {
+    const item = chunk({ content: 'more ' })
+    const eventBytes = Buffer.byteLength(encodeSseItem(item))
+    h = await boot([{ kind: 'repeat', item, intervalMs: 0 }], { maxResponseBytes: 32 * 1024 })
+    const r = await run(h.ctx)
+    expect(failureOf(r.finish)).toEqual({
+      code: 'RESPONSE_TOO_LARGE',
+      message: `event stream from ${h.server.url} passed 32768 bytes without finishing (maxResponseBytes)`,
+    })
+    expect(r.chunks.filter((c) => c.type === 'text-delta').length).toBeLessThanOrEqual(
+      Math.ceil((32 * 1024) / eventBytes),
+    )
     await h.server.requests[0]!.disconnected
   }, 10_000)
 })

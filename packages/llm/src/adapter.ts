@@ -2,6 +2,7 @@
  * The adapter interface: what a provider integration implements, plus the model metadata and retry-policy
  * data it may report. The seam never retries; the policy is data for `agent/request-error` listeners.
  */
+import type { CachePlan, CachePlanInput } from './cache.js'
 import type { ReasoningEffortId } from './ids.js'
 import type { GenerateOptions } from './request.js'
 import type { StreamChunk } from './stream.js'
@@ -56,6 +57,11 @@ export interface LlmAdapter {
   resolveModel?(provider: string, model: string, signal?: AbortSignal): LlmModelInfo | Promise<LlmModelInfo>
   /** Merged over `DEFAULT_RETRY_POLICY`, then validated. */
   retryPolicy?(provider: string): Partial<LlmRetryPolicy> | undefined
+  /**
+   * Places prompt-cache breakpoints for a request about to be built (docs/caching.md). Only adapters of providers
+   * that cache at explicit breakpoints implement it; it must be synchronous and pure (no I/O).
+   */
+  planCache?(input: CachePlanInput): CachePlan | undefined
 }
 
 /** The default retry policy. */

@@ -68,6 +68,15 @@ export {
   callConfigEquals,
 } from './request.js'
 export {
+  type CacheTtl,
+  type CacheBreakpointPosition,
+  type CacheBreakpoint,
+  type CachePlan,
+  type CacheSectionFacts,
+  type CachePlanInput,
+  isCachePlan,
+} from './cache.js'
+export {
   type TokenUsage,
   type FinishReasonMap,
   type FinishReason,
@@ -114,7 +123,24 @@ export { intInRange, nullAsAbsent, type NullAsAbsent } from './config-field.js'
 export { configuredPlugin } from './configured-plugin.js'
 export { isRecord } from './record.js'
 export { type NormalizedApiKey, normalizeApiKey, assertUsableApiKey } from './credentials.js'
-export { REDACTED, MIN_SECRET_LENGTH, redactSecrets, urlHasCredentials } from './secrets.js'
+export {
+  REDACTED,
+  MIN_SECRET_LENGTH,
+  SecretFilter,
+  SecretStream,
+  knownSecrets,
+  holdSecrets,
+  holdUrlSecrets,
+  isCredentialParameter,
+  namedCredentials,
+  urlCredentials,
+  urlHasCredentials,
+  type UrlCredentials,
+  redactSecrets,
+  clipRedacted,
+  redactTruncated,
+  redactChunks,
+} from './secrets.js'
 export { LLM_PACKAGE_VERSION, attributionHeaders } from './attribution.js'
 
 // immutability and JSON limits
@@ -159,3 +185,14 @@ export {
   LlmRuntime,
 } from './runtime.js'
 export { BlockAssembler } from './assembler.js'
+export {
+  DEFAULT_STREAM_TOTAL_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type StreamTimeoutBound,
+  StreamTimeoutError,
+  ResponseTooLargeError,
+  ResponseMeter,
+  startTotalDeadline,
+  type BudgetWait,
+  ProgressBudget,
+} from './call-bounds.js'

@@ -3,6 +3,7 @@
  * per-conversation call config.
  */
 import type { Brand, ReasoningEffortId } from './ids.js'
+import type { CachePlan } from './cache.js'
 import type { Message } from './message.js'
 
 /** A session id, declared locally so the seam does not depend on `@bridle/session`. */
@@ -39,6 +40,11 @@ export interface GenerateOptions {
   signal?: AbortSignal
   sessionId?: SessionId
   purpose?: LlmPurpose
+  /**
+   * Prompt-cache breakpoints the loop asked the route's adapter to place (docs/caching.md); recorded in the log
+   * and covered by the request digest. Adapters of automatically caching providers ignore it.
+   */
+  cache?: CachePlan
 }
 
 /** The per-conversation subset of `GenerateOptions`, field for field. */

@@ -3,10 +3,12 @@
  * effects of the caller's context), model resolution, one-shot prepared calls, and `stream()` through the
  * `llm/stream` waterfall. The `Context` property and both events are declared here, where they are emitted.
  */
+import type { CachePlan, CachePlanInput } from './cache.js'
 import type { Context } from 'cordis'
 import { z } from 'zod'
 import { HomeService, waterfall } from '@bridle/scope'
 import type { LlmAdapter, LlmModelInfo, LlmProviderInfo, LlmRetryPolicy } from './adapter.js'
+import { redactChunks } from './chunk-redaction.js'
 import { terminalStream, noAdapterError, type CapturedAdapter } from './dispatch.js'
 import { configParser, parseConfig } from './config.js'
 import { errorChain, LlmError } from './errors.js'
@@ -81,9 +83,17 @@ export interface PreparedLlmCall {
    * when called twice or when the request's call config differs from `config`.
    */
   stream(options: GenerateOptions): AsyncIterable<StreamChunk>
+  /**
+   * The captured adapter's breakpoint placement for a request of this call (`LlmAdapter.planCache`); present only
+   * when the adapter places breakpoints. A throwing policy is the caller's error.
+   */
+  readonly planCache?: (input: CachePlanInput) => CachePlan | undefined
 }
 
-/** Runs `llm/stream` lazily: nothing happens until the first `next()`. */
+/**
+ * Runs `llm/stream` lazily: nothing happens until the first `next()`. What comes out is filtered as a stream of every
+ * credential the process holds (docs/security.md#streams), whoever produced it: an adapter or a listener.
+ */
 function dispatchStream(
   ctx: Context,
   thisArg: LlmRuntime,
@@ -91,11 +101,13 @@ function dispatchStream(
   options: GenerateOptions,
   captured?: CapturedAdapter,
 ): AsyncIterable<StreamChunk> {
-  return (async function* () {
-    yield* waterfall(ctx, thisArg, 'llm/stream', options, (request: GenerateOptions) =>
-      terminalStream(registry, request, captured),
-    )
-  })()
+  return redactChunks(
+    (async function* () {
+      yield* waterfall(ctx, thisArg, 'llm/stream', options, (request: GenerateOptions) =>
+        terminalStream(registry, request, captured),
+      )
+    })(),
+  )
 }
 
 /** The provider-neutral model seam, provided as `ctx.llm`. */
@@ -217,6 +229,10 @@ export class LlmRuntime extends HomeService<LlmRuntimeConfig> {
         dispatched = true
         return dispatchStream(ctx, self, registry, options, captured)
       },
+    }
+    const planner = captured.adapter.planCache
+    if (planner !== undefined) {
+      prepared.planCache = (input: CachePlanInput): CachePlan | undefined => planner.call(captured.adapter, input)
     }
     if (model.context) prepared.context = model.context
     return Object.freeze(prepared)

@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { BlockAssembler, callId, streamGrammarViolations, type ContentBlock, type StreamChunk } from '@bridle/llm'
-
-/** Splits `text` at the given cut points (sorted, deduplicated, within bounds). */
-function split(text: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
-  const parts: string[] = []
-  let last = 0
-  for (const p of points) {
-    parts.push(text.slice(last, p))
-    last = p
-  }
-  parts.push(text.slice(last))
-  return parts
-}
+import { splitAt as split } from '../../../tests/support/split-text.js'
 
 const block: fc.Arbitrary<ContentBlock> = fc.oneof(
   fc.string().map((text) => ({ type: 'text' as const, text })),

@@ -74,6 +74,18 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
         })
         push({ type: 'request/context', data: { provider, model, contextWindow: 8192 } })
       }
+      // a cache placement, as an adapter that places breakpoints has the loop record before the digest
+      push({
+        type: 'request/cache',
+        data: {
+          turn,
+          step,
+          plan: {
+            policy: 'bridle',
+            breakpoints: [{ at: 'message', index: 0, block: 0, ttl: '5m', reason: 'next-request', tokens: 1200 }],
+          },
+        },
+      })
       push({
         type: 'request/digest',
         data: {
@@ -86,6 +98,7 @@ export function scriptedAppends(turns: number): ScriptedAppend[] {
           system: 'c'.repeat(64),
           tools: 'd'.repeat(64),
           messages: { count: step, chain: 'e'.repeat(64) },
+          cache: 'f'.repeat(64),
         },
       })
       const chunkSeqs: number[] = []

@@ -75,7 +75,11 @@ export async function ensureRoot(layer: FsLayer, root: string): Promise<void> {
   await layer.syncDir(dirname(root))
 }
 
-/** True when `error` is a Node "no such file or directory" error. */
+/**
+ * True when `error` says the file is not there: "no such file or directory", or a name too long for the filesystem
+ * (a 5,000-character session id names no file that can exist, so it is not found rather than a raw system error).
+ */
 export function isNotFound(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'ENOENT'
+  const code = (error as { code?: unknown } | null)?.code
+  return code === 'ENOENT' || code === 'ENAMETOOLONG'
 }

@@ -24,19 +24,26 @@ export interface StoredEvent {
   readonly ignorable?: true
 }
 
-import { sealLines } from './checksum.js'
-
-const encoder = new TextEncoder()
+import { encodeRecords } from './seal-bytes.js'
 
 /** Serializes the header line (with its `\n`): `type, version, id, createdAt`, then the defined optional fields. */
 export function headerLine(meta: StoredMeta): string {
+  return `${headerRecord(meta)}\n`
+}
+
+function headerRecord(meta: StoredMeta): string {
   const { version, id, createdAt, cwd, parentSession, seedLength } = meta
   // JSON.stringify leaves out fields whose value is undefined: an optional field appears only when it is set.
-  return JSON.stringify({ type: 'session', version, id, createdAt, cwd, parentSession, seedLength }) + '\n'
+  return JSON.stringify({ type: 'session', version, id, createdAt, cwd, parentSession, seedLength })
 }
 
 /** Serializes one event line (with its `\n`), carrying only the seven envelope fields, in envelope order. */
 export function eventLine(event: StoredEvent): string {
+  return `${eventRecord(event)}\n`
+}
+
+/** One event's JSON, without the `\n` (a record is encoded from this one string, never copied on the way). */
+function eventRecord(event: StoredEvent): string {
   const record: Record<string, unknown> = {
     type: event.type,
     seq: event.seq,
@@ -46,19 +53,7 @@ export function eventLine(event: StoredEvent): string {
   if (event.surfaceOp !== undefined) record.surfaceOp = event.surfaceOp
   if (event.sourceEventSeqs !== undefined) record.sourceEventSeqs = event.sourceEventSeqs
   if (event.ignorable !== undefined) record.ignorable = event.ignorable
-  return stringifyRecord(record) + '\n'
-}
-
-/** The text of a batch of events: one line each, concatenated for a single write. */
-function eventsText(events: readonly StoredEvent[]): string {
-  let text = ''
-  for (const event of events) text += eventLine(event)
-  return text
-}
-
-/** The UTF-8 bytes of a batch of events, as plain lines (the format of logs written before checksums). */
-function encodeEvents(events: readonly StoredEvent[]): Uint8Array {
-  return encoder.encode(eventsText(events))
+  return stringifyRecord(record)
 }
 
 /** Bytes to write and the running CRC after them; `running` is `undefined` for a log without checksums. */
@@ -67,10 +62,9 @@ export interface EncodedLines {
   readonly running: number | undefined
 }
 
-/** A new log's first write: the header and the first batch, sealed from the start of the file. */
+/** The first bytes of a new log: the header line and `events`, each sealed, the chain starting at 0. */
 export function encodeNewLog(meta: StoredMeta, events: readonly StoredEvent[]): EncodedLines {
-  const sealed = sealLines(headerLine(meta) + eventsText(events), 0)
-  return { bytes: encoder.encode(sealed.text), running: sealed.running }
+  return encodeRecords([headerRecord(meta), ...events.map(eventRecord)], 0)
 }
 
 /**
@@ -78,7 +72,5 @@ export function encodeNewLog(meta: StoredMeta, events: readonly StoredEvent[]): 
  * plain lines when the log has no checksums (`running` is `undefined`), so a file never mixes the two.
  */
 export function encodeAppend(events: readonly StoredEvent[], running: number | undefined): EncodedLines {
-  if (running === undefined) return { bytes: encodeEvents(events), running }
-  const sealed = sealLines(eventsText(events), running)
-  return { bytes: encoder.encode(sealed.text), running: sealed.running }
+  return encodeRecords(events.map(eventRecord), running)
 }

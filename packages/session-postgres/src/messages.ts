@@ -1,4 +1,4 @@
-import { assertContentBlocks, type UserMessage } from '@bridle/llm'
+import { assertContentBlocks, knownSecrets, type UserMessage } from '@bridle/llm'
 import { assertMessageEventShape, jsonValueViolation } from '@bridle/session'
 import type { PoolLike, Tables } from './database.js'
 import type { LiveBinding } from './live-binding.js'
@@ -53,7 +53,7 @@ export function assertPostable(sessionId: string, message: unknown, target: unkn
 /**
  * Stores a message for a session durably and notifies the session's channel, in one statement (the notification
  * is sent when the insert commits). Posting the same message id twice stores it once; a different message under a
- * taken id is refused. The session must exist in the database.
+ * taken id is refused. The session must exist in the database. Known secrets are redacted from the stored row.
  */
 export async function postMessage(
   pool: PoolLike,
@@ -63,7 +63,8 @@ export async function postMessage(
   message: UserMessage,
   target: PostTarget,
 ): Promise<PostResult> {
-  const body = JSON.stringify(message)
+  // the row is durable too: no credential this process holds is written into it (docs/security.md#the-log)
+  const body = JSON.stringify(knownSecrets().redactJson(message))
   const { rows } = await pool.query(
     `WITH ins AS (
        INSERT INTO ${tables.messages} (session_id, message_id, target, body)

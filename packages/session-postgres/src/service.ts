@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
-import type { UserMessage } from '@bridle/llm'
+import { holdSecrets, holdUrlSecrets, type UserMessage } from '@bridle/llm'
 import type {
   Session,
   SessionEvent,
@@ -56,6 +56,9 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
     const parsed = this.config
     const logger = ctx.logger(PLUGIN_NAME)
     const warn = (message: string) => logger.warn(message.replace(/%/g, '%%'))
+    // the database password is a credential Bridle holds: filtered from every log and every output (docs/security.md)
+    holdUrlSecrets(parsed.connectionString)
+    holdSecrets(process.env.PGPASSWORD)
     this.ownsPool = parsed.pool === undefined
     this.pool = parsed.pool ?? createPool(parsed.connectionString, parsed.poolSize + 1)
     this.onPoolError = (error) => warn(`session-postgres: an idle database connection failed: ${String(error)}`)

@@ -1,4 +1,4 @@
-import { createUserMessage, type UserMessage } from '@bridle/llm'
+import { createUserMessage, holdSecrets, type UserMessage } from '@bridle/llm'
 import type { SessionEvent } from '@bridle/session'
 import type { ScriptedModelConfigInput } from '@bridle/plugin-scripted-model'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -68,6 +68,25 @@ describe('post', () => {
     await expect(persistence.post('s1', { ...message, content: [{ type: 'text', text: 'changed' }] })).rejects.toThrow(
       `message "${message.id}" was already posted to session "s1" with different content or target`,
     )
+  })
+})
+
+describe('secrets', () => {
+  it('a posted message and the session both store a held key as [redacted] (issue 38)', async () => {
+    const key = `sk-posted-${Math.random().toString(36).slice(2, 12)}-key`
+    holdSecrets(key)
+    const { ctx, persistence, schema } = makeApp()
+    const s = ctx.sessions.create('s2')
+    s.append('user/message', createUserMessage(`first ${key}`), { surfaceOp: 'append' })
+    await ctx.sessions.flush(s)
+    await persistence.post('s2', createUserMessage(`my key is ${key}`))
+    const rows = await admin.query(
+      `SELECT (SELECT string_agg(body, '') FROM "${schema}".events) || (SELECT string_agg(body, '') FROM "${schema}".messages) AS text`,
+    )
+    const text = String(rows.rows[0].text)
+    expect(text).toContain('my key is [redacted]')
+    expect(text).toContain('first [redacted]')
+    expect(text).not.toContain(key.slice(0, 12))
   })
 })
 

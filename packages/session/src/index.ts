@@ -9,6 +9,7 @@ export {
   type RequestHeaderReason,
   type TodoItem,
   type RequestDigestRecord,
+  type RequestCacheRecord,
   type CompactionRequestRecord,
   type SessionEventMap,
   type SessionEventType,
@@ -82,6 +83,7 @@ export {
   configDigest,
   systemDigest,
   toolsDigest,
+  cacheDigest,
   messageDigest,
   messageChain,
   requestDigestParts,
@@ -99,7 +101,15 @@ export {
   type CachePrefixRow,
   type CompactionBreak,
   type MessageBreakCause,
+  type CachePredictionRow,
+  type CacheMissCause,
 } from './provability/cache-report.js'
+export {
+  predictCacheRead,
+  describeBreakpoint,
+  describeCacheMiss,
+  CACHE_LOOKBACK_BLOCKS,
+} from './provability/cache-prediction.js'
 export {
   replayRequests,
   type ReplayedRequest,
@@ -107,6 +117,12 @@ export {
   type SettledRequest,
 } from './provability/replay.js'
 export { RequestReplay } from './provability/request-replay.js'
+export {
+  modelViewDigests,
+  modelViewMessage,
+  type ModelViewDigests,
+  type ModelViewMessage,
+} from './provability/model-view.js'
 export {
   sectionManifest,
   readSectionManifest,

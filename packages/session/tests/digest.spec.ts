@@ -269,6 +269,26 @@ describe('verifyDigests', () => {
 })
 
 describe('cachePrefixReport', () => {
+  it('reports a tool whose description changed as changed, not moved, and a reordered one as moved', () => {
+    const s = Session.create('s')
+    const digester = new RequestDigester()
+    const base: EpochHeader = { config: { provider: 'p', model: 'm' }, tools: [tool('add_note'), tool('read_file')] }
+    s.append('turn/start', { turn: 1 })
+    step(s, digester, 1, 1, base, 'first')
+    const described = { ...tool('add_note'), description: 'Adds a note to the list.' }
+    step(s, digester, 1, 2, { ...base, tools: [described, tool('read_file')] })
+    step(s, digester, 1, 3, { ...base, tools: [tool('read_file'), described] })
+    const rows = cachePrefixReport(s.events)
+    expect(rows[1]!.tools).toEqual({ kept: false, added: [], removed: [], moved: [], changed: ['add_note'] })
+    expect(rows[2]!.tools).toEqual({
+      kept: false,
+      added: [],
+      removed: [],
+      moved: ['read_file', 'add_note'],
+      changed: [],
+    })
+  })
+
   it('names the hot-reloaded system line, the compaction and the added tool as the only breaks', () => {
     const s = recorded()
     const rows = cachePrefixReport(s.events)
@@ -291,7 +311,7 @@ describe('cachePrefixReport', () => {
     const compaction = s.events.find((e) => e.type === 'user/message' && typeof e.surfaceOp === 'object')!
     expect(rows[3]).toMatchObject({
       system: { kept: true },
-      tools: { kept: false, added: ['write_file'], removed: [], moved: [] },
+      tools: { kept: false, added: ['write_file'], removed: [], moved: [], changed: [] },
       messages: { kept: false, firstDifferingPosition: 0, cause: { kind: 'replace', seq: compaction.seq } },
       prefixKept: { messages: 0 },
       cachedInputTokens: 300,
@@ -329,5 +349,31 @@ describe('verifyDigests: retried attempts', () => {
     const tampered = JSON.parse(JSON.stringify(s.events)) as AnySessionEvent[]
     ;(tampered[6]!.data as { messages: { count: number } }).messages.count = 2
     expect(verifyDigests(tampered).map((r) => r.mismatched)).toEqual([[], ['messages']])
+  })
+})
+
+describe('model-view digests', () => {
+  it('ignore message ids and sources, and change with anything the model is shown', async () => {
+    const { createUserMessage, createAssistantMessage } = await import('@bridle/llm')
+    const { modelViewDigests, requestDigestParts } = await import('../src/index.js')
+    const request = (text: string) => ({
+      provider: 'p',
+      model: 'm',
+      system: 'sys',
+      messages: [
+        createUserMessage(text),
+        createAssistantMessage({ content: [{ type: 'text', text: 'ok' }], source: { provider: 'p', model: 'm' } }),
+      ],
+    })
+    const [a, b] = [request('hi'), request('hi')]
+    expect(a.messages[0]!.id).not.toBe(b.messages[0]!.id)
+    expect(modelViewDigests(a)).toEqual(modelViewDigests(b))
+    expect(requestDigestParts(a).request).not.toBe(requestDigestParts(b).request)
+    const withSource = { ...a, messages: [createUserMessage('hi', { kind: 'plugin', plugin: 'x' }), a.messages[1]!] }
+    expect(modelViewDigests(withSource)).toEqual(modelViewDigests(a))
+    const changed = modelViewDigests(request('hello'))
+    expect(changed.messages).not.toBe(modelViewDigests(a).messages)
+    expect(changed.request).not.toBe(modelViewDigests(a).request)
+    expect(modelViewDigests({ ...a, system: 'other' }).system).not.toBe(modelViewDigests(a).system)
   })
 })

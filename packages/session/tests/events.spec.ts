@@ -9,7 +9,7 @@ import {
 import { user } from './helpers.js'
 
 describe('KNOWN_SESSION_EVENT_TYPES', () => {
-  it('holds exactly the 16 known types, including agent/inbox/spliced, request/digest and request/compaction, and is read-only', () => {
+  it('holds exactly the 17 known types, including agent/inbox/spliced, request/digest, request/compaction and request/cache, and is read-only', () => {
     expect([...KNOWN_SESSION_EVENT_TYPES].sort()).toEqual(
       [
         'turn/start',
@@ -26,6 +26,7 @@ describe('KNOWN_SESSION_EVENT_TYPES', () => {
         'request/context',
         'request/digest',
         'request/compaction',
+        'request/cache',
         'session/end-seed',
         'agent/inbox/spliced',
       ].sort(),

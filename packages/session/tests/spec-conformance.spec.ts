@@ -160,7 +160,7 @@ describe('envelope check on seeds', () => {
 })
 
 describe('event vocabulary', () => {
-  it('KNOWN_SESSION_EVENT_TYPES holds exactly the 16 names (request/compaction added for compaction steps); append accepts any type string', () => {
+  it('KNOWN_SESSION_EVENT_TYPES holds exactly the 17 names (request/compaction added for compaction steps, request/cache for cache placement); append accepts any type string', () => {
     expect([...KNOWN_SESSION_EVENT_TYPES].sort()).toEqual(
       [
         'turn/start',
@@ -177,6 +177,7 @@ describe('event vocabulary', () => {
         'request/context',
         'request/digest',
         'request/compaction',
+        'request/cache',
         'session/end-seed',
         'agent/inbox/spliced',
       ].sort(),

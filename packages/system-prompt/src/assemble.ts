@@ -129,12 +129,15 @@ export async function assemble(host: AssemblyHost, context: AssembleContext): Pr
     return assembled
   })
 
+  // a dry assembly calls no context provider: a provider's side effects belong to the steps that use its text
   const contexts: AssembledContext[] = suppressed
     ? []
-    : sortByOrder<StoredContext>(contextByName.values()).map((entry) => ({
-        name: entry.name,
-        text: resolveText('context', entry.name, entry.text, context),
-      }))
+    : sortByOrder<StoredContext>(contextByName.values())
+        .filter((entry) => context.dry !== true || typeof entry.text !== 'function')
+        .map((entry) => ({
+          name: entry.name,
+          text: resolveText('context', entry.name, entry.text, context),
+        }))
 
   const assembly: PromptAssembly = { sections, contexts, tools, variables }
   const result: unknown = await waterfall(

@@ -39,3 +39,5 @@ export {
 } from './config.js'
 export { SystemPrompt } from './service.js'
 export { SystemPrompt as default } from './service.js'
+export type { EntryOwner, DuplicateNameError } from './owners.js'
+export { INTERPOLATION_ERROR_CODES, type InterpolationErrorCode } from './interpolate.js'

@@ -1,4 +1,4 @@
-import { HomeService, type Awaitable, type Scoped, ScopedLayers } from '@bridle/scope'
+import { HomeService, type Awaitable, type Scoped, type ScopeKey, ScopedLayers } from '@bridle/scope'
 import type { Context } from 'cordis'
 import { assemble } from './assemble.js'
 import { type SystemPromptConfig, type SystemPromptConfigInput, parseSystemPromptConfig } from './config.js'
@@ -13,6 +13,7 @@ import {
   PERSONA_SECTION,
 } from './constants.js'
 import { PromptLayer } from './layer.js'
+import { EntryOwners, ownerOf, type EntryOwner } from './owners.js'
 import { checkToolProvider, checkVariable, copyEntry } from './registration.js'
 import type {
   AssembleContext,
@@ -57,6 +58,8 @@ export class SystemPrompt extends HomeService<SystemPromptConfig> {
 
   /** The registry tables; `system-prompt/change` is emitted on the service's own context. */
   protected readonly layers: ScopedLayers<PromptLayer>
+  /** Who registered each named entry (duplicate messages and `ownerOf`). */
+  private readonly owners = new EntryOwners()
 
   constructor(ctx: Context, config?: SystemPromptConfigInput | null) {
     super(ctx, 'systemPrompt', parseSystemPromptConfig(config))
@@ -81,13 +84,15 @@ export class SystemPrompt extends HomeService<SystemPromptConfig> {
   /** Registers a system section in the caller's layer. Throws (registering nothing) on invalid input or duplicates. */
   section(section: PromptSection): Disposer {
     const entry = copyEntry('section', section)
-    return this.layers.effect(this.ctx, (layer) => layer.sections.insert(entry.name, entry))
+    const owner = ownerOf(this.ctx)
+    return this.layers.effect(this.ctx, (layer) => this.owners.insert(layer.sections, entry.name, entry, owner))
   }
 
   /** Registers a runtime context in the caller's layer. Same rules as `section`, with "context" in messages. */
   context(context: PromptContext): Disposer {
     const entry = copyEntry('context', context)
-    return this.layers.effect(this.ctx, (layer) => layer.contexts.insert(entry.name, entry))
+    const owner = ownerOf(this.ctx)
+    return this.layers.effect(this.ctx, (layer) => this.owners.insert(layer.contexts, entry.name, entry, owner))
   }
 
   /** Suppresses runtime contexts for the caller's scope view until every visible suppressor is disposed. */
@@ -104,7 +109,19 @@ export class SystemPrompt extends HomeService<SystemPromptConfig> {
   /** Registers a `{{name}}` variable provider; the nearest layer's provider for a name is the only one evaluated. */
   variable(name: string, provider: VariableProvider): Disposer {
     checkVariable(name, provider)
-    return this.layers.effect(this.ctx, (layer) => layer.variables.insert(name, provider))
+    const owner = ownerOf(this.ctx)
+    return this.layers.effect(this.ctx, (layer) => this.owners.insert(layer.variables, name, provider, owner))
+  }
+
+  /**
+   * The plugin that registered the section, context or variable `name` effective for `scope` (the global view when
+   * absent): for messages that name a contribution and should say where it came from.
+   */
+  ownerOf(kind: 'section' | 'context' | 'variable', name: string, scope?: ScopeKey): EntryOwner | undefined {
+    const table = kind === 'section' ? 'sections' : kind === 'context' ? 'contexts' : 'variables'
+    const view = [this.layers.global, ...this.layers.chainLayers(scope)].reverse()
+    const layer = view.find((candidate) => candidate[table].has(name))
+    return layer === undefined ? undefined : this.owners.get(layer[table], name)
   }
 
   /**

@@ -10,6 +10,13 @@ export interface AssembleContext {
   scope?: ScopeKey
   /** Cancellation for this assembly; honoured on entry and after the waterfall. */
   signal?: AbortSignal
+  /**
+   * A dry assembly: a check of what a step would assemble, with no step after it (the CLI's boot and reload checks).
+   * Runtime contexts whose text is a function are not called and are left out of `contexts`, so a context provider
+   * runs exactly once per step; fixed context texts are kept. Every other provider and listener still runs, and can
+   * tell a dry assembly by this flag.
+   */
+  dry?: boolean
 }
 
 /** A fixed text, or a function evaluated once per assembly. */

@@ -293,3 +293,24 @@ describe('assemble: sections and contexts', () => {
     ])
   })
 })
+
+describe('assemble: dry assemblies', () => {
+  it('calls no context provider in a dry assembly, keeps fixed context texts, and passes the flag to other providers', async () => {
+    const { sp } = setup()
+    let ticks = 0
+    sp.context({ name: 'tick', order: 1, text: () => `tick: ${++ticks}` })
+    sp.context({ name: 'fixed', order: 2, text: 'always here' })
+    const seen: (boolean | undefined)[] = []
+    sp.section({ name: 's', order: 1, text: (context) => (seen.push(context.dry), 'section') })
+    const dry = await sp.assemble({ dry: true })
+    expect(ticks).toBe(0)
+    expect(dry.contexts).toEqual([{ name: 'fixed', text: 'always here' }])
+    expect(seen).toEqual([true])
+    const step = await sp.assemble({})
+    expect(step.contexts).toEqual([
+      { name: 'tick', text: 'tick: 1' },
+      { name: 'fixed', text: 'always here' },
+    ])
+    expect(ticks).toBe(1)
+  })
+})

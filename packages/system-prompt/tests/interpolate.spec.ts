@@ -172,3 +172,23 @@ describe('interpolate: properties', () => {
     )
   })
 })
+
+describe('interpolate: error codes', () => {
+  it('gives each kind of interpolation error its code, on a plain Error', async () => {
+    const { interpolate } = await import('../src/interpolate.js')
+    const codeOf = (text: string, variables: Record<string, string | undefined>) => {
+      try {
+        interpolate({ name: 's', text }, variables, 'section')
+      } catch (error) {
+        expect((error as Error).constructor).toBe(Error)
+        return (error as { code?: string }).code
+      }
+      return undefined
+    }
+    expect(codeOf('{{Bad}}', {})).toBe('PROMPT_TEMPLATE')
+    expect(codeOf('a {{ b {{c}}', {})).toBe('PROMPT_TEMPLATE')
+    expect(codeOf('{{nobody}}', {})).toBe('UNKNOWN_PROMPT_VARIABLE')
+    expect(codeOf('{{cwd}}', { cwd: undefined })).toBe('PROMPT_VARIABLE_VALUE')
+    expect(codeOf('{{cwd}}', { cwd: '/w' })).toBeUndefined()
+  })
+})

@@ -73,6 +73,7 @@ export function createViewHandler(options: ViewHandlerOptions): ViewHandler {
   const follower = new StoreFollower(source, options.pollMs ?? 250, options.onError)
   const streams = new Set<ServerResponse>()
   const json = jsonReply(options.redact)
+  const redact = options.redact ?? ((text: string) => text)
   const assets = async () => options.assets ?? loadAssets()
 
   const answer = async (route: ViewRoute, req: IncomingMessage, res: ServerResponse) => {
@@ -109,7 +110,7 @@ export function createViewHandler(options: ViewHandlerOptions): ViewHandler {
     streams.add(res)
     const write = (change: StoreChange) => {
       if (change.kind === 'session' && session !== undefined && change.id !== session) return
-      res.write(`event: ${change.kind}\ndata: ${JSON.stringify(change)}\n\n`)
+      res.write(`event: ${change.kind}\ndata: ${redact(JSON.stringify(change))}\n\n`)
     }
     const unsubscribe = follower.subscribe(write)
     req.on('close', () => {
@@ -119,7 +120,15 @@ export function createViewHandler(options: ViewHandlerOptions): ViewHandler {
   }
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    const route = viewRoute(req.url ?? '/')
+    let route: ViewRoute | undefined
+    try {
+      route = viewRoute(req.url ?? '/')
+    } catch (error) {
+      // a malformed percent escape in the path (`/api/sessions/%E0%A4%A`) is the client's mistake
+      if (!(error instanceof URIError)) throw error
+      json(res, 400, { error: `malformed URL: ${req.url ?? ''}` })
+      return true
+    }
     if (route === undefined) return false
     try {
       if (req.method !== 'GET' && req.method !== 'HEAD') {

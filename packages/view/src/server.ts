@@ -45,7 +45,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     }
     if (await handler(req, res)) return
     const url = new URL(req.url ?? '/', 'http://viewer.invalid')
-    // throws a URIError for a path that is not validly percent-encoded: answered 500 below, like any failure
+    // throws a URIError for a path that is not validly percent-encoded: answered 400 below
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
     if (parts[0] !== 'api') return json(res, 404, { error: `no such page: ${url.pathname}` })
     return json(res, 404, { error: `no such endpoint: ${url.pathname}` })
@@ -54,6 +54,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.end()
+      if (error instanceof URIError) return json(res, 400, { error: `malformed URL: ${req.url ?? ''}` })
       options.onError?.(error)
       json(res, 500, { error: messageOf(error) })
     })

@@ -184,7 +184,7 @@ export interface RequestDiffView {
   previousSeq: number
   previous: { turn: number; step: number; attempt: number }
   system: { kept: boolean; lines: DiffLine[]; sections: { kind: string; name: string }[] }
-  tools: { kept: boolean; added: string[]; removed: string[]; moved: string[] }
+  tools: { kept: boolean; added: string[]; removed: string[]; moved: string[]; changed: string[] }
   messages: {
     kept: boolean
     /** Messages of the previous request that this one still starts with. */
@@ -210,6 +210,15 @@ export interface RequestView {
   messages: MessageView[]
   snapshot?: { seq?: number; sections: { name: string; text: string }[]; text: string }
   diff?: RequestDiffView
+  /** Prompt-cache breakpoints the adapter placed (`request/cache`), the read they predict and the provider's figures. */
+  cache?: {
+    policy: string
+    breakpoints: string[]
+    predicted: number
+    read?: number
+    written?: number
+    miss?: string
+  }
   /** Set when the request cannot be rebuilt from the log. */
   error?: string
 }

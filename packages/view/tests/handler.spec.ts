@@ -202,9 +202,10 @@ describe('startViewServer', () => {
       body: '{"error":"no such endpoint: /api/nope"}',
     })
     expect(errors).toEqual([])
-    // a path that is not validly percent-encoded fails, and the failure is reported
-    expect(await call(server.url, '/%E0')).toMatchObject({ status: 500, body: '{"error":"URI malformed"}' })
-    expect(errors).toHaveLength(1)
+    // a path that is not validly percent-encoded is the client's mistake: 400, and nothing to report
+    expect(await call(server.url, '/%E0')).toMatchObject({ status: 400, body: '{"error":"malformed URL: /%E0"}' })
+    expect(await call(server.url, '/api/sessions/%E0%A4%A')).toMatchObject({ status: 400 })
+    expect(errors).toEqual([])
   })
 
   it('redacts every JSON body', async () => {

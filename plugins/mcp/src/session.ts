@@ -1,3 +1,4 @@
+import { holdSecrets, holdUrlSecrets, knownSecrets, namedCredentials } from '@bridle/llm'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -54,6 +55,11 @@ export class McpSession {
     onListChanged: (session: McpSession) => void,
     signal: AbortSignal,
   ): Promise<{ session: McpSession; tools: RawTool[] }> {
+    // the server's credentials (its URL's, named headers and environment variables) are Bridle's to keep out of logs
+    if (isHttp(config)) {
+      holdUrlSecrets(config.url)
+      holdSecrets(...namedCredentials(config.headers))
+    } else holdSecrets(...namedCredentials(config.env))
     const client = new Client({ ...CLIENT_INFO }, { capabilities: {} })
     let stderrStream: Stream | null = null
     let transport: Transport
@@ -93,7 +99,10 @@ export class McpSession {
     })
     let tail = ''
     stderrStream?.on('data', (chunk: Buffer) => {
-      tail = (tail + chunk.toString('utf8')).slice(-STDERR_TAIL)
+      // redacted before it is cut: a key the server prints must not survive as a suffix (docs/security.md)
+      tail = knownSecrets()
+        .redact(tail + chunk.toString('utf8'))
+        .slice(-STDERR_TAIL)
       if (session) session.stderr = tail
     })
     try {

@@ -44,6 +44,7 @@ function toolsClause(tools: NonNullable<CachePrefixRow['tools']>): string {
     ...tools.added.map((n) => `+${n}`),
     ...tools.removed.map((n) => `-${n}`),
     ...tools.moved.map((n) => `~${n}`),
+    ...tools.changed.map((n) => `*${n}`),
   ]
   return `tools: ${diff.join(' ')}`
 }

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs'
 import { open, stat, type FileHandle } from 'node:fs/promises'
+import { knownSecrets } from '@bridle/llm'
 import { ReadFileError } from './errors.js'
 
 /** What one page read needs. `offset` is the 1-based first line; `limit` the most lines to return. */
@@ -112,8 +113,8 @@ async function readOpened(handle: FileHandle, options: PageOptions): Promise<str
 
 /**
  * Turns decoded text, fed chunk by chunk, into the page's numbered lines. It never joins a line's chunks into one
- * string: the current line is kept only as its first `maxLineLength + 1` characters plus a running length, so a
- * single 32 MiB line costs what its first 2,000 characters cost.
+ * string: the current line is kept only as its first `maxLineLength + 1` characters (and room for a known secret across
+ * the cut) plus a running length, so a single 32 MiB line costs what its first 2,000 characters cost.
  */
 class PageBuilder {
   readonly out: string[] = []
@@ -129,7 +130,9 @@ class PageBuilder {
   private readonly keep: number
 
   constructor(private readonly options: PageOptions) {
-    this.keep = options.maxLineLength + 1
+    // a line is cut only after known secrets are redacted (docs/security.md#what-is-filtered): keep enough past the cut
+    // for a secret that straddles it to be whole, and so recognized
+    this.keep = options.maxLineLength + 1 + knownSecrets().longestForm
   }
 
   /** True while the line being read falls inside the requested page (only then is its text kept). */
@@ -176,15 +179,16 @@ class PageBuilder {
     this.endsWithCr = false
     this.lineNo++
     if (this.lineNo < offset) return
+    const secrets = knownSecrets()
     const body =
       length <= maxLineLength
         ? head.slice(0, length)
-        : `${head.slice(0, maxLineLength)}… [line truncated: ${length} characters]`
+        : `${secrets.redactSlice(head, 0, maxLineLength)}… [line truncated: ${length} characters]`
     let text = numbered(this.lineNo, body)
     const size = Buffer.byteLength(text, 'utf8') + 1
     if (this.outBytes + size > maxBytes) {
       if (this.out.length === 0) {
-        text = cutToBytes(text, Math.max(0, maxBytes - 1))
+        text = cutToBytes(secrets.redact(text), Math.max(0, maxBytes - 1))
         this.out.push(text)
       }
       this.truncated = true

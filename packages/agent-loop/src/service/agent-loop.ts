@@ -27,10 +27,14 @@ function agentOptionsOf(options: AgentOptions): AgentOptions {
   if (options.maxTokens !== undefined && !(Number.isSafeInteger(options.maxTokens) && options.maxTokens > 0)) {
     throw new TypeError('agent maxTokens must be a positive safe integer')
   }
+  if (options.maxSteps !== undefined && !(Number.isSafeInteger(options.maxSteps) && options.maxSteps > 0)) {
+    throw new TypeError('agent maxSteps must be a positive safe integer')
+  }
   const out: AgentOptions = {}
   if (options.provider !== undefined) out.provider = options.provider
   if (options.model !== undefined) out.model = options.model
   if (options.maxTokens !== undefined) out.maxTokens = options.maxTokens
+  if (options.maxSteps !== undefined) out.maxSteps = options.maxSteps
   return out
 }
 

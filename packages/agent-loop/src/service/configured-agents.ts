@@ -55,6 +55,7 @@ async function startOne(loop: AgentStarter, ctx: Context, a: ConfiguredAgent): P
     ...(a.provider !== undefined ? { provider: a.provider } : {}),
     ...(a.model !== undefined ? { model: a.model } : {}),
     ...(a.maxTokens !== undefined ? { maxTokens: a.maxTokens } : {}),
+    ...(a.maxSteps !== undefined ? { maxSteps: a.maxSteps } : {}),
   }
   const sessionId = a.resumeSessionId ?? a.sessionId ?? `${a.id}-session-${randomUUID()}`
   let mode: 'restore' | 'resume' = a.resumeSessionId !== undefined ? 'resume' : 'restore'

@@ -1,4 +1,5 @@
 import {
+  type CachePlan,
   deepFreeze,
   LlmError,
   markLoopRequest,
@@ -16,6 +17,7 @@ import {
   type SystemSectionSpan,
 } from '@bridle/session'
 import { agentWaterfall } from '../vocabulary/agent-events.js'
+import { cacheFactsKnown, noteHeader, planRequestCache } from './cache-plan.js'
 import { service, type AgentRuntime } from './runtime.js'
 
 /** Inputs of station S10 for one attempt. */
@@ -116,7 +118,19 @@ export async function buildRequest(rt: AgentRuntime, input: BuildRequestInput): 
   // The folded header equals `header` now; building from it keeps system/tools identical objects across
   // steps while nothing changed (cheap freezing and digesting).
   const sent = rt.session.requestHeader() ?? header
-  const request = markLoopRequest(freezeRequest(sent, input.messages, rt.session.id, signal))
+  const cache = planRequestCache(
+    rt,
+    prepared,
+    { turn, step },
+    {
+      ...sent.config,
+      ...(sent.system === undefined ? {} : { system: sent.system }),
+      ...(sent.tools === undefined ? {} : { tools: sent.tools }),
+      messages: input.messages,
+      spans: input.sections,
+    },
+  )
+  const request = markLoopRequest(freezeRequest(sent, input.messages, rt.session.id, signal, cache))
   return { request, header, prepared }
 }
 
@@ -130,12 +144,14 @@ function freezeRequest(
   messages: readonly Message[],
   sessionId: string,
   signal: AbortSignal,
+  cache: CachePlan | undefined,
 ): GenerateOptions {
   const request = {
     ...deepFreeze(sent).config,
     messages: Object.isFrozen(messages) ? messages : deepFreeze(messages),
     ...(sent.system !== undefined ? { system: sent.system } : {}),
     ...(sent.tools !== undefined ? { tools: sent.tools } : {}),
+    ...(cache !== undefined ? { cache: deepFreeze(cache) } : {}),
     sessionId,
     signal,
   } as GenerateOptions
@@ -154,12 +170,17 @@ function logHeader(rt: AgentRuntime, header: EpochHeader, system: string, spans:
     reason,
     sections: sectionManifest(system, spans),
   })
+  let logged: ReturnType<typeof record> | undefined
   if (!rt.requests.headerLogged) {
-    rt.session.append('request/header', record(folded ? 'resume' : 'initial'))
+    logged = record(folded ? 'resume' : 'initial')
+    rt.session.append('request/header', logged)
     rt.requests.headerLogged = true
   } else if (!folded || !headerEquals(folded, header)) {
-    rt.session.append('request/header', record('change'))
+    logged = record('change')
+    rt.session.append('request/header', logged)
   }
+  // the cache placement counts section and tool changes; before its first use it reads them from the log instead
+  if (logged !== undefined && cacheFactsKnown(rt)) noteHeader(rt, logged.sections, header.tools)
 }
 
 /** Appends `request/context` when route or advertised capacity differs from the folded record. */

@@ -8,6 +8,7 @@ import { propose } from '../stations/propose-step.js'
 import { running, type AgentRuntime } from '../stations/runtime.js'
 import { runStep } from '../stations/step.js'
 import type { CompactionOutcome, StepEnding } from '../vocabulary/types.js'
+import { DEFAULT_MAX_STEPS } from '../vocabulary/agent.js'
 
 export { failureOf } from '../vocabulary/failure.js'
 
@@ -83,6 +84,11 @@ const exits = {
   ended: (ending: StepEnding): TurnExit => ({ reason: { kind: ending ?? 'completed' } as TurnEndReason, stop: false }),
   /** A manual compaction turn ran its compaction step; the driver may go on. */
   compacted: (): TurnExit => ({ reason: { kind: 'completed' }, stop: false }),
+  /**
+   * The turn opened its `maxSteps` steps and is owed another (tool results, steered input): it ends before anything
+   * more is claimed, and the driver stops, so a model that calls a tool at every step cannot run on in a new turn.
+   */
+  maxSteps: (steps: number): TurnExit => ({ reason: { kind: 'max-steps', steps }, stop: true }),
   /** The turn was cancelled; the driver stops. */
   aborted: (signal: AbortSignal): TurnExit => ({ reason: { kind: 'aborted', reason: signal.reason }, stop: true }),
   /** The turn failed; the driver stops. */
@@ -98,8 +104,11 @@ async function steps(rt: AgentRuntime, turn: number, signal: AbortSignal): Promi
   let ending: StepEnding = null
   let stepped = false
   let target: InboxTarget = 'next-turn'
+  const cap = rt.agent.options.maxSteps ?? DEFAULT_MAX_STEPS
   for (;;) {
     signal.throwIfAborted()
+    // the cap is checked before the claim, so the input a capped turn leaves (tool contexts, steers) stays pending
+    if (stepped && phase.step >= cap) return exits.maxSteps(phase.step)
     const step = phase.step + 1
     const { decision, assembly } = await propose(rt, target, turn, step, signal)
     if (decision.kind === 'reject') return exits.blocked()

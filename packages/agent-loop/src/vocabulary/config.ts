@@ -21,6 +21,10 @@ export const ConfiguredAgentSchema = z
       .number()
       .refine((n) => Number.isSafeInteger(n) && n > 0, { message: 'agent maxTokens must be a positive safe integer' })
       .optional(),
+    maxSteps: z
+      .number()
+      .refine((n) => Number.isSafeInteger(n) && n > 0, { message: 'agent maxSteps must be a positive safe integer' })
+      .optional(),
     cwd: z.string().optional(),
     sessionId: z.string().min(1).optional(),
     resumeSessionId: z.string().min(1).optional(),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { relative, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import type { Agent } from '@bridle/agent-loop'
 import { boot } from '../boot.js'
 import { resolveApp } from '../default-app.js'
@@ -7,8 +7,10 @@ import { devInput } from '../dev-input.js'
 import { describeOwnership, planOwnership } from '../dev-ownership.js'
 import { EXIT } from '../errors.js'
 import { HotReloader, type ReloadReport } from '../hot-reload.js'
+import { showPathFrom } from '../load-error.js'
 import { paint, type Io } from '../terminal.js'
-import { checkAppPaths, dryAssemble } from '../validate.js'
+import { appLabel } from '../app-config.js'
+import { appFieldOf, assembleDry, checkAppPaths, entryNamed } from '../validate.js'
 import { compactNow, COMPACT_LINE } from './dev-compact.js'
 import { openCheckedAgent, runPrompt } from './run.js'
 
@@ -18,6 +20,8 @@ export interface DevOptions {
   session?: string
   model?: string
   baseUrl?: string
+  provider?: string
+  maxSteps?: number
 }
 
 /**
@@ -35,13 +39,17 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   const booted = await boot(app, {
     model: options.model,
     baseUrl: options.baseUrl,
-    secrets: io.secrets,
+    provider: options.provider,
     skipRow: (row) => 'path' in row && ownership.watched.has(resolve(app.dir, row.path)),
   })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   // the app as bridle.yaml defines it must assemble; the watched plugins are checked as they load (warnings)
-  let agent: Agent | undefined = await openCheckedAgent(booted, { session: options.session })
-  const shownDir = relative(process.cwd(), dir) || '.'
+  let agent: Agent | undefined = await openCheckedAgent(booted, {
+    session: options.session,
+    maxSteps: options.maxSteps,
+  })
+  // every path dev prints is relative to the app folder (where bridle.yaml is)
+  const shownDir = showPathFrom(app.dir)(dir) || '.'
   if (!existsSync(dir))
     io.err(
       `bridle dev: warning: the watch folder ${shownDir} does not exist; nothing hot-reloads (create it and restart)\n`,
@@ -51,19 +59,34 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   const prompts = devInput(input, io)
   const check = async () => {
     try {
-      await dryAssemble(app, booted.ctx, agent!)
+      await assembleDry(booted.ctx, agent!)
     } catch (error) {
+      const message = (error as Error).message
       io.err(
-        `${p.yellow('bridle dev: warning:')} ${(error as Error).message} (the next prompt fails until this is fixed)\n`,
+        `${p.yellow('bridle dev: warning:')} ${whereFrom(message)}${message} (the next prompt fails until this is fixed)\n`,
       )
     }
   }
+  // an assembly error names the file or row of the plugin that registered the section it names, else the app field
+  const whereFrom = (message: string): string => {
+    const entry = entryNamed(message)
+    const owner = entry && booted.ctx.systemPrompt.ownerOf(entry.kind, entry.name, agent)
+    if (owner) return `${reloader.describePlugin(owner.plugin, owner.name)}: `
+    const field = appFieldOf(message)
+    return field ? `${appLabel(app.file)}: ${field}: ` : ''
+  }
   const report = (r: ReloadReport) =>
     prompts.announce(() => {
-      const changes = r.changes > 0 ? p.dim(` (system-prompt/change ×${r.changes})`) : ''
+      const changes = r.changes > 0 ? `system-prompt/change ×${r.changes}` : ''
+      const via = r.via ? `via ${r.via.join(', ')}` : ''
+      const detail = [via, changes].filter(Boolean).join('; ')
+      const suffix = detail ? p.dim(` (${detail})`) : ''
       const previous = r.kept ? ' (the previous version stays loaded)' : ' (not loaded)'
-      if (r.action === 'failed') io.err(`${p.red('bridle: failed to load')} ${r.file}: ${r.error}${previous}\n`)
-      else io.err(`bridle dev: ${r.action} ${r.file}${changes}\n`)
+      if (r.action === 'failed') {
+        io.err(`${p.red('bridle: failed to load')} ${r.file}${via ? ` (${via})` : ''}: ${r.error}${previous}\n`)
+      } else if (r.action === 'removed')
+        io.err(`bridle dev: ${r.file} was deleted; it was not loaded, so nothing unloads\n`)
+      else io.err(`bridle dev: ${r.action} ${r.file}${suffix}\n`)
     })
   const reloader = new HotReloader(
     booted,

@@ -54,7 +54,7 @@ export async function exportSession(id: string, options: ExportOptions, io: Io):
   if (options.otlp === undefined && options.json === undefined)
     throw new UsageError('export needs --otlp [URL] or --json FILE (or both)')
   const url = options.otlp === undefined ? undefined : await otlpUrl(options.otlp)
-  const reader = await openReader(options.config, io.secrets)
+  const reader = await openReader(options.config)
   let events: Awaited<ReturnType<typeof reader.persistence.inspect>>['events']
   try {
     events = (await reader.persistence.inspect(id)).events
@@ -62,10 +62,8 @@ export async function exportSession(id: string, options: ExportOptions, io: Io):
     await reader.close()
   }
   const { otlpJson, sendOtlp, sessionLogSpans } = await import('@bridle/otel')
-  const spans = await sessionLogSpans(id, events, {
-    content: options.content === true,
-    secrets: [...(io.secrets ?? [])],
-  })
+  // contents are redacted of every secret the process holds (the CLI's keys were added at boot)
+  const spans = await sessionLogSpans(id, events, { content: options.content === true })
   const turns = spans.filter((span) => span.parentSpanContext === undefined).length
   const what = `${spans.length} span${spans.length === 1 ? '' : 's'} (${turns} turn${turns === 1 ? '' : 's'}) of session ${id}`
   if (options.json !== undefined) {

@@ -11,6 +11,7 @@ import { toolNamesByCall, describeEvent } from '../inspect/describe.js'
 import { attributeSections } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { renderVerify, verifySession } from '../inspect/verify.js'
+import { requestDigestRows } from '../inspect/requests.js'
 import { UsageError } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
 
@@ -23,6 +24,8 @@ export interface InspectOptions {
   verify?: boolean
   events?: boolean
   follow?: boolean
+  /** `--root DIR`: read the JSONL sessions stored under DIR (no bridle.yaml needed). */
+  root?: string
 }
 
 const positive = (text: string, flag: string) => {
@@ -61,7 +64,7 @@ function pickStep(events: readonly SessionEvent[], stepText: string, turnText: s
  * app started.
  */
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
-  const reader = await openReader(options.config, io.secrets)
+  const reader = await openReader(options.config, options.root)
   try {
     const code = await inspectSession(reader, id, options, io)
     if (options.follow) await followSession(reader.persistence, id, io, paint(io), options.json === true)
@@ -102,6 +105,9 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
       text += renderEventList(list, p)
     }
   }
+
+  // each request's model-view digests, to compare requests across sessions (JSON only: the text shows the verdicts)
+  if (options.json && options.step === undefined) report.requests = requestDigestRows(events)
 
   let code: number = EXIT.ok
   if (options.verify) {

@@ -14,7 +14,9 @@ export interface RunOptions {
   session?: string
   model?: string
   baseUrl?: string
+  provider?: string
   cwd?: string
+  maxSteps?: number
 }
 
 /**
@@ -26,12 +28,22 @@ function newSessionId(now = new Date()): string {
   return `${stamp}-${randomUUID().slice(0, 6)}`
 }
 
+/** Which session the agent opens and the flags that shape it. */
+export interface AgentChoice {
+  session?: string
+  cwd?: string
+  /** `--max-steps`; else `agent.maxSteps` of the app, else the loop's default. */
+  maxSteps?: number
+}
+
 /** Creates the agent, or resumes `--session ID` from persistence. */
-async function openAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
+async function openAgent(booted: BootedApp, options: AgentChoice): Promise<Agent> {
   const { ctx, app, model } = booted
+  const maxSteps = options.maxSteps ?? app.agent.maxSteps
   const agentOptions = {
     ...(model ? { provider: model.provider, model: model.model } : {}),
     ...(app.agent.maxTokens ? { maxTokens: app.agent.maxTokens } : {}),
+    ...(maxSteps !== undefined ? { maxSteps } : {}),
   }
   if (options.session !== undefined) {
     const persistence = ctx.get('sessionPersistence')
@@ -49,7 +61,7 @@ async function openAgent(booted: BootedApp, options: { session?: string; cwd?: s
  * Opens the agent (a resumed session's cwd is checked first) and checks, before any model call, that its first step
  * can be built (`dryAssemble`). A failure disposes the agent (a new session has written nothing yet) and rethrows.
  */
-export async function openCheckedAgent(booted: BootedApp, options: { session?: string; cwd?: string }): Promise<Agent> {
+export async function openCheckedAgent(booted: BootedApp, options: AgentChoice): Promise<Agent> {
   const agent = await openAgent(booted, options)
   try {
     await dryAssemble(booted.app, booted.ctx, agent)
@@ -65,6 +77,7 @@ interface TurnEndReason {
   kind: string
   error?: { message: string; code: string }
   reason?: { kind?: string }
+  steps?: number
 }
 
 /** The reason of the agent's last `turn/end`, from its log. */
@@ -105,6 +118,11 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
   }
   if (reason?.kind === 'aborted' && reason.reason?.kind === 'user') {
     io.err('bridle: the turn ended aborted (cancelled with Ctrl-C)\n')
+  } else if (reason?.kind === 'max-steps') {
+    io.err(
+      `bridle: the turn ended max-steps: it took ${reason.steps} steps, its cap, and the model still wanted another ` +
+        '(raise it with --max-steps or agent.maxSteps in bridle.yaml)\n',
+    )
   } else if (reason && reason.kind !== 'completed') io.err(`bridle: the turn ended ${reason.kind}\n`)
   return reason?.kind === 'completed' ? EXIT.ok : EXIT.failure
 }
@@ -113,7 +131,11 @@ export async function runPrompt(booted: BootedApp, agent: Agent, prompt: string,
 export async function run(prompt: string, options: RunOptions, io: Io): Promise<number> {
   const app = await resolveApp(options.config)
   checkAppPaths(app)
-  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
+  const booted = await boot(app, {
+    model: options.model,
+    baseUrl: options.baseUrl,
+    provider: options.provider,
+  })
   if (booted.model) io.err(`${booted.model.notice}\n`)
   try {
     const agent = await openCheckedAgent(booted, options)

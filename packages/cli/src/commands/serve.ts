@@ -51,7 +51,7 @@ export async function serve(options: ServeOptions, io: Io, stop: Promise<void> =
   const maxBodyBytes = parseBytes(options.maxBody)
   const app = await resolveApp(options.config)
   requirePostgres(app.plugins as never, 'serve')
-  const booted = await boot(app, { readOnly: true, secrets: io.secrets })
+  const booted = await boot(app, { readOnly: true })
   try {
     const front = await startFront({
       ctx: booted.ctx,

@@ -17,8 +17,8 @@ interface SessionRow {
 const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 /** `bridle sessions`: every stored session, newest first, with its turns, last activity, model and first prompt. */
-export async function sessions(options: { config?: string; json?: boolean }, io: Io): Promise<number> {
-  const reader = await openReader(options.config, io.secrets)
+export async function sessions(options: { config?: string; json?: boolean; root?: string }, io: Io): Promise<number> {
+  const reader = await openReader(options.config, options.root)
   try {
     return await listSessions(reader.persistence, options, io)
   } finally {

@@ -63,9 +63,10 @@ export async function view(
         '(prompts, tool results, file contents). Add --expose to serve it there anyway',
     )
   }
-  const reader = await openReader(options.config, io.secrets)
+  const reader = await openReader(options.config)
   try {
-    return await serve(reader.persistence, id, { host, port, loopback }, io, stop)
+    // `[::1]` is how a URL writes the address; `listen` wants it bare
+    return await serve(reader.persistence, id, { host: host.replace(/^\[(.*)\]$/, '$1'), port, loopback }, io, stop)
   } finally {
     await reader.close()
   }
@@ -87,7 +88,7 @@ async function serve(
     host,
     port,
     anyHost: !loopback,
-    redact: (text) => redactSecrets(text, io.secrets ?? new Set()),
+    redact: (text) => redactSecrets(text),
     onError: (error) => io.err(`bridle view: ${error instanceof Error ? error.message : String(error)}\n`),
   })
   if (!loopback) {
@@ -104,13 +105,16 @@ async function serve(
 }
 
 /** `bridle inspect ID --html FILE`: the viewer of one session as one self-contained HTML file. */
-export async function inspectHtml(id: string, file: string, options: { config?: string }, io: Io): Promise<number> {
-  const reader = await openReader(options.config, io.secrets)
+export async function inspectHtml(
+  id: string,
+  file: string,
+  options: { config?: string; root?: string },
+  io: Io,
+): Promise<number> {
+  const reader = await openReader(options.config, options.root)
   let written: { bytes: number; requests: number }
   try {
-    written = await writeSessionHtml(new ViewSource(reader.persistence), id, file, (text) =>
-      redactSecrets(text, io.secrets ?? new Set()),
-    )
+    written = await writeSessionHtml(new ViewSource(reader.persistence), id, file, (text) => redactSecrets(text))
   } finally {
     await reader.close()
   }

@@ -35,7 +35,7 @@ export async function worker(options: WorkerOptions, io: Io, stop: Promise<void>
   const graceMs = integer('--grace', options.grace, 0, 86_400, 30) * 1_000
   const app = await resolveApp(options.config)
   requirePostgres(app.plugins as never, 'worker')
-  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl, secrets: io.secrets })
+  const booted = await boot(app, { model: options.model, baseUrl: options.baseUrl })
   let handedBack = 0
   try {
     const { ClusterWorker } = await import('@bridle/cluster')

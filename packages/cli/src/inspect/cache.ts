@@ -1,4 +1,4 @@
-import type { CachePrefixRow } from '@bridle/session'
+import { describeBreakpoint, describeCacheMiss, type CachePrefixRow } from '@bridle/session'
 import { describeCompaction } from '@bridle/view'
 import { oneLine, type Paint } from '../terminal.js'
 
@@ -41,6 +41,26 @@ function describeSystemBreak(row: CachePrefixRow, system: SystemBreak, sectionOf
   return `line ${system.firstDifferingLine}${section ? ` (section ${section})` : ''}: ${line.slice(line.indexOf(': ') + 2)}`
 }
 
+/**
+ * The breakpoints a request carried (`request/cache`) and, under them, the read they predict beside what the
+ * provider reported, with the reason for a miss; nothing for a request without a placement.
+ */
+function planLines(row: CachePrefixRow, p: Paint): string[] {
+  const plan = row.cachePlan
+  if (plan === undefined) return []
+  const placed = plan.breakpoints.length === 0 ? 'none' : plan.breakpoints.map(describeBreakpoint).join(' · ')
+  const reported =
+    row.cachedInputTokens === undefined
+      ? ''
+      : ` · provider read ${count(row.cachedInputTokens)}${row.cacheWriteTokens === undefined ? '' : `, wrote ${count(row.cacheWriteTokens)}`}`
+  const miss = plan.miss === undefined ? '' : ` · ${p.red('miss')}: ${describeCacheMiss(plan.miss)}`
+  const left = (plan.skipped ?? []).map((s) => `${s.reason} (${s.detail})`).join('; ')
+  return [
+    `    breakpoints (${plan.policy}): ${placed}${left === '' ? '' : ` · left out: ${left}`}`,
+    `    predicted read ~${count(plan.predictedReadTokens)} tokens${reported}${miss}`,
+  ]
+}
+
 /** Renders `cachePrefixReport` rows: per request, what held, what broke and why, and the cached tokens. */
 export function renderCacheReport(
   rows: readonly CachePrefixRow[],
@@ -59,7 +79,7 @@ export function renderCacheReport(
       continue
     }
     if (row.previousSeq === undefined) {
-      lines.push(`${head}: first request${cached}`)
+      lines.push(`${head}: first request${cached}`, ...planLines(row, p))
       continue
     }
     const parts: string[] = []
@@ -71,6 +91,7 @@ export function renderCacheReport(
         ...row.tools.added.map((n) => `+${n}`),
         ...row.tools.removed.map((n) => `-${n}`),
         ...row.tools.moved.map((n) => `~${n}`),
+        ...row.tools.changed.map((n) => `${n} changed`),
       ]
       parts.push(`tools ${p.red('✗')} ${diff.join(' ')}`)
     } else parts.push(`tools ${p.green('✓')}`)
@@ -79,7 +100,7 @@ export function renderCacheReport(
     const kept = row.prefixKept
       ? ` · prefix kept: ${row.prefixKept.messages} messages, ~${row.prefixKept.chars} chars`
       : ''
-    lines.push(`${head}: ${parts.join(' · ')}${kept}${cached}`)
+    lines.push(`${head}: ${parts.join(' · ')}${kept}${cached}`, ...planLines(row, p))
   }
   return lines.join('\n') + '\n'
 }

@@ -90,6 +90,6 @@ export function describeEvent(event: SessionEvent, toolNames: ReadonlyMap<string
     case 'request/digest':
       return `attempt ${data?.attempt} request ${String(data?.request).slice(0, 12)}…`
     default:
-      return data === null ? '' : JSON.stringify(data).slice(0, 100)
+      return data === null ? '' : oneLine(JSON.stringify(data), 100)
   }
 }

@@ -5,6 +5,7 @@ const reasonText = (reason: { kind: string; [key: string]: unknown } | undefined
   if (!reason) return 'open'
   if (reason.kind === 'error') return `error: ${(reason.error as { message?: string })?.message ?? ''}`
   if (reason.kind === 'aborted') return `aborted (${(reason.reason as { kind?: string })?.kind ?? '?'})`
+  if (reason.kind === 'max-steps') return `max-steps (stopped at its cap of ${reason.steps} steps)`
   return reason.kind
 }
 

@@ -4,6 +4,7 @@
  */
 import type {
   AssistantMessage,
+  CachePlan,
   CallId,
   JsonValue,
   LlmCallConfig,
@@ -28,6 +29,8 @@ export interface TurnEndReasonMap {
   completed: { readonly kind: 'completed' }
   blocked: { readonly kind: 'blocked' }
   'max-tokens': { readonly kind: 'max-tokens' }
+  /** The turn opened its step cap (`AgentOptions.maxSteps`) and was owed another step; `steps` is how many it opened. */
+  'max-steps': { readonly kind: 'max-steps'; readonly steps: number }
   /** Written only by crash repair (`interruptedTurnClosers`). */
   interrupted: { readonly kind: 'interrupted' }
   error: { readonly kind: 'error'; readonly error: LlmFailure }
@@ -81,6 +84,18 @@ export interface RequestDigestRecord {
   readonly messages: { readonly count: number; readonly chain: string }
   /** `'compaction'` on the digest of a summary request (see {@link CompactionRequestRecord}); absent otherwise. */
   readonly purpose?: 'compaction'
+  /** Digest of the request's cache placement (`request/cache`); absent when the request carried none. */
+  readonly cache?: string
+}
+
+/**
+ * The payload of `request/cache`: where the route's adapter placed prompt-cache breakpoints for a step's request and
+ * why (docs/caching.md). Log-only; appended before the step's `request/digest`, which covers the plan.
+ */
+export interface RequestCacheRecord {
+  readonly turn: number
+  readonly step: number
+  readonly plan: CachePlan
 }
 
 /**
@@ -142,6 +157,7 @@ export interface SessionEventMap {
   'request/context': RequestContext
   'request/digest': RequestDigestRecord
   'request/compaction': CompactionRequestRecord
+  'request/cache': RequestCacheRecord
   'session/end-seed': Readonly<Record<string, never>>
 }
 
@@ -200,7 +216,7 @@ function readonlySet(values: readonly string[]): ReadonlySet<string> {
   return Object.freeze(set)
 }
 
-/** The 16 event types this harness knows. Only the persistence read path refuses types outside it. */
+/** The 17 event types this harness knows. Only the persistence read path refuses types outside it. */
 export const KNOWN_SESSION_EVENT_TYPES: ReadonlySet<string> = readonlySet([
   'turn/start',
   'turn/end',
@@ -216,6 +232,7 @@ export const KNOWN_SESSION_EVENT_TYPES: ReadonlySet<string> = readonlySet([
   'request/context',
   'request/digest',
   'request/compaction',
+  'request/cache',
   'session/end-seed',
   'agent/inbox/spliced',
 ])

@@ -41,6 +41,12 @@ interface Frame {
   next: number
 }
 
+/** A rewrite of the strings of a copy (the secret filter): `apply` sees only strings of at least `minLength`. */
+export interface TextFilter {
+  readonly minLength: number
+  apply(text: string): string
+}
+
 type WalkResult =
   | { ok: true; value: unknown }
   | { ok: false; violation: JsonViolation }
@@ -149,15 +155,19 @@ function scalarBound(value: unknown): number {
  * so a 100,000-deep value costs only the first levels) and adds up an upper bound of the JSON size; only a value
  * whose bound passes `limits.maxBytes` is measured exactly, once the copy is made.
  */
-function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
+function walk(root: unknown, mode: Mode, limits?: JsonLimits, text?: TextFilter): WalkResult {
   const rootReason = leafViolation(root)
   if (rootReason !== undefined) return { ok: false, violation: { path: '$', reason: rootReason } }
   if (root === null || typeof root !== 'object') {
-    if (limits !== undefined && scalarBound(root) > limits.maxBytes) return measured(root, limits)
-    return { ok: true, value: root }
+    const leaf =
+      text !== undefined && typeof root === 'string' && root.length >= text.minLength ? text.apply(root) : root
+    if (limits !== undefined && scalarBound(leaf) > limits.maxBytes) return measured(leaf, limits)
+    return { ok: true, value: leaf }
   }
 
   let bound = 2
+  // strings shorter than this cannot hold what `text` replaces, and are never handed to it
+  const minText = text === undefined ? Number.POSITIVE_INFINITY : text.minLength
   const stack: Frame[] = []
   const onPath = new Set<object>()
   const open = (source: object): { target: Frame['target'] } | JsonViolation => {
@@ -190,10 +200,13 @@ function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
       key === undefined ? (frame.source as unknown[])[index] : (frame.source as Record<string, unknown>)[key]
     const reason = leafViolation(value)
     if (reason !== undefined) return { ok: false, violation: { path: pathOf(stack), reason } }
-    if (limits !== undefined) bound += 1 + (key === undefined ? 0 : jsonStringBytesBound(key) + 1)
+    // The copy's key and strings are what `text` makes of them (the secret filter for a log), and so is their size.
+    const copyKey = key === undefined || key.length < minText ? key : text!.apply(key)
+    if (limits !== undefined) bound += 1 + (copyKey === undefined ? 0 : jsonStringBytesBound(copyKey) + 1)
     let copy: unknown = value
     if (value === null || typeof value !== 'object') {
-      if (limits !== undefined) bound += scalarBound(value)
+      if (typeof value === 'string' && value.length >= minText) copy = text!.apply(value)
+      if (limits !== undefined) bound += scalarBound(copy)
     } else {
       if (limits !== undefined) {
         if (stack.length >= limits.maxDepth) {
@@ -207,8 +220,8 @@ function walk(root: unknown, mode: Mode, limits?: JsonLimits): WalkResult {
     }
     const target = frame.target
     if (target === undefined) continue
-    if (key === undefined) (target as unknown[])[index] = copy
-    else define(target as Record<string, unknown>, key, copy)
+    if (copyKey === undefined) (target as unknown[])[index] = copy
+    else define(target as Record<string, unknown>, copyKey, copy)
   }
   const value = mode === 'check' ? root : rootTarget
   if (limits !== undefined && bound > limits.maxBytes) return measured(value, limits)
@@ -265,10 +278,11 @@ export function snapshotWithinLimits(value: unknown, limits: JsonLimits): Limite
 /**
  * {@link snapshotWithinLimits} for a session log: the same checks, reads and copy, frozen as it is built (each copied
  * container once its children are in). The log needs its events deep-frozen; freezing the copy afterwards was a second
- * walk over the same fresh objects on every append.
+ * walk over the same fresh objects on every append. `text`, when given, rewrites every string and key of the copy that
+ * is long enough to matter (the secret filter, docs/security.md#the-log).
  */
-export function snapshotForLog(value: unknown, limits?: JsonLimits): LimitedSnapshot {
-  const result = walk(value, 'log', limits)
+export function snapshotForLog(value: unknown, limits?: JsonLimits, text?: TextFilter): LimitedSnapshot {
+  const result = walk(value, 'log', limits, text)
   return result.ok ? { ok: true, value: result.value as JsonValue } : result
 }
 

@@ -2,7 +2,7 @@
  * `Session`: an append-only event log whose index is `seq`, plus the views derived from it incrementally — the
  * surface, the model messages and the request facts (docs/surface-and-reconstruction.md).
  */
-import { JSON_LIMITS, JsonLimitError, type Message, type SessionId } from '@bridle/llm'
+import { JSON_LIMITS, JsonLimitError, knownSecrets, type Message, type SessionId } from '@bridle/llm'
 import type {
   AnySessionEvent,
   AppendOptions,
@@ -154,7 +154,9 @@ export class Session {
   append(type: string, data: unknown, opts?: AppendOptions): SessionEventEnvelope
   append(type: string, data: unknown, opts?: AppendOptions): AnySessionEvent {
     if (typeof type !== 'string') throw new TypeError('session event type must be a string')
-    const snap = snapshotForLog(data, JSON_LIMITS)
+    // No credential the process holds is ever written (docs/security.md#the-log): redacted in the copy, before commit.
+    const secrets = knownSecrets()
+    const snap = snapshotForLog(data, JSON_LIMITS, secrets.size === 0 ? undefined : secrets.asTextFilter)
     if (!snap.ok) {
       if ('limit' in snap) throw new JsonLimitError(`session event "${type}" carries data that`, snap.limit)
       throw new Error(`session event "${type}" carries non-JSON-serializable data`, {

@@ -8,7 +8,13 @@ import type { AnySessionEvent } from '../events/events.js'
 import type { CachePrefixRow } from './cache-types.js'
 import { replayRequests } from './replay.js'
 
-export type { CachePrefixRow, CompactionBreak, MessageBreakCause } from './cache-types.js'
+export type {
+  CachePrefixRow,
+  CompactionBreak,
+  MessageBreakCause,
+  CachePredictionRow,
+  CacheMissCause,
+} from './cache-types.js'
 
 /**
  * One row per digested request, in log order. Each row after the first compares the request with the previous

@@ -8,6 +8,7 @@ import type { AnySessionEvent, CompactionRequestRecord, RequestDigestRecord } fr
 import { isReplacementSurfaceEvent } from '../events/events.js'
 import type { CachePrefixRow, CompactionBreak, MessageBreakCause } from './cache-types.js'
 import type { ReconstructedRequest } from '../surface/reconstruct.js'
+import { predictCacheRead } from './cache-prediction.js'
 import { sectionChanges } from '../events/section-manifest.js'
 
 /** A `request/digest` of the log with what the report needs of it. */
@@ -54,7 +55,7 @@ function toolDiff(previous: readonly ToolSchema[], current: readonly ToolSchema[
     const b = current.find((t) => t.name === n)
     return facts.canonicalJson(a) !== facts.canonicalJson(b)
   })
-  return { added, removed, moved: [...new Set([...moved, ...changed])] }
+  return { added, removed, moved, changed }
 }
 
 const commonPrefixLength = (a: string, b: string): number => {
@@ -156,8 +157,15 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
     ...(curr.record.purpose === 'compaction' ? { purpose: 'compaction' as const } : {}),
     cachedInputTokens: curr.usage?.cacheReadTokens,
     ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(curr.usage?.cacheWriteTokens !== undefined ? { cacheWriteTokens: curr.usage.cacheWriteTokens } : {}),
   }
-  if (prev === undefined) return curr.error === undefined ? base : { ...base, error: curr.error }
+  const plan = curr.rebuilt?.request.cache
+  if (prev === undefined) {
+    if (curr.error !== undefined) return { ...base, error: curr.error }
+    return plan === undefined
+      ? base
+      : { ...base, cachePlan: predictCacheRead({ plan, messages: curr.rebuilt!.messages }) }
+  }
   if (curr.rebuilt === undefined || prev.rebuilt === undefined) {
     return { ...base, previousSeq: prev.seq, error: curr.error ?? prev.error }
   }
@@ -168,7 +176,9 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
   const systemKept = curr.record.system === prev.record.system
   const diffLine = systemKept ? undefined : firstDifferingLine(pSystem, cSystem)
   const toolsKept = curr.record.tools === prev.record.tools
-  const tools = toolsKept ? { added: [], removed: [], moved: [] } : toolDiff(p.tools ?? [], c.tools ?? [], facts)
+  const tools = toolsKept
+    ? { added: [], removed: [], moved: [], changed: [] }
+    : toolDiff(p.tools ?? [], c.tools ?? [], facts)
 
   const pCount = prev.record.messages.count
   const messagesKept = facts.chainAt(curr, pCount) === prev.record.messages.chain
@@ -197,6 +207,24 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
     }
   }
 
+  const cachePlan =
+    plan === undefined
+      ? {}
+      : {
+          cachePlan: predictCacheRead({
+            plan,
+            messages: cMessages,
+            previous: {
+              plan: p.cache,
+              elapsedMs: (facts.events[curr.seq]?.time ?? 0) - (facts.events[prev.seq]?.time ?? 0),
+              toolsKept,
+              systemKept,
+              systemCharsKept: systemKept ? cSystem.length : commonPrefixLength(pSystem, cSystem),
+              messagesKept: sameMessages,
+            },
+          }),
+        }
+
   const pSections = prev.rebuilt.sections
   const cSections = curr.rebuilt.sections
   const sections =
@@ -219,5 +247,6 @@ export function cachePrefixRow(facts: RowFacts, prev: Digested | undefined, curr
       ? { kept: true }
       : { kept: false, firstDifferingPosition: sameMessages, cause: messageBreak(facts, prev, curr, sameMessages) },
     prefixKept,
+    ...cachePlan,
   }
 }

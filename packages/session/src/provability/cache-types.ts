@@ -1,4 +1,5 @@
 /** The rows of `cachePrefixReport` (docs/provability.md#the-cache-prefix-report). */
+import type { CacheBreakpoint, CacheTtl } from '@bridle/llm'
 import type { CompactionRequestRecord } from '../events/events.js'
 import type { SectionChange } from '../events/section-manifest.js'
 
@@ -59,7 +60,10 @@ export interface CachePrefixRow {
     readonly kept: boolean
     readonly added: readonly string[]
     readonly removed: readonly string[]
+    /** Tools in both requests whose position among those tools differs. */
     readonly moved: readonly string[]
+    /** Tools in both requests whose description or parameters differ (a tool can be both moved and changed). */
+    readonly changed: readonly string[]
   }
   readonly messages?:
     | { readonly kept: true }
@@ -70,6 +74,31 @@ export interface CachePrefixRow {
   readonly cachedInputTokens?: number
   /** Provider-reported input tokens of this request: uncached + cache read + cache write. */
   readonly inputTokens?: number
+  /** Provider-reported input tokens written to the cache by this request (`cacheWriteTokens` of its usage). */
+  readonly cacheWriteTokens?: number
+  /** For a request whose adapter placed breakpoints (`request/cache`): where, and the read they predict. */
+  readonly cachePlan?: CachePredictionRow
   /** Set when the request could not be rebuilt from the log. */
   readonly error?: string
+}
+
+/** Why a request is predicted to read less than the previous request's largest cached prefix. */
+export type CacheMissCause =
+  | { readonly kind: 'tools-changed' }
+  | { readonly kind: 'system-changed' }
+  | { readonly kind: 'history-changed'; readonly position: number }
+  | { readonly kind: 'ttl-expired'; readonly ttl: CacheTtl; readonly elapsedMs: number }
+  /** No breakpoint of this request is at the cached prefix or within the provider's lookback after it. */
+  | { readonly kind: 'lookback'; readonly blocks: number | undefined }
+
+/** The placement a request carried and the cache read the log predicts for it. */
+export interface CachePredictionRow {
+  readonly policy: string
+  readonly breakpoints: readonly CacheBreakpoint[]
+  /** Places the policy left out and why (under the minimum, over the limit), as the plan recorded them. */
+  readonly skipped?: readonly { readonly reason: string; readonly detail: string }[]
+  /** Estimated tokens of the longest prefix a breakpoint of the previous request wrote that this one reads. */
+  readonly predictedReadTokens: number
+  /** Why less than the previous request's largest cached prefix is read; absent when nothing was lost. */
+  readonly miss?: CacheMissCause
 }

@@ -6,7 +6,7 @@ import type { RequestDigestRecord } from '../events/events.js'
 import type { RequestDigestParts } from './digest.js'
 import type { ReconstructedRequest } from '../surface/reconstruct.js'
 
-export type DigestPart = 'config' | 'system' | 'tools' | 'messages' | 'request'
+export type DigestPart = 'config' | 'system' | 'tools' | 'messages' | 'cache' | 'request'
 
 const ALL_PARTS: readonly DigestPart[] = ['config', 'system', 'tools', 'messages', 'request']
 
@@ -65,6 +65,7 @@ export function digestVerdict(
   if (recomputed.tools !== record.tools) mismatched.push('tools')
   if (recomputed.messages.count !== record.messages?.count || recomputed.messages.chain !== record.messages?.chain)
     mismatched.push('messages')
+  if (recomputed.cache !== record.cache) mismatched.push('cache')
   if (recomputed.request !== record.request) mismatched.push('request')
   return { ...base, ok: mismatched.length === 0, mismatched }
 }

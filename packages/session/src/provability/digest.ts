@@ -3,6 +3,7 @@
  * log says was sent can be checked afterwards by anyone holding the log.
  */
 import {
+  type CachePlan,
   CALL_CONFIG_KEYS,
   callConfigOf,
   historyBaseOf,
@@ -23,6 +24,8 @@ export interface RequestDigestParts {
   readonly system: string
   readonly tools: string
   readonly messages: { readonly count: number; readonly chain: string }
+  /** digest(canonicalJson(cache plan)), only for a request that carried one. */
+  readonly cache?: string
 }
 
 /** `chain_0`: the digest of the empty string. */
@@ -43,6 +46,11 @@ export function toolsDigest(tools: readonly ToolSchema[] | undefined): string {
   return sha256Hex(canonicalJson(tools ?? []))
 }
 
+/** digest(canonicalJson(plan)); `undefined` for a request without a cache plan. */
+export function cacheDigest(plan: CachePlan | undefined): string | undefined {
+  return plan === undefined ? undefined : sha256Hex(canonicalJson(plan))
+}
+
 /** digest(canonicalJson(message)), computed afresh. */
 export function messageDigest(message: Message): string {
   return sha256Hex(canonicalJson(message))
@@ -53,20 +61,27 @@ export function extendChain(chain: string, messageDigestValue: string): string {
   return sha256Hex(chain + messageDigestValue)
 }
 
-/** A request's digest parts from its four digests and message count: request = digest(config + system + tools + chain + ':' + count). */
+/**
+ * A request's digest parts from its four digests and message count: request = digest(config + system + tools + chain +
+ * ':' + count), with `':' + cache` appended for a request that carried a cache plan (so logs without plans keep their
+ * digests).
+ */
 export function assembleDigestParts(
   config: string,
   system: string,
   tools: string,
   chain: string,
   count: number,
+  cache?: string,
 ): RequestDigestParts {
+  const tail = cache === undefined ? '' : ':' + cache
   return {
-    request: sha256Hex(config + system + tools + chain + ':' + String(count)),
+    request: sha256Hex(config + system + tools + chain + ':' + String(count) + tail),
     config,
     system,
     tools,
     messages: { count, chain },
+    ...(cache === undefined ? {} : { cache }),
   }
 }
 
@@ -84,7 +99,7 @@ export function requestDigestParts(request: DigestableRequest): RequestDigestPar
   const tools = toolsDigest(request.tools)
   const chain = messageChain(request.messages)
   const count = request.messages.length
-  return assembleDigestParts(config, system, tools, chain[count]!, count)
+  return assembleDigestParts(config, system, tools, chain[count]!, count, cacheDigest(request.cache))
 }
 
 /**
@@ -137,7 +152,7 @@ export class RequestDigester {
     const { digest: config } = this.lastConfig
     const { digest: system } = this.lastSystem
     const { digest: tools } = this.lastTools
-    return assembleDigestParts(config, system, tools, chain, count)
+    return assembleDigestParts(config, system, tools, chain, count, cacheDigest(request.cache))
   }
 
   /** Brings the columns in line with `messages` and returns its chain value. */

@@ -9,6 +9,7 @@ import { deepFreeze, type Message } from '@bridle/llm'
 import { canonicalJson, sha256Hex } from '../json/canonical.js'
 import {
   assembleDigestParts,
+  cacheDigest,
   configDigest,
   EMPTY_CHAIN,
   extendChain,
@@ -138,6 +139,6 @@ export class ReplayHashes {
     }
     const count = rebuilt.request.messages.length
     const { config, system, tools } = digests
-    return assembleDigestParts(config, system, tools, chain, count)
+    return assembleDigestParts(config, system, tools, chain, count, cacheDigest(rebuilt.request.cache))
   }
 }

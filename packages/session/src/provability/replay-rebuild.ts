@@ -83,7 +83,8 @@ export class RequestRebuilder {
       deepFreeze(compaction)
     }
     Object.freeze(messages)
-    const request = cut.modelRequestOf(header, messages)
+    const cache = compaction === undefined ? cut.cachePlanIn(events, stepStart, cutSeq, turn, step) : undefined
+    const request = cut.modelRequestOf(header, messages, cache === undefined ? undefined : deepFreeze(cache))
     const contextAt = fold.contextBefore(cutSeq)
     const context = contextAt < 0 ? undefined : deepFreeze(events[contextAt]!.data as RequestContext)
     // The log's messages are deep-frozen as the replay hashes them, once each; here only the new containers.

@@ -8,6 +8,7 @@ import { deriveEventMessage } from './derive.js'
 import { canonicalHeader, foldRequestContext, lastRequestHeaderRecord } from './request-header.js'
 import { readSectionManifest } from '../events/section-manifest.js'
 import {
+  cachePlanIn,
   checkCompactionCount,
   compactionRecordIn,
   isPositiveSafeInteger,
@@ -104,7 +105,9 @@ export function reconstructRequest(
   }
   const sections = readSectionManifest(header.system ?? '', record.sections)
   const heading = { header, headerSeq: record.seq, headerReason: record.reason, sections }
-  const request = modelRequestOf(header, messages)
+  // a summary request carries no cache plan; a conversation request the one its step recorded
+  const cache = compaction === undefined ? cachePlanIn(prefix, stepStart, prefix.length, turn, step) : undefined
+  const request = modelRequestOf(header, messages, cache)
   return deepFreeze(
     rebuiltRecord(where, heading, { context: foldRequestContext(prefix), messages, request, compaction }),
   )

@@ -3,7 +3,7 @@
  * whole log) share: where the step's request was cut, its summary-request record, the model-facing request of a
  * header and its messages, and the record both return (docs/surface-and-reconstruction.md#reconstructing-a-request).
  */
-import type { Message } from '@bridle/llm'
+import { isCachePlan, type CachePlan, type Message } from '@bridle/llm'
 import type {
   AnySessionEvent,
   CompactionRequestRecord,
@@ -104,6 +104,27 @@ export function compactionRecordIn(
   return undefined
 }
 
+/**
+ * The cache plan of step `{turn, step}`'s conversation request: the last `request/cache` of that step in
+ * `events[stepStart + 1 .. end)` (a retry builds its request again and records a new one). A record that is not a
+ * plan is ignored, as if absent.
+ */
+export function cachePlanIn(
+  events: readonly AnySessionEvent[],
+  stepStart: number,
+  end: number,
+  turn: number,
+  step: number,
+): CachePlan | undefined {
+  for (let i = end - 1; i > stepStart; i--) {
+    const event = events[i]!
+    if (event.type !== 'request/cache') continue
+    const data = event.data as { turn?: unknown; step?: unknown; plan?: unknown }
+    if (data.turn === turn && data.step === step && isCachePlan(data.plan)) return data.plan
+  }
+  return undefined
+}
+
 /** Throws unless a summary request's `count` names a non-empty part of the surface's `held` messages. */
 export function checkCompactionCount(count: number, held: number, turn: number, step: number): void {
   if (!Number.isSafeInteger(count) || count < 1 || count > held) {
@@ -114,11 +135,16 @@ export function checkCompactionCount(count: number, held: number, turn: number, 
 }
 
 /** The model-facing request of `header` and `messages`: its call config, then system, tools and the messages. */
-export function modelRequestOf(header: EpochHeader, messages: readonly Message[]): ReconstructedModelRequest {
+export function modelRequestOf(
+  header: EpochHeader,
+  messages: readonly Message[],
+  cache?: CachePlan,
+): ReconstructedModelRequest {
   const request: Record<string, unknown> = { ...header.config }
   if (header.system !== undefined) request.system = header.system
   if (header.tools !== undefined) request.tools = header.tools
   request.messages = messages
+  if (cache !== undefined) request.cache = cache
   return request as unknown as ReconstructedModelRequest
 }
 

@@ -75,7 +75,12 @@ function ToolsDiff({ diff }: { diff: RequestDiffView }) {
       ))}
       {t.moved.map((n) => (
         <li class="moved" key={`m${n}`}>
-          ~ {n} moved or changed
+          ~ {n} moved
+        </li>
+      ))}
+      {t.changed.map((n) => (
+        <li class="moved" key={`c${n}`}>
+          * {n} changed (description or parameters)
         </li>
       ))}
     </ul>

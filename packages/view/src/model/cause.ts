@@ -60,7 +60,8 @@ export function breakCause(
     const parts = [
       ...row.tools.added.map((n) => `${n} added`),
       ...row.tools.removed.map((n) => `${n} removed`),
-      ...row.tools.moved.map((n) => `${n} moved or changed`),
+      ...row.tools.moved.map((n) => `${n} moved`),
+      ...row.tools.changed.map((n) => `${n} changed`),
     ]
     return `tools: ${parts.join(', ')}`
   }

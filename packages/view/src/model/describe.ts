@@ -72,5 +72,6 @@ export function describeTurnEnd(reason: { kind: string; [key: string]: unknown }
     return `error: ${error?.message ?? 'unknown'}${error?.code ? ` (${error.code})` : ''}`
   }
   if (reason.kind === 'aborted') return `aborted (${(reason.reason as { kind?: string } | undefined)?.kind ?? '?'})`
+  if (reason.kind === 'max-steps') return `max-steps (stopped at its cap of ${reason.steps} steps)`
   return reason.kind
 }

@@ -1,4 +1,5 @@
 import { diffLines } from 'diff'
+import { knownSecrets } from '@bridle/llm/secrets'
 import type { AnySessionEvent, CachePrefixRow, ReconstructedRequest } from '@bridle/session'
 import type { DiffLine, MessageView, PrefixBreak, RequestDiffView } from '../types.js'
 import { breakCause, reportedSectionChanges } from './cause.js'
@@ -78,7 +79,9 @@ function prefixBreak(
   const kept = prefixBytes(current, compared.keptChars)
   if (!broke) return { kept }
   const lineStart = broke.current.lastIndexOf('\n', broke.offset - 1) + 1
-  const before = broke.current.slice(Math.max(lineStart, broke.offset - EXCERPT), broke.offset)
+  // excerpts are redacted as pieces of the whole text, so a secret across a cut shows no part of itself
+  const excerpt = (text: string, from: number, to: number) => knownSecrets().redactSlice(text, from, to)
+  const before = excerpt(broke.current, Math.max(lineStart, broke.offset - EXCERPT), broke.offset)
   const where =
     broke.part === 'system'
       ? `line ${lineOf(broke.current, broke.offset)}`
@@ -91,8 +94,8 @@ function prefixBreak(
       part: broke.part,
       byte: kept,
       before,
-      after: broke.current.slice(broke.offset, broke.offset + EXCERPT),
-      previous: broke.previous.slice(broke.offset, broke.offset + EXCERPT),
+      after: excerpt(broke.current, broke.offset, broke.offset + EXCERPT),
+      previous: excerpt(broke.previous, broke.offset, broke.offset + EXCERPT),
       cause,
       where,
     },
@@ -177,8 +180,9 @@ export function requestDiff(input: DiffInput): RequestDiffView {
           added: [...row.tools.added],
           removed: [...row.tools.removed],
           moved: [...row.tools.moved],
+          changed: [...row.tools.changed],
         }
-      : { kept: prevText.tools === currText.tools, added: [], removed: [], moved: [] },
+      : { kept: prevText.tools === currText.tools, added: [], removed: [], moved: [], changed: [] },
     messages: {
       kept: messagesKept,
       keptCount,

@@ -1,8 +1,11 @@
 import type { Message } from '@bridle/llm'
 import {
+  describeBreakpoint,
+  describeCacheMiss,
   isReplacementSurfaceEvent,
   replayRequests,
   type AnySessionEvent,
+  type CachePrefixRow,
   type ReconstructedRequest,
   type ReplayedRequest,
 } from '@bridle/session'
@@ -110,6 +113,7 @@ export function requestView({ sessionId, events, row, current, previous, message
     })),
     messages: views,
     ...(snapshot ? { snapshot } : {}),
+    ...cacheOf(current.cache),
   }
   // the previous request cannot be rebuilt: its own view says why, and this one shows no diff
   if (previous?.rebuilt !== undefined) {
@@ -124,6 +128,22 @@ export function requestView({ sessionId, events, row, current, previous, message
     })
   }
   return view
+}
+
+/** The placement a request carried and its predicted read, for the request page. */
+function cacheOf(row: CachePrefixRow | undefined): Pick<RequestView, 'cache'> {
+  const plan = row?.cachePlan
+  if (plan === undefined) return {}
+  return {
+    cache: {
+      policy: plan.policy,
+      breakpoints: plan.breakpoints.map(describeBreakpoint),
+      predicted: plan.predictedReadTokens,
+      ...(row!.cachedInputTokens === undefined ? {} : { read: row!.cachedInputTokens }),
+      ...(row!.cacheWriteTokens === undefined ? {} : { written: row!.cacheWriteTokens }),
+      ...(plan.miss === undefined ? {} : { miss: describeCacheMiss(plan.miss) }),
+    },
+  }
 }
 
 /** A replayed request and the request its cache row compares it with, when the replay still holds that one. */

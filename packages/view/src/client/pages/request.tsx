@@ -108,6 +108,15 @@ export function RequestPage({ data, id, seq }: { data: DataSource; id: string; s
         {` · ${duration(row.latencyMs)}`}
         {row.stopReason ? ` · stop ${row.stopReason}` : ''}
       </p>
+      {view.cache ? (
+        <p class="facts cache-plan">
+          cache breakpoints ({view.cache.policy}): {view.cache.breakpoints.join(' · ') || 'none'} · predicted read ~
+          {count(view.cache.predicted)} tokens
+          {view.cache.read !== undefined ? ` · provider read ${count(view.cache.read)}` : ''}
+          {view.cache.written !== undefined ? `, wrote ${count(view.cache.written)}` : ''}
+          {view.cache.miss ? ` · miss: ${view.cache.miss}` : ''}
+        </p>
+      ) : null}
       {view.diff ? (
         <DiffView sessionId={id} diff={view.diff} messages={view.messages} />
       ) : (

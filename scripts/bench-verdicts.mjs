@@ -1,0 +1,54 @@
+// `node scripts/bench-verdicts.mjs [runs] [--only a,b]`: runs the benchmarks `runs` times (default 5) in each of four
+// modes — quick and full, quiet and `--busy` — and prints, per bar, how many runs of each mode met it, as the Markdown
+// table BENCHMARKS.md shows under "Quick, full, quiet and busy". Every run builds nothing (run `pnpm build` first) and
+// leaves BENCHMARKS.md alone. A bar whose verdict differs between modes is what the table is for.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const runner = fileURLToPath(new URL('../bench/run.mjs', import.meta.url))
+const args = process.argv.slice(2)
+const runs = Number(args.find((a) => /^\d+$/.test(a)) ?? 5)
+const onlyIndex = args.indexOf('--only')
+const only = onlyIndex >= 0 ? ['--only', args[onlyIndex + 1]] : []
+const modes = [
+  { name: 'quick, quiet', flags: ['--quick'] },
+  { name: 'quick, busy', flags: ['--quick', '--busy'] },
+  { name: 'full, quiet', flags: [] },
+  { name: 'full, busy', flags: ['--busy'] },
+]
+const dir = mkdtempSync(join(os.tmpdir(), 'bridle-bench-verdicts-'))
+const met = new Map() // bar name → per mode: [met, runs]
+const loads = modes.map(() => [])
+try {
+  for (let run = 0; run < runs; run++) {
+    for (const [m, mode] of modes.entries()) {
+      const report = join(dir, `${m}-${run}.json`)
+      process.stderr.write(`bench-verdicts: run ${run + 1}/${runs}, ${mode.name}\n`)
+      spawnSync(process.execPath, [runner, ...mode.flags, ...only, '--no-write', '--report', report], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      })
+      const result = JSON.parse(readFileSync(report, 'utf8'))
+      loads[m].push(result.loadBefore.split(', ')[0])
+      for (const bar of result.verdicts) {
+        const counts = met.get(bar.name) ?? modes.map(() => [0, 0])
+        counts[m][0] += bar.ok ? 1 : 0
+        counts[m][1] += 1
+        met.set(bar.name, counts)
+      }
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
+const cell = ([ok, total]) => (total === 0 ? '—' : `${ok === total ? '✅' : ok === 0 ? '❌' : '⚠️'} ${ok}/${total}`)
+const lines = [
+  `| bar | ${modes.map((m) => m.name).join(' | ')} |`,
+  `|---|${modes.map(() => '---').join('|')}|`,
+  ...[...met].map(([name, counts]) => `| ${name} | ${counts.map(cell).join(' | ')} |`),
+  '',
+  `Load average (1 min) at the start of each run: ${modes.map((m, i) => `${m.name} ${loads[i].join(', ')}`).join('; ')}.`,
+]
+process.stdout.write(`${lines.join('\n')}\n`)
