@@ -7,7 +7,7 @@ export const PLUGIN_NAME = 'cluster'
 
 const seconds = (min: number, max: number, fallback: number) => z.number().int().min(min).max(max).default(fallback)
 
-/** The zod 4 schema of the `ClusterWorker` config (see the package README, "Worker config"). */
+/** The zod 4 schema of the `ClusterWorker` config (see the package README, "Worker config (`ClusterWorker`)"). */
 export const ConfigSchema = z
   .object({
     /** The database of the sessions; default: session-postgres's `connectionString`. */

@@ -1,5 +1,6 @@
 export { ClusterWorker, ClusterWorker as default } from './worker.js'
-export type { DrainResult, JobFinishedPayload, JobOutcome, JobStartedPayload } from './worker.js'
+export type { DrainResult } from './worker.js'
+export type { JobFinishedPayload, JobOutcome, JobStartedPayload } from './events.js'
 export { Config, ConfigSchema, type ClusterWorkerConfig, type ClusterWorkerConfigInput } from './config.js'
 export { startFront, type Front, type FrontOptions } from './front/server.js'
 export { parseTokens } from './front/auth.js'

@@ -19,7 +19,7 @@ const inTransaction = (client: pg.PoolClient) => ({
 
 /**
  * The session queue: at most one job per session in the queue at a time (queued, retrying or active), so pg-boss's
- * fetch never meets a second job of a key that is already active (README, "Why one job per session"). Messages wait
+ * fetch never meets a second job of a key that is already active (README, "Why pg-boss 10.4.2"). Messages wait
  * in session-postgres's durable inbox; whoever changes a session's job does so under a transaction-scoped advisory
  * lock on the session, and a worker that finishes a job enqueues the next one itself, in the same transaction, when
  * messages arrived that it did not take.

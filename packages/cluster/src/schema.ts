@@ -5,7 +5,7 @@ import type { ClusterNames } from './names.js'
  * Installs what the cluster adds to the database, idempotently (serialized on an advisory lock, so processes that
  * start together do it once): its own schema, and a trigger on session-postgres's `sessions` table that NOTIFYs the
  * written channel with the session id whenever a batch moves a session's cursor. The notification is sent when the
- * batch commits, so an event stream woken by it always finds the new rows (README, "Event streams").
+ * batch commits, so an event stream woken by it always finds the new rows (README, "The deployment picture").
  */
 export async function installCluster(pool: pg.Pool, names: ClusterNames): Promise<void> {
   const client = await pool.connect()
