@@ -22,6 +22,7 @@ import { otelOverhead } from './otel-overhead.mjs'
 import { anthropicCache } from './anthropic-cache.mjs'
 import { hotReload } from './hot-reload.mjs'
 import { secretsFilter } from './secrets-filter.mjs'
+import { cluster } from './cluster.mjs'
 
 const all = [
   stepOverhead,
@@ -41,6 +42,7 @@ const all = [
   otelOverhead,
   hotReload,
   secretsFilter,
+  cluster,
 ]
 // `--only a,b` or `--only=a,b` (or repeated) picks scenarios by function name; a partial run only prints.
 const only = process.argv.flatMap((arg, i, argv) => {

@@ -5,6 +5,7 @@
  * config still throws the same `ConfigError`.
  */
 import { AgentLoop } from '@bridle/agent-loop'
+import { ClusterWorker } from '@bridle/cluster'
 import { LlmRuntime } from '@bridle/llm'
 import * as llmOpenai from '@bridle/llm-openai'
 import { Compaction } from '@bridle/plugin-compaction'
@@ -25,6 +26,7 @@ type ConfigFn = (raw: never) => object
 
 const configs: [string, ConfigFn, unknown][] = [
   ['agent-loop', AgentLoop.Config, { maxParallelToolCalls: 3 }],
+  ['cluster', ClusterWorker.Config, { concurrency: 4, agent: { provider: 'scripted' } }],
   ['llm', LlmRuntime.Config, {}],
   ['llm-openai', llmOpenai.Config, { baseURL: 'http://127.0.0.1:1/v1', apiKeyEnv: null }],
   ['plugin-compaction', Compaction.Config, {}],

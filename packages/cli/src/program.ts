@@ -3,7 +3,9 @@ import type { DevOptions } from './commands/dev.js'
 import type { ExportOptions } from './commands/export.js'
 import type { InspectOptions } from './commands/inspect.js'
 import type { RunOptions } from './commands/run.js'
+import type { ServeOptions } from './commands/serve.js'
 import type { ViewOptions } from './commands/view.js'
+import type { WorkerOptions } from './commands/worker.js'
 import { UsageError } from './errors.js'
 import type { Io } from './terminal.js'
 
@@ -138,6 +140,37 @@ export function program(io: Io, exit: { code: number }): Command {
     .action(async (id: string | undefined, o: Omit<ViewOptions, 'config'>) => {
       const { view } = await import('./commands/view.js')
       exit.code = await view(id, { ...o, config: config() }, io)
+    })
+
+  cli
+    .command('serve')
+    .description('the HTTP front of a cluster: create sessions, post messages, stream events (needs session-postgres)')
+    .option('-p, --port <port>', 'port to listen on (default: a free one)')
+    .option('--host <address>', 'address to bind (default: 127.0.0.1)')
+    .option('--max-body <bytes>', 'the largest request body (default 1048576)')
+    .option('--no-viewer', 'do not serve the session viewer pages')
+    .action(async (o: Omit<ServeOptions, 'config' | 'env'>) => {
+      const { serve } = await import('./commands/serve.js')
+      exit.code = await serve({ ...o, config: config() }, io)
+    })
+
+  cli
+    .command('worker')
+    .description("serve sessions from the cluster's queue until stopped, then drain (needs session-postgres)")
+    .option('-n, --concurrency <n>', 'sessions served at once (default 2)')
+    .option(
+      '--handover <seconds>',
+      "how long a silent worker's sessions wait before another worker takes them (default 10)",
+    )
+    .option(
+      '--grace <seconds>',
+      'on SIGINT/SIGTERM, how long to let sessions in flight finish before handing them back (default 30)',
+    )
+    .option('-m, --model <model>', 'model id for the chosen route')
+    .option('--base-url <url>', 'an OpenAI-compatible endpoint (as BRIDLE_BASE_URL)')
+    .action(async (o: Omit<WorkerOptions, 'config'>) => {
+      const { worker } = await import('./commands/worker.js')
+      exit.code = await worker({ ...o, config: config() }, io)
     })
 
   return cli

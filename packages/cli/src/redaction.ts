@@ -8,8 +8,13 @@
 import { holdSecrets, holdUrlSecrets, redactSecrets } from '@bridle/llm/secrets'
 import type { Io } from './terminal.js'
 
-/** Environment variables the CLI itself reads for keys. */
-const KEY_VARIABLES: readonly string[] = ['DEEPSEEK_API_KEY', 'BRIDLE_API_KEY', 'ANTHROPIC_API_KEY']
+/** Environment variables the CLI itself reads for keys (and the bearer tokens of `bridle serve`). */
+const KEY_VARIABLES: readonly string[] = [
+  'DEEPSEEK_API_KEY',
+  'BRIDLE_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'BRIDLE_SERVE_TOKEN',
+]
 
 /** An `Io` whose every write passes the process-wide secret filter (which may learn more after boot). */
 export function redactingIo(io: Io): Io {

@@ -192,6 +192,16 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
   }
 
   /**
+   * Runs a delivery pass for `id` now and resolves once a pass that started after this call has finished (never
+   * rejects): every message posted before the call and still waiting is spliced into this process's agent of the
+   * session, if this process holds the session's lease and the agent is live (otherwise the messages keep waiting).
+   * A worker that resumed a session calls it to know its waiting input has arrived before it checks for idleness.
+   */
+  deliver(id: string): Promise<void> {
+    return this.backend.delivery.request(id)
+  }
+
+  /**
    * The committed events of a session as they are written, from `from` (default 0) on, until `signal` aborts. Polls
    * every `intervalMs` (default 200) while nothing new arrived; works against any process writing the session.
    */

@@ -123,6 +123,18 @@ export class Agent {
   }
 
   /**
+   * Starts a turn for input that is already pending, when the agent is idle: a resumed agent's inbox is restored
+   * from its log (messages spliced but never claimed before a crash), and restoring it starts nothing by itself.
+   * Returns whether a turn started; nothing happens while running, disposing, or with an empty inbox.
+   */
+  wake(): boolean {
+    const phase = this.#rt.phase
+    if (phase.kind !== 'idle' || this.#disposeStarted || !this.inbox.hasPending) return false
+    this.#start(phase.lastTurn)
+    return true
+  }
+
+  /**
    * Compacts the history now, through the loaded compaction policy (`agent/compaction` with `manual: true`), in a
    * turn of its own that claims nothing: right away when idle, after the current turn when running. Resolves with
    * the outcome (`compacted`, `failed` with the history untouched, or `skipped` with the reason, e.g. no policy is

@@ -22,7 +22,7 @@ export function isLoopback(host: string): boolean {
   return bare === '::1'
 }
 
-function parsePort(text: string | undefined): number {
+export function parsePort(text: string | undefined): number {
   if (text === undefined) return 0
   const port = Number(text)
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(port) || port > 65535) {
@@ -32,7 +32,7 @@ function parsePort(text: string | undefined): number {
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<void> {
+export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop)

@@ -1,0 +1,173 @@
+import type PgBoss from 'pg-boss'
+import type pg from 'pg'
+import type { ClusterNames, SessionJobData } from './names.js'
+
+/** A job as the worker holds it: its id and which activation of it this is (pg-boss counts them in `retryCount`). */
+export interface HeldJob {
+  readonly id: string
+  readonly retryCount: number
+  readonly session: string
+}
+
+/** How `finish` ended a job. */
+export type FinishOutcome = 'completed' | 'requeued' | 'lost'
+
+/** pg-boss's `db` option over one client, so `send` runs inside our transaction. */
+const inTransaction = (client: pg.PoolClient) => ({
+  executeSql: (text: string, values: unknown[]) => client.query(text, values as unknown[]),
+})
+
+/**
+ * The session queue: at most one job per session in the queue at a time (queued, retrying or active), so pg-boss's
+ * fetch never meets a second job of a key that is already active (README, "Why pg-boss 10.4.2"). Messages wait
+ * in session-postgres's durable inbox; whoever changes a session's job does so under a transaction-scoped advisory
+ * lock on the session, and a worker that finishes a job enqueues the next one itself, in the same transaction, when
+ * messages arrived that it did not take.
+ */
+export class SessionQueue {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: PgBoss,
+    readonly names: ClusterNames,
+  ) {}
+
+  /**
+   * Enqueues a job for `session` unless one is already queued, retrying or active (its worker will find the new
+   * messages), and wakes the workers. Resolves the new job's id, or `undefined` when one was already there.
+   */
+  async enqueue(session: string): Promise<string | undefined> {
+    return this.transaction(async (client) => {
+      await this.lock(client, session)
+      if (await this.hasOpenJob(client, session)) return undefined
+      return this.send(client, session)
+    })
+  }
+
+  /**
+   * Completes the job `job` (only if it is still this activation of it: a job that expired and was retried elsewhere
+   * is `lost`, and its new holder serves the session), and in the same transaction enqueues the next job when
+   * messages wait for the session that no agent took (`requeued`).
+   */
+  async finish(job: HeldJob): Promise<FinishOutcome> {
+    const n = this.names
+    return this.transaction(async (client) => {
+      await this.lock(client, job.session)
+      const done = await client.query(
+        `UPDATE ${n.jobTable} SET state = 'completed', completed_on = now(), output = $4::jsonb
+          WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
+        [n.queue, job.id, job.retryCount, JSON.stringify({ session: job.session })],
+      )
+      if (done.rowCount !== 1) return 'lost'
+      const waiting = await client.query(
+        `SELECT 1 FROM ${n.messagesTable} WHERE session_id = $1 AND delivered_seq IS NULL AND rejected IS NULL LIMIT 1`,
+        [job.session],
+      )
+      if (waiting.rows.length === 0) return 'completed'
+      await this.send(client, job.session)
+      return 'requeued'
+    })
+  }
+
+  /**
+   * Keeps this process's active jobs alive: each one's expiry is moved to `seconds` from now, so maintenance retries
+   * a job only after its worker has been silent that long (pg-boss 10 has no heartbeat of its own). Resolves the ids
+   * that are no longer this activation (expired and retried, or finished).
+   */
+  async heartbeat(jobs: readonly HeldJob[], seconds: number): Promise<string[]> {
+    if (jobs.length === 0) return []
+    const n = this.names
+    const { rows } = await this.pool.query(
+      `UPDATE ${n.jobTable} j SET expire_in = (now() - j.started_on) + $4 * interval '1 second'
+         FROM unnest($2::uuid[], $3::integer[]) AS h(id, n)
+        WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.n AND j.state = 'active'
+        RETURNING j.id`,
+      [n.queue, jobs.map((j) => j.id), jobs.map((j) => j.retryCount), seconds],
+    )
+    const alive = new Set(rows.map((row: { id: string }) => row.id))
+    return jobs.filter((j) => !alive.has(j.id)).map((j) => j.id)
+  }
+
+  /**
+   * Repairs what no single step can: enqueues a job for every session whose messages wait with no job open (a front
+   * that stopped between storing a message and enqueueing, a job whose retries ran out), and shortens the expiry of
+   * active jobs that never got their first heartbeat (a worker killed right after it fetched one). Resolves the
+   * sessions it enqueued.
+   */
+  async sweep(handoverSeconds: number, initialExpirySeconds: number): Promise<string[]> {
+    const n = this.names
+    await this.pool.query(
+      `UPDATE ${n.jobTable} SET expire_in = interval '0'
+        WHERE name = $1 AND state = 'active' AND expire_in = $2 * interval '1 second'
+          AND started_on < now() - $3 * interval '1 second'`,
+      [n.queue, initialExpirySeconds, handoverSeconds],
+    )
+    const { rows } = await this.pool.query(
+      `SELECT DISTINCT m.session_id FROM ${n.messagesTable} m
+        WHERE m.delivered_seq IS NULL AND m.rejected IS NULL
+          AND NOT EXISTS (SELECT 1 FROM ${n.jobTable} j
+                           WHERE j.name = $1 AND j.singleton_key = m.session_id AND j.state < 'completed')`,
+      [n.queue],
+    )
+    const enqueued: string[] = []
+    for (const { session_id: session } of rows as { session_id: string }[]) {
+      if ((await this.enqueue(session)) !== undefined) enqueued.push(session)
+    }
+    return enqueued
+  }
+
+  /** Whether a job of the queue waits for a worker now (queued or due for a retry). */
+  async jobsWaiting(): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND state < 'active' AND start_after <= now() LIMIT 1`,
+      [this.names.queue],
+    )
+    return rows.length > 0
+  }
+
+  private async hasOpenJob(client: pg.PoolClient, session: string): Promise<boolean> {
+    const { rows } = await client.query(
+      `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1`,
+      [this.names.queue, session],
+    )
+    return rows.length > 0
+  }
+
+  private async send(client: pg.PoolClient, session: string): Promise<string> {
+    const data: SessionJobData = { session }
+    const id = await this.boss.send(
+      this.names.queue,
+      data as object,
+      {
+        singletonKey: session,
+        db: inTransaction(client),
+      } as PgBoss.SendOptions,
+    )
+    if (id === null) throw new Error(`cluster: pg-boss refused a job for session "${session}"`)
+    // delivered when the transaction commits, so a worker never wakes before the job is visible
+    await client.query('SELECT pg_notify($1, $2)', [this.names.jobsChannel, session])
+    return id
+  }
+
+  private async lock(client: pg.PoolClient, session: string): Promise<void> {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `bridle-cluster:${this.names.queueSchema}/${this.names.queue}:${session}`,
+    ])
+  }
+
+  private async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      const result = await body(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      broken = error as Error
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw error
+    } finally {
+      client.release(broken !== undefined)
+    }
+  }
+}

@@ -1,0 +1,1 @@
+export { default } from '@bridle/test-postgres/vitest-setup'

@@ -1,0 +1,3 @@
+import { describeClusterKills } from './kill-run.js'
+
+describeClusterKills(200)
