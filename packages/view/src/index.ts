@@ -8,6 +8,7 @@ export {
 } from './handler.js'
 export { startViewServer, type ViewServer, type ViewServerOptions } from './server.js'
 export { embeddedData, writeSessionHtml } from './export.js'
+export { writeWhole, WriteWholeError } from './write-whole.js'
 export { loadAssets, type ViewerAssets } from './assets.js'
 export { StoreFollower, type StoreChange, type ChangeListener } from './follow.js'
 export { describeCompaction } from './model/compaction.js'
