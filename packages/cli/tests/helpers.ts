@@ -71,9 +71,10 @@ export const COMPACTION_YAML = DEMO_YAML.replace('plugins:\n', 'plugins:\n  - "@
 export function devWith(
   cwd: string,
   lines: string[],
+  args: string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'dev'], { cwd, env: offlineEnv() })
+    const child = spawn(process.execPath, [BIN, 'dev', ...args], { cwd, env: offlineEnv() })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

@@ -51,7 +51,8 @@ export async function writeWhole(file: string, data: string | Uint8Array): Promi
     await writeFile(temporary, data)
     await rename(temporary, target)
   } catch (error) {
-    await rm(temporary, { force: true })
+    // nothing to remove when the folder itself is missing or not a folder
+    await rm(temporary, { force: true }).catch(() => {})
     const code = (error as NodeJS.ErrnoException).code
     throw new WriteWholeError(file, code, `cannot write ${file}: ${reasonOf(error, target)}`, { cause: error })
   }
