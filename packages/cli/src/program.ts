@@ -72,6 +72,10 @@ export function program(io: Io, exit: { code: number }): Command {
     .argument('<id>', `the session: ${ID_FORMS}`)
     .option('--step <n>', "show step N's request (N, or TURN.STEP)")
     .option('--turn <t>', 'the turn --step refers to (default: the last turn with that step)')
+    .option(
+      '--full',
+      'print sections, messages, runtime context and answers in full (else one line each, cut to the terminal)',
+    )
     .option('--events', 'list every event (stream chunks are folded otherwise); without --step, the whole log')
     .option('--json', 'machine-readable output')
     .option('--verify', 'rebuild every request from the log and check it against request/digest')
@@ -86,7 +90,7 @@ export function program(io: Io, exit: { code: number }): Command {
         exit.code = await inspect(id, { ...rest, config: config() }, io)
         return
       }
-      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow'] as const).find(
+      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow', 'full'] as const).find(
         (k) => rest[k] !== undefined,
       )
       if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)

@@ -25,6 +25,8 @@ export interface InspectOptions {
   verify?: boolean
   events?: boolean
   follow?: boolean
+  /** With `--step`: every section, message and context in full instead of one cut line each. */
+  full?: boolean
   /** `--root DIR`: read the JSONL sessions stored under DIR (no bridle.yaml needed). */
   root?: string
 }
@@ -115,11 +117,11 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
         await knownSections(await reader.appContext(), meta, view.header),
       )
     report.step = view
-    text += renderStep(view, p, { events: options.events })
+    text += renderStep(view, p, { events: options.events, full: options.full, columns: io.columns })
   } else {
     const turns = summarizeTurns(events)
     report.turns = turns
-    text += renderOverview(id, meta, turns, p)
+    text += renderOverview(id, meta, turns, p, { full: options.full, columns: io.columns })
     if (options.events) {
       const toolNames = toolNamesByCall(events)
       const list = events.map((e) => ({ seq: e.seq, type: e.type, detail: describeEvent(e, toolNames) }))
