@@ -110,7 +110,7 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
 
   if (options.step !== undefined) {
     const at = pickStep(id, events, options.step, options.turn)
-    const view = stepView(events, at.turn, at.step, [])
+    const view = stepView(events, at.turn, at.step, [], { full: options.full })
     if (view.sectionNames === 'app')
       view.system = attributeSections(
         view.systemText,

@@ -104,7 +104,7 @@ export function renderStep(view: StepView, p: Paint, options: StepTextOptions = 
   lines.push(p.bold('events') + (options.events ? '' : p.dim(' (stream chunks folded; --events lists each)')))
   const listed = options.events ? view.events.map((e) => ({ ...e, seq: String(e.seq) })) : foldChunks(view.events)
   const width = Math.max(4, ...listed.map((e) => e.seq.length))
-  for (const e of listed) lines.push(`  ${e.seq.padStart(width)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 70))}`)
+  for (const e of listed) lines.push(fit(`  ${e.seq.padStart(width)} ${e.type.padEnd(20)} `, e.detail, 70))
   return lines.join('\n') + '\n'
 }
 
