@@ -90,7 +90,9 @@ describe('piped bridle dev', () => {
   })
 
   // 100 runs of a real `bridle dev`, each with at most two prompts; dev-piped.stress.ts runs longer inputs
-  it('answers every prompt in order and exits at end of input, whenever each line arrives', { timeout: 600_000 }, async () => {
+  it('answers every prompt in order and exits at end of input, whenever each line arrives', {
+    timeout: 600_000,
+  }, async () => {
     const app = makeApp(DEMO_YAML)
     await fc.assert(
       fc.asyncProperty(pipedPlan(2), async (plan) => expectPipedPromises(app, plan, await runPiped(app, plan))),

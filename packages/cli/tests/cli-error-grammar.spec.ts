@@ -54,7 +54,9 @@ describe('raw Node errors in the CLI grammar', () => {
     )
     const folder = await bridle(['-c', 'sessions', 'sessions'], app)
     expect(folder.code).toBe(2)
-    expect(folder.stderr).toBe(`bridle: ${join(app, 'sessions')}: cannot read app config: it is a folder; -c names the bridle.yaml file itself\n`)
+    expect(folder.stderr).toBe(
+      `bridle: ${join(app, 'sessions')}: cannot read app config: it is a folder; -c names the bridle.yaml file itself\n`,
+    )
     expect(existsSync(join(app, 'missing.yaml'))).toBe(false)
   })
 })

@@ -27,7 +27,7 @@ describe('inspect text: timestamps, --full and the terminal width', () => {
     id = sessionIdOf((await bridle(['run', QUESTION], app)).stderr)
   })
 
-  it('inspect and sessions show a session\'s creation time in the same form (YYYY-MM-DD HH:MM:SS, UTC)', async () => {
+  it("inspect and sessions show a session's creation time in the same form (YYYY-MM-DD HH:MM:SS, UTC)", async () => {
     const inspected = await bridle(['inspect', id], app)
     const created = /created (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC/.exec(inspected.stdout)?.[1]
     expect(created, inspected.stdout).toBeDefined()

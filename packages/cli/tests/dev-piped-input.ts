@@ -115,7 +115,11 @@ export function runPiped(app: string, plan: PipedPlan, guardMs = 60_000): Promis
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(guard)
-      resolve({ code, stdout, stderr: pending.length > 0 ? `${stderr}\n(input never sent: ${pending.length})` : stderr })
+      resolve({
+        code,
+        stdout,
+        stderr: pending.length > 0 ? `${stderr}\n(input never sent: ${pending.length})` : stderr,
+      })
     })
     pump()
   })

@@ -12,6 +12,7 @@ export { writeWhole, WriteWholeError } from './write-whole.js'
 export { loadAssets, type ViewerAssets } from './assets.js'
 export { StoreFollower, type StoreChange, type ChangeListener } from './follow.js'
 export { describeCompaction } from './model/compaction.js'
+export { changedSpan, changedSides, type ChangedSpan, type ChangedSpanOptions } from './model/changed-span.js'
 export type {
   BlockView,
   DiffLine,

@@ -170,10 +170,17 @@ export interface PrefixBreak {
   part: 'system' | 'tools' | 'messages'
   /** UTF-8 byte offset in the serialized prompt (system, then tools as JSON, then each message as JSON). */
   byte: number
-  /** The text around the break: what held, then the first differing text, then what the previous request had. */
+  /**
+   * The word diff around the first differing byte (`changedSpan`): unchanged text before it, what the previous
+   * request had there and what this one has, and unchanged text after it; `cutBefore`/`cutAfter` when text was left
+   * out on that side.
+   */
   before: string
+  removed: string
+  added: string
   after: string
-  previous: string
+  cutBefore: boolean
+  cutAfter: boolean
   /** One-line cause from `cachePrefixReport`: the section, tool or history change that broke it. */
   cause: string
   /** Where in the part: `line 3`, `tool read_file`, `message 5`. */

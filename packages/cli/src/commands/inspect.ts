@@ -1,3 +1,4 @@
+import { redactSecrets } from '@bridle/llm/secrets'
 import { cachePrefixReport, requestSteps, type SessionEvent } from '@bridle/session'
 import { openReader, type SessionReader } from '../reader.js'
 import { EXIT } from '../errors.js'
@@ -145,7 +146,9 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
   if (options.cache) {
     const rows = cachePrefixReport(events)
     report.cache = rows
-    text += renderCacheReport(rows, p, await lineSectionNamer(rows, events, reader.appContext, meta))
+    text += renderCacheReport(rows, p, await lineSectionNamer(rows, events, reader.appContext, meta), (t) =>
+      redactSecrets(t, io.secrets ?? new Set()),
+    )
   }
 
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : text)

@@ -2,6 +2,7 @@ import { diffLines } from 'diff'
 import type { AnySessionEvent, CachePrefixRow, ReconstructedRequest } from '@bridle/session'
 import type { DiffLine, MessageView, PrefixBreak, RequestDiffView } from '../types.js'
 import { breakCause, reportedSectionChanges } from './cause.js'
+import { changedSpan } from './changed-span.js'
 import { comparePrompts } from './prefix.js'
 import { prefixBytes, promptBytes, promptText, type PromptText } from './prompt-text.js'
 import { sectionAt, type systemSpans } from './sections.js'
@@ -10,7 +11,7 @@ type Spans = ReturnType<typeof systemSpans>
 
 /** Unchanged lines kept around each change; longer unchanged runs fold into one `skipped` line. */
 const CONTEXT = 2
-/** Characters of text shown on each side of a cache-prefix break. */
+/** Characters of unchanged text shown on each side of a cache-prefix break. */
 const EXCERPT = 80
 
 /** A line diff of two system strings, each line tagged with the section it belongs to. */
@@ -77,22 +78,25 @@ function prefixBreak(
   const broke = compared.broke
   const kept = prefixBytes(current, compared.keptChars)
   if (!broke) return { kept }
-  const lineStart = broke.current.lastIndexOf('\n', broke.offset - 1) + 1
-  const before = broke.current.slice(Math.max(lineStart, broke.offset - EXCERPT), broke.offset)
   const where =
     broke.part === 'system'
       ? `line ${lineOf(broke.current, broke.offset)}`
       : broke.part === 'tools'
         ? `tool ${toolAt(currentRebuilt, broke.current, broke.offset) ?? '(list end)'}`
         : `message ${broke.index! + 1}`
+  // the word diff around the first differing character, the same one `bridle inspect --cache` prints
+  const span = changedSpan(broke.previous, broke.current, { context: EXCERPT, changed: EXCERPT * 2 })!
   return {
     kept,
     break: {
       part: broke.part,
       byte: kept,
-      before,
-      after: broke.current.slice(broke.offset, broke.offset + EXCERPT),
-      previous: broke.previous.slice(broke.offset, broke.offset + EXCERPT),
+      before: span.before,
+      removed: span.removed,
+      added: span.added,
+      after: span.after,
+      cutBefore: span.cutBefore,
+      cutAfter: span.cutAfter,
       cause,
       where,
     },
