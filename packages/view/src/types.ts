@@ -22,6 +22,10 @@ export interface SessionSummary {
   /** Digested requests. */
   requests: number
   verify: VerifyState
+  /** `provider/model` of the latest request or answer (as `bridle sessions` shows it). */
+  model?: string
+  /** The first prompt a user sent. */
+  firstPrompt?: string
   /** Set when the stored log could not be read; the other counts are then zero. */
   error?: string
 }

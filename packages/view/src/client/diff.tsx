@@ -150,7 +150,7 @@ export function DiffView({
     <Section
       title={
         <>
-          Compared with <a href={requestHref(sessionId, diff.previousSeq)}>request {requestLabel(diff.previous)}</a>
+          Compared with <a href={requestHref(sessionId, diff.previous)}>request {requestLabel(diff.previous)}</a>
         </>
       }
       id="diff"
