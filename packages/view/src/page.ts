@@ -87,8 +87,7 @@ export function filePage(
 }
 
 /** `text` safe as HTML text: no markup can start in it. */
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The page a browser gets for an address the viewer has no page at: what was asked, and a way back. */
 export function notFoundPage(path: string): string {

@@ -49,7 +49,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     const url = new URL(req.url ?? '/', 'http://viewer.invalid')
     // throws a URIError for a path that is not validly percent-encoded: answered 500 below, like any failure
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
-    if (parts[0] !== 'api') return send(res, 404, 'text/html; charset=utf-8', notFoundPage(decodeURIComponent(url.pathname)))
+    if (parts[0] !== 'api')
+      return send(res, 404, 'text/html; charset=utf-8', notFoundPage(decodeURIComponent(url.pathname)))
     return json(res, 404, { error: `no such endpoint: ${url.pathname}` })
   }
 

@@ -75,7 +75,7 @@ describe('changedSpan: the word diff around the first differing character', () =
         const lineStart = current.lastIndexOf('\n', start - 1) + 1
         if (start > 0 && start !== lineStart && start !== changeStart)
           expect(isWord(current[start]) && !isWord(current[start - 1]), 'the context starts at a word start').toBe(true)
-        expect(s.cutBefore).toBe(start > 0)
+        expect(s.cutBefore).toBe(start > (start === 0 ? 0 : current.lastIndexOf('\n', start - 1) + 1))
       }),
       { numRuns: 500 },
     )

@@ -16,7 +16,7 @@ export interface ChangedSpan {
   added: string
   /** Unchanged text after the change, ending at a word boundary ('' when a text ends there). */
   after: string
-  /** Text before `before` was left out. */
+  /** Text of the changed line before `before` was left out (earlier lines are never shown). */
   cutBefore: boolean
   /** Text after `after` (or inside a long changed span) was left out. */
   cutAfter: boolean
@@ -103,7 +103,9 @@ export function changedSpan(
   while (begin < start && begin > lineStart && !(isWord(current[begin]) && !isWord(current[begin - 1]))) begin++
   const shownRemoved = headOf(removed, changed)
   const shownAdded = headOf(added, changed)
-  const shownAfter = headOf(after, context)
+  const cutAfter = headOf(after, context)
+  // a cut context ends at its last word: no dangling line breaks before the ellipsis
+  const shownAfter = cutAfter.cut ? { text: cutAfter.text.trimEnd(), cut: true } : cutAfter
   const end = start + added.length + after.length
   return {
     offset,
@@ -111,7 +113,7 @@ export function changedSpan(
     removed: shownRemoved.text,
     added: shownAdded.text,
     after: shownAfter.text,
-    cutBefore: begin > 0,
+    cutBefore: begin > lineStart,
     cutAfter: shownRemoved.cut || shownAdded.cut || shownAfter.cut || end < current.length,
   }
 }
