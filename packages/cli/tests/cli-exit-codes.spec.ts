@@ -208,7 +208,7 @@ describe("the CLI README's command table: every command's exit codes, held by a 
       const out = await bridle(c.args!(s), s.app)
       expect(out.code, `${c.args!(s).join(' ')}\n${out.stderr}`).toBe(c.code)
       // every failure is one line in the CLI's grammar (a verification's verdict is its report, on stdout)
-    if (c.code !== 0 && !c.row.endsWith('--verify')) expect(out.stderr, out.stderr).toMatch(/^bridle(?: \w+)?: /m)
+      if (c.code !== 0 && !c.row.endsWith('--verify')) expect(out.stderr, out.stderr).toMatch(/^bridle(?: \w+)?: /m)
     },
   )
 })

@@ -53,7 +53,7 @@ async function notFound(): Promise<{ title: string; text: string; links: [string
   return page.$eval('[data-not-found]', (main) => ({
     title: main.querySelector('h1')?.textContent ?? '',
     text: main.textContent ?? '',
-    links: [...main.querySelectorAll('a')].map(
+    links: Array.from(main.querySelectorAll('a')).map(
       (a) => [a.textContent ?? '', a.getAttribute('href') ?? ''] as [string, string],
     ),
   }))

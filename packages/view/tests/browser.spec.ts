@@ -98,8 +98,8 @@ async function expectSessionPage(): Promise<void> {
 async function expectLabelledAlignedRequestRows(): Promise<void> {
   const tables = await page.$$eval('table.requests', (all) =>
     all.map((table) => ({
-      heads: [...table.querySelectorAll('th')].map((th) => th.textContent),
-      lefts: [...table.querySelectorAll('tbody tr:first-child td')].map((td) =>
+      heads: Array.from(table.querySelectorAll('th')).map((th) => th.textContent),
+      lefts: Array.from(table.querySelectorAll('tbody tr:first-child td')).map((td) =>
         Math.round(td.getBoundingClientRect().left),
       ),
     })),
@@ -134,7 +134,7 @@ async function expectPersonaBreak(): Promise<void> {
   // the unchanged text around it (from a word's start) as unchanged
   const excerpt = (side: string) =>
     page.$eval(`.break-excerpt.${side}`, (pre) =>
-      [...pre.children].map((child) => [child.tagName.toLowerCase(), child.className, child.textContent]),
+      Array.from(pre.children).map((child) => [child.tagName.toLowerCase(), child.className, child.textContent]),
     )
   const current = await excerpt('current')
   const previous = await excerpt('previous')
