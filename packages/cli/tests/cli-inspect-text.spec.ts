@@ -1,23 +1,21 @@
-import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { bridle, DEMO_YAML, makeApp, plainTerminalText, sessionIdOf, spawnTty, Transcript } from './helpers.js'
+import {
+  bridle,
+  DEMO_YAML,
+  makeApp,
+  plainTerminalText,
+  runCommand,
+  sessionIdOf,
+  spawnTty,
+  Transcript,
+} from './helpers.js'
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url))
 const QUESTION = 'What is the package name of this project?'
 
 /** `pnpm ARGS` in the repository root. */
-function pnpm(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('pnpm', args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const pnpm = (args: string[]) => runCommand('pnpm', args, REPO, process.env)
 
 describe('inspect text: timestamps, --full and the terminal width', () => {
   let app: string

@@ -32,8 +32,13 @@ export function offlineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEn
 
 /** Runs `bridle ARGS` in `cwd` and collects its output. */
 export function bridle(args: string[], cwd: string, env = offlineEnv()): Promise<Finished> {
+  return runCommand(process.execPath, [BIN, ...args], cwd, env)
+}
+
+/** Runs `command ARGS` in `cwd` with no input and collects its output. */
+export function runCommand(command: string, args: string[], cwd: string, env = offlineEnv()): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

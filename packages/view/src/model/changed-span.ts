@@ -1,26 +1,7 @@
 import { diffWordsWithSpace } from 'diff'
+import type { ChangedSpan } from '../types.js'
 
-/**
- * Where two texts first differ, as a word diff: the unchanged words before the change, what the previous text had
- * there and what the current one has, and the unchanged words after it. `bridle inspect --cache` and the viewer's
- * cache-break snippet both show this, so a changed line never reads the same on both sides.
- */
-export interface ChangedSpan {
-  /** Character offset of the first difference (the same in both texts: everything before it is shared). */
-  offset: number
-  /** Unchanged text before the change; it starts at a line start or at the start of a word. */
-  before: string
-  /** The previous text's words in the changed span ('' for a pure insertion). */
-  removed: string
-  /** The current text's words in the changed span ('' for a pure deletion). */
-  added: string
-  /** Unchanged text after the change, ending at a word boundary ('' when a text ends there). */
-  after: string
-  /** Text of the changed line before `before` was left out (earlier lines are never shown). */
-  cutBefore: boolean
-  /** Text after `after` (or inside a long changed span) was left out. */
-  cutAfter: boolean
-}
+export type { ChangedSpan }
 
 export interface ChangedSpanOptions {
   /** Characters of unchanged text shown on each side, at most (default 40). */
