@@ -8,6 +8,9 @@ import { BIN, bridle, DEMO_YAML, devWith, makeApp, offlineEnv } from './helpers.
 
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 
+/** How long a `bridle dev` may run before a test kills it (it should take about a second). */
+const GUARD_MS = 60_000
+
 /** `bridle dev ARGS` with stdin from `file` (e.g. /dev/null). */
 function devFrom(file: string, cwd: string, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -18,8 +21,13 @@ function devFrom(file: string, cwd: string, args: string[] = []): Promise<{ code
     })
     let stderr = ''
     child.stderr!.on('data', (d) => (stderr += d))
+    // a dev that never exits fails the test, and is not left running
+    const guard = setTimeout(() => child.kill('SIGKILL'), GUARD_MS)
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stderr }))
+    child.on('close', (code) => {
+      clearTimeout(guard)
+      resolve({ code, stderr })
+    })
   })
 }
 
@@ -110,7 +118,11 @@ function devPiped(app: string, lines: string[], args: string[] = []) {
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
     child.stdin.end(lines.map((l) => `${l}\n`).join(''))
+    const guard = setTimeout(() => child.kill('SIGKILL'), GUARD_MS)
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.on('close', (code) => {
+      clearTimeout(guard)
+      resolve({ code, stdout, stderr })
+    })
   })
 }
