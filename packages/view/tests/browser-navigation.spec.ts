@@ -10,7 +10,7 @@ import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loadAssets, startViewServer, writeSessionHtml } from '../src/index.js'
 import { openSource } from './app.js'
-import { closeBrowser, launchBrowser, pageErrors, textOnce } from './browser.js'
+import { closeBrowser, launchBrowser, viewerPage, textOnce } from './browser.js'
 import { makeViewFixture, type ViewFixture } from './fixture.js'
 import { serveView, type ServedView } from './serve.js'
 
@@ -24,9 +24,7 @@ let file: string
 beforeAll(async () => {
   fixture = await makeViewFixture()
   browser = await launchBrowser()
-  page = await browser.newPage()
-  errors = pageErrors(page)
-  await page.setViewport({ width: 1100, height: 900 })
+  ;({ page, errors } = await viewerPage(browser))
   server = await serveView(fixture.app)
   file = join(fixture.app.dir, 'navigation.html')
   const opened = await openSource(fixture.app)

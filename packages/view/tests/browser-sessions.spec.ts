@@ -12,7 +12,7 @@ import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { writeSessionHtml } from '../src/index.js'
 import { ask, makeApp, openSource, type TestApp } from './app.js'
-import { closeBrowser, launchBrowser, pageErrors, textOnce } from './browser.js'
+import { closeBrowser, launchBrowser, viewerPage, textOnce } from './browser.js'
 import { writeLongSession } from './long-session.js'
 import { serveView } from './serve.js'
 
@@ -22,9 +22,7 @@ let errors: string[]
 
 beforeAll(async () => {
   browser = await launchBrowser()
-  page = await browser.newPage()
-  errors = pageErrors(page)
-  await page.setViewport({ width: 1100, height: 900 })
+  ;({ page, errors } = await viewerPage(browser))
 })
 
 afterAll(() => closeBrowser(browser))

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { closeBrowser, launchBrowser, pageErrors, textOnce as textOnceOn } from './browser.js'
+import { closeBrowser, launchBrowser, viewerPage, textOnce as textOnceOn } from './browser.js'
 import { writeSessionHtml } from '../src/index.js'
 import { ask, openSource } from './app.js'
 import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './fixture.js'
@@ -33,9 +33,7 @@ async function screenshot(name: string): Promise<void> {
 beforeAll(async () => {
   fixture = await makeViewFixture()
   browser = await launchBrowser()
-  page = await browser.newPage()
-  errors = pageErrors(page)
-  await page.setViewport({ width: 1100, height: 900 })
+  ;({ page, errors } = await viewerPage(browser))
 })
 
 afterAll(async () => {
