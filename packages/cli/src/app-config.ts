@@ -101,6 +101,21 @@ export function parseAppConfig(raw: unknown, file: string | undefined, dir: stri
   }
 }
 
+/** Why the app config could not be read, in words, with what to do. */
+function readProblem(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'no such file'
+    case 'EISDIR':
+      return 'it is a folder; -c names the bridle.yaml file itself'
+    case 'EACCES':
+    case 'EPERM':
+      return 'no permission to read it'
+    default:
+      return (error as Error).message
+  }
+}
+
 /** Reads and validates a bridle.yaml file. */
 export async function loadAppConfig(file: string): Promise<AppConfig> {
   const path = resolve(file)
@@ -108,7 +123,7 @@ export async function loadAppConfig(file: string): Promise<AppConfig> {
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new AppConfigError(`${path}: cannot read app config: ${(error as Error).message}`)
+    throw new AppConfigError(`${path}: cannot read app config: ${readProblem(error)}`)
   }
   // the YAML parser is loaded only for an app that has a file (the built-in app needs none)
   const { parse: parseYaml } = await import('yaml')

@@ -25,6 +25,36 @@ export interface DevInput {
 }
 
 /**
+ * Every line `rl` reads, in order, from the moment it is created until it closes (end of input, Ctrl-D, `close()`).
+ * readline emits a line whether or not anyone iterates it yet, and its own async iterator only sees lines emitted
+ * after it was made: piped input that arrives while the app boots would be lost. This queue keeps them.
+ */
+function lineQueue(rl: Interface): AsyncIterable<string> {
+  const lines: string[] = []
+  let ended = false
+  let wake: (() => void) | undefined
+  // listening starts now, not when the iteration does
+  rl.on('line', (line) => {
+    lines.push(line)
+    wake?.()
+  })
+  rl.on('close', () => {
+    ended = true
+    wake?.()
+  })
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        const line = lines.shift()
+        if (line !== undefined) yield line
+        else if (ended) return
+        else await new Promise<void>((resolve) => (wake = resolve))
+      }
+    },
+  }
+}
+
+/**
  * Reads prompts from `input`. When `input` is a TTY, a readline prompt with line editing (on stdout); otherwise
  * plain lines, and each finished prompt says `bridle dev: ready` on stderr (what scripts wait for).
  */
@@ -37,13 +67,11 @@ export function devInput(
   const rl: Interface = interactive
     ? createInterface({ input, output, terminal: true, prompt: DEV_PROMPT, historySize: 200 })
     : createInterface({ input, terminal: false })
-  // Iterate from the start: readline emits lines (and `close`) as input arrives, and a piped input that arrives before
-  // the caller's loop begins would otherwise be lost, with the loop then waiting forever (`echo hi | bridle dev`).
-  const lines = rl[Symbol.asyncIterator]()
+  const queue = lineQueue(rl)
   let idle = false
   return {
     interactive,
-    lines: () => ({ [Symbol.asyncIterator]: () => lines }),
+    lines: () => queue,
     ready() {
       idle = true
       if (interactive) {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import type { DevOptions } from './commands/dev.js'
 import type { ExportOptions } from './commands/export.js'
@@ -8,6 +9,15 @@ import type { ViewOptions } from './commands/view.js'
 import type { WorkerOptions } from './commands/worker.js'
 import { UsageError } from './errors.js'
 import type { Io } from './terminal.js'
+
+/** How every command that takes a session id reads it (session-id.ts). */
+const ID_FORMS = 'its id, a unique prefix of it, or latest'
+
+/** This package's version, from its package.json (beside dist/ in the repository and in an install). */
+function cliVersion(): string {
+  const manifest = readFileSync(new URL('../package.json', import.meta.url), 'utf8')
+  return (JSON.parse(manifest) as { version: string }).version
+}
 
 /** `--max-steps N`: a positive integer, else a usage error naming the flag. */
 function maxStepsFlag(value: string): number {
@@ -28,6 +38,7 @@ export function program(io: Io, exit: { code: number }): Command {
     .description('Run, inspect and develop Bridle agents')
     .option('-c, --config <file>', 'app config (default: ./bridle.yaml, else the built-in app)')
     .option('--verbose', 'show stacks of plugin failures and everything cordis logs')
+    .version(cliVersion(), '-V, --version', "print bridle's version")
     .exitOverride()
   const config = () => cli.opts<{ config?: string }>().config
 
@@ -36,7 +47,7 @@ export function program(io: Io, exit: { code: number }): Command {
       .command('run')
       .description('run one prompt as a turn, streaming the answer; persists the session')
       .argument('<prompt>', 'what to ask')
-      .option('-s, --session <id>', 'resume this session instead of starting one')
+      .option('-s, --session <id>', `resume this session instead of starting one (${ID_FORMS})`)
       .option(
         '--max-steps <n>',
         'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)',
@@ -60,9 +71,13 @@ export function program(io: Io, exit: { code: number }): Command {
   cli
     .command('inspect')
     .description("a session's turns and steps, or what one step's request contained")
-    .argument('<id>', 'session id')
+    .argument('<id>', `the session: ${ID_FORMS}`)
     .option('--step <n>', "show step N's request (N, or TURN.STEP)")
     .option('--turn <t>', 'the turn --step refers to (default: the last turn with that step)')
+    .option(
+      '--full',
+      'print sections, messages, runtime context and answers in full (else one line each, cut to the terminal)',
+    )
     .option('--events', 'list every event (stream chunks are folded otherwise); without --step, the whole log')
     .option('--json', 'machine-readable output')
     .option('--verify', 'rebuild every request from the log and check it against request/digest')
@@ -77,7 +92,7 @@ export function program(io: Io, exit: { code: number }): Command {
         exit.code = await inspect(id, { ...rest, config: config() }, io)
         return
       }
-      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow'] as const).find(
+      const other = (['step', 'turn', 'events', 'json', 'verify', 'cache', 'follow', 'full'] as const).find(
         (k) => rest[k] !== undefined,
       )
       if (other) throw new UsageError(`--html writes the whole session; it cannot be combined with --${other}`)
@@ -88,7 +103,7 @@ export function program(io: Io, exit: { code: number }): Command {
   cli
     .command('export')
     .description("a stored session's turns, model calls and tool calls as OpenTelemetry spans, with the log's times")
-    .argument('<id>', 'session id')
+    .argument('<id>', `the session: ${ID_FORMS}`)
     .option('--otlp [url]', 'send them to an OTLP/HTTP receiver (default: the OTEL_EXPORTER_OTLP_* endpoint)')
     .option('--json <file>', 'write them as one OTLP/JSON request to FILE (- for stdout)')
     .option('--content', 'include message contents, redacted (off by default)')
@@ -102,7 +117,7 @@ export function program(io: Io, exit: { code: number }): Command {
       .command('dev')
       .description('interactive session; plugins in the watched folder hot-reload')
       .option('-w, --watch <dir>', 'plugin folder, relative to the app (default: plugins)')
-      .option('-s, --session <id>', 'resume this session')
+      .option('-s, --session <id>', `resume this session (${ID_FORMS})`)
       .option(
         '--max-steps <n>',
         'steps one turn may take (default: agent.maxSteps of bridle.yaml, else 50)',
@@ -130,7 +145,7 @@ export function program(io: Io, exit: { code: number }): Command {
   cli
     .command('view')
     .description('serve a read-only web viewer of the stored sessions on loopback; prints its URL')
-    .argument('[id]', 'open this session')
+    .argument('[id]', `open this session: ${ID_FORMS}`)
     .option('-p, --port <port>', 'port to listen on (default: a free one)')
     .option('--host <address>', 'address to bind (default: 127.0.0.1)')
     .option(

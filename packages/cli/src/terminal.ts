@@ -12,6 +12,8 @@ export interface Io {
    * Never on a pipe or a file, whatever NO_COLOR says.
    */
   tty?: boolean
+  /** The terminal's width when stdout is one: `inspect --step` cuts long lines to it. */
+  columns?: number
 }
 
 export const processIo = (): Io => ({
@@ -19,6 +21,7 @@ export const processIo = (): Io => ({
   err: (text) => void process.stderr.write(text),
   color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
   tty: Boolean(process.stdout.isTTY),
+  columns: process.stdout.isTTY ? process.stdout.columns : undefined,
 })
 
 export interface Paint {
@@ -37,6 +40,12 @@ export function paint(io: Io): Paint {
     ? { dim: pc.dim, bold: pc.bold, red: pc.red, green: pc.green, cyan: pc.cyan, yellow: pc.yellow }
     : { dim: plain, bold: plain, red: plain, green: plain, cyan: plain, yellow: plain }
 }
+
+/**
+ * A time as every command and the viewer show it: `YYYY-MM-DD HH:MM:SS` in UTC (sortable, the same on every machine;
+ * `@bridle/view`'s pages use the same form).
+ */
+export const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 /**
  * One line of text, shortened to `max` characters with an ellipsis. Known secrets are redacted before the cut, so a

@@ -29,13 +29,21 @@ describe('bridle failure paths', () => {
     expect(out.stderr).toContain('session "no-such-session" not found')
   })
 
-  it('rejects a step the session does not have as a usage error', async () => {
+  it('refuses a step the session does not have as it refuses a missing session (exit 1), listing the steps it has', async () => {
     const app = makeApp(DEMO_YAML)
     const run = await bridle(['run', 'What is the package name?'], app)
     const id = /^bridle: session (\S+)$/m.exec(run.stderr)![1]!
-    const out = await bridle(['inspect', id, '--step', '7'], app)
-    expect(out.code).toBe(2)
-    expect(out.stderr).toContain('bridle: the session has no step 7')
+    const out = await bridle(['inspect', id, '--step', '9'], app)
+    expect(out.code).toBe(1)
+    expect(out.stderr).toBe(`bridle: session ${id} has no step 9; its steps: turn 1: 1–2 (--step T.S names one)\n`)
+    expect(out.stdout).toBe('')
+    const second = await bridle(['run', '-s', id, 'hello'], app)
+    expect(second.code, second.stderr).toBe(0)
+    const inTurn = await bridle(['inspect', id, '--step', '2.2'], app)
+    expect(inTurn.code).toBe(1)
+    expect(inTurn.stderr).toBe(
+      `bridle: session ${id} has no step 2.2; its steps: turn 1: 1–2 · turn 2: 1 (--step T.S names one)\n`,
+    )
     const agreeing = await bridle(['inspect', id, '--step', '1.1', '--turn', '1'], app)
     expect(agreeing.stderr).toBe('')
     expect(agreeing.code).toBe(0)

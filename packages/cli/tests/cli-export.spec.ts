@@ -123,8 +123,11 @@ describe('bridle export', () => {
       receiver.status = 200
     }
     const noDir = await bridle(['export', id, '--json', join('no-such-dir', 'spans.json')], app)
-    expect(noDir.code).toBe(1)
-    expect(noDir.stderr).toMatch(/^bridle: --json: cannot write no-such-dir\/spans\.json: /)
+    // checked before the session is read: a usage error naming the flag, the path as typed and the missing folder
+    expect(noDir.code).toBe(2)
+    expect(noDir.stderr).toBe(
+      `bridle: --json no-such-dir/spans.json: the folder ${join(app, 'no-such-dir')} does not exist (create the folder first, or name a file in one that exists)\n`,
+    )
     expect(readdirSync(app).filter((f) => f.endsWith('.tmp'))).toEqual([])
   })
 })

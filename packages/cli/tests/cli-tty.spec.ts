@@ -129,3 +129,27 @@ describe('Ctrl-C while a turn runs', () => {
     expect(turnEnds(app, id!)).toEqual([{ kind: 'aborted', reason: { kind: 'user' } }, { kind: 'completed' }])
   })
 })
+
+describe('bridle dev on a terminal: typed ahead', () => {
+  let tty: Transcript | undefined
+  afterEach(() => void tty?.child.kill())
+
+  it('a line typed while the app still boots is answered once the prompt comes; Ctrl-D with no prompt stores nothing', async () => {
+    const app = makeApp(DEMO_YAML)
+    tty = new Transcript(spawnTty(['dev'], app))
+    // typed before dev has printed anything: the terminal holds it until the prompt reads it
+    tty.child.stdin.write(`${QUESTION}\r`)
+    await tty.waitFor(/── 2 steps · 1 tool call[\s\S]*bridle› /, 0)
+    tty.child.stdin.write('\x04')
+    expect(await tty.closed).toBe(0)
+    expect(plainTerminalText(tty.text)).toContain('The package is named `acme-invoice-parser` (from package.json).')
+
+    tty = new Transcript(spawnTty(['dev'], app))
+    await tty.waitFor(/bridle› /, 0)
+    tty.child.stdin.write('\x04')
+    expect(await tty.closed).toBe(0)
+    const text = plainTerminalText(tty.text)
+    expect(text).toContain('bridle dev: no prompt ran, so no session was stored')
+    expect(text).not.toMatch(/^bridle: session /m)
+  })
+})

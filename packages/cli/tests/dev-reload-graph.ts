@@ -118,7 +118,7 @@ export async function checkEdits(edits: Edit[]): Promise<void> {
       expect(reloaded, `after ${JSON.stringify(edit)}`).toEqual(reloads)
       const fresh = await bridle(['run', 'fresh boot'], app)
       expect(fresh.code, fresh.stderr).toBe(0)
-      const devId = /bridle dev: session (\S+);/.exec(dev.stderr)![1]!
+      const devId = /^bridle dev: session (\S+)$/m.exec(dev.stderr)![1]!
       expect(lastAssembled(app, devId), `after ${JSON.stringify(edit)}`).toBe(
         lastAssembled(app, sessionIdOf(fresh.stderr)),
       )

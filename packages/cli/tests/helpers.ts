@@ -32,8 +32,13 @@ export function offlineEnv(extra: Record<string, string> = {}): NodeJS.ProcessEn
 
 /** Runs `bridle ARGS` in `cwd` and collects its output. */
 export function bridle(args: string[], cwd: string, env = offlineEnv()): Promise<Finished> {
+  return runCommand(process.execPath, [BIN, ...args], cwd, env)
+}
+
+/** Runs `command ARGS` in `cwd` with no input and collects its output. */
+export function runCommand(command: string, args: string[], cwd: string, env = offlineEnv()): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -71,9 +76,10 @@ export const COMPACTION_YAML = DEMO_YAML.replace('plugins:\n', 'plugins:\n  - "@
 export function devWith(
   cwd: string,
   lines: string[],
+  args: string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'dev'], { cwd, env: offlineEnv() })
+    const child = spawn(process.execPath, [BIN, 'dev', ...args], { cwd, env: offlineEnv() })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -113,14 +119,15 @@ export const plainTerminalText = (text: string) =>
     .replace(/\r/g, '\n')
 
 /**
- * `bridle ARGS` under a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs. Output arrives
+ * `bridle ARGS` under a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs (`columns` wide, if given). Output arrives
  * on the returned child's stdout (stdout and stderr of bridle merged, as a terminal shows them). `script -e`
  * exits with bridle's code.
  */
-export function spawnTty(args: string[], cwd: string, env = offlineEnv()) {
+export function spawnTty(args: string[], cwd: string, env = offlineEnv(), options: { columns?: number } = {}) {
   // `exec`: the CLI must be the terminal's own process. `script` runs the command through $SHELL (sh when unset, as
   // under CI), and a shell left in between dies of the Ctrl-C that the CLI itself handles, so `script` reports 130.
-  const command = `exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`
+  const size = options.columns === undefined ? '' : `stty cols ${options.columns} rows 50; `
+  const command = `${size}exec ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`
   const shellEnv = { TERM: 'xterm', ...env, SHELL: '/bin/sh' }
   return spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: shellEnv, stdio: ['pipe', 'pipe', 'pipe'] })
 }

@@ -1,10 +1,9 @@
-import { rename, rm, writeFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
 import { loadAssets } from './assets.js'
 import { packRequests } from './embedded.js'
 import { filePage } from './page.js'
 import type { ViewSource } from './source.js'
 import type { EmbeddedData } from './types.js'
+import { writeWhole } from './write-whole.js'
 
 /** The data an `--html` file carries for session `id`: its session view and every request view, messages once. */
 export async function embeddedData(source: ViewSource, id: string): Promise<EmbeddedData> {
@@ -13,8 +12,8 @@ export async function embeddedData(source: ViewSource, id: string): Promise<Embe
 }
 
 /**
- * Writes the viewer of one session as one self-contained HTML file. The file appears whole or not at all: it is
- * written beside its destination under a temporary name and renamed into place.
+ * Writes the viewer of one session as one self-contained HTML file. The file appears whole or not at all
+ * (`writeWhole`); a failed write rejects with a `WriteWholeError` naming the file and why.
  */
 export async function writeSessionHtml(
   source: ViewSource,
@@ -24,13 +23,6 @@ export async function writeSessionHtml(
 ): Promise<{ bytes: number; requests: number }> {
   const data = await embeddedData(source, id)
   const html = filePage(await loadAssets(), data, redact)
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
-  try {
-    await writeFile(temporary, html)
-    await rename(temporary, file)
-  } catch (error) {
-    await rm(temporary, { force: true })
-    throw error
-  }
+  await writeWhole(file, html)
   return { bytes: Buffer.byteLength(html), requests: Object.keys(data.requests).length }
 }

@@ -85,3 +85,18 @@ export function filePage(
   ].join('\n')
   return shell(head, body)
 }
+
+/** `text` safe as HTML text: no markup can start in it. */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** The page a browser gets for an address the viewer has no page at: what was asked, and a way back. */
+export function notFoundPage(path: string): string {
+  return shell(
+    '<link rel="stylesheet" href="/assets/viewer.css">',
+    `<main class="not-found" data-not-found>
+<h1>No such page</h1>
+<p class="muted">The viewer has no page at ${escapeHtml(path)}.</p>
+<ul class="ways"><li><a href="/">all sessions</a></li></ul>
+</main>`,
+  ).replace('<title>bridle view</title>', '<title>bridle view: no such page</title>')
+}

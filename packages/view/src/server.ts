@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import type { ViewerAssets } from './assets.js'
 import { createViewHandler, type ViewHandlerOptions } from './handler.js'
-import { jsonReply } from './reply.js'
+import { notFoundPage } from './page.js'
+import { jsonReply, send } from './reply.js'
 import { messageOf } from './source.js'
 
 export interface ViewServerOptions extends ViewHandlerOptions {
@@ -28,7 +29,8 @@ function allowedHosts(host: string, port: number): Set<string> {
 
 /**
  * The `bridle view` HTTP server: the view handler (`createViewHandler`) alone on a plain Node server. Read-only: GET
- * and HEAD only, on any path; unless `anyHost`, only requests naming the bound loopback host; any other path is 404.
+ * and HEAD only, on any path; unless `anyHost`, only requests naming the bound loopback host; any other path is 404
+ * (a page with a link to the sessions for a browser's address, JSON under `/api/`).
  */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   const handler = createViewHandler(options)
@@ -47,7 +49,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     const url = new URL(req.url ?? '/', 'http://viewer.invalid')
     // throws a URIError for a path that is not validly percent-encoded: answered 400 below
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
-    if (parts[0] !== 'api') return json(res, 404, { error: `no such page: ${url.pathname}` })
+    if (parts[0] !== 'api')
+      return send(res, 404, 'text/html; charset=utf-8', notFoundPage(decodeURIComponent(url.pathname)))
     return json(res, 404, { error: `no such endpoint: ${url.pathname}` })
   }
 

@@ -22,6 +22,10 @@ export interface SessionSummary {
   /** Digested requests. */
   requests: number
   verify: VerifyState
+  /** `provider/model` of the latest request or answer (as `bridle sessions` shows it). */
+  model?: string
+  /** The first prompt a user sent. */
+  firstPrompt?: string
   /** Set when the stored log could not be read; the other counts are then zero. */
   error?: string
 }
@@ -165,15 +169,33 @@ export interface DiffLine {
   section?: string
 }
 
-/** Where the byte-identical prefix of the previous request ended in this one. */
-export interface PrefixBreak {
+/**
+ * Where two texts first differ, as a word diff: the unchanged words before the change, what the previous text had
+ * there and what the current one has, and the unchanged words after it. `bridle inspect --cache` and the viewer's
+ * cache-break snippet both show this, so a changed line never reads the same on both sides.
+ */
+export interface ChangedSpan {
+  /** Character offset of the first difference (the same in both texts: everything before it is shared). */
+  offset: number
+  /** Unchanged text before the change; it starts at a line start or at the start of a word. */
+  before: string
+  /** The previous text's words in the changed span ('' for a pure insertion). */
+  removed: string
+  /** The current text's words in the changed span ('' for a pure deletion). */
+  added: string
+  /** Unchanged text after the change, ending at a word boundary ('' when a text ends there). */
+  after: string
+  /** Text of the changed line before `before` was left out (earlier lines are never shown). */
+  cutBefore: boolean
+  /** Text after `after` (or inside a long changed span) was left out. */
+  cutAfter: boolean
+}
+
+/** Where the cache prefix broke, with the word diff around its first differing byte (`changedSpan`), both sides. */
+export interface PrefixBreak extends Omit<ChangedSpan, 'offset'> {
   part: 'system' | 'tools' | 'messages'
   /** UTF-8 byte offset in the serialized prompt (system, then tools as JSON, then each message as JSON). */
   byte: number
-  /** The text around the break: what held, then the first differing text, then what the previous request had. */
-  before: string
-  after: string
-  previous: string
   /** One-line cause from `cachePrefixReport`: the section, tool or history change that broke it. */
   cause: string
   /** Where in the part: `line 3`, `tool read_file`, `message 5`. */

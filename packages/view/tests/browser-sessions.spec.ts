@@ -12,7 +12,7 @@ import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { writeSessionHtml } from '../src/index.js'
 import { ask, makeApp, openSource, type TestApp } from './app.js'
-import { closeBrowser, launchBrowser, pageErrors, textOnce } from './browser.js'
+import { closeBrowser, launchBrowser, viewerPage, textOnce } from './browser.js'
 import { writeLongSession } from './long-session.js'
 import { serveView } from './serve.js'
 
@@ -22,9 +22,7 @@ let errors: string[]
 
 beforeAll(async () => {
   browser = await launchBrowser()
-  page = await browser.newPage()
-  errors = pageErrors(page)
-  await page.setViewport({ width: 1100, height: 900 })
+  ;({ page, errors } = await viewerPage(browser))
 })
 
 afterAll(() => closeBrowser(browser))
@@ -81,9 +79,13 @@ describe('the viewer on more sessions', () => {
     }
     await page.goto(pathToFileURL(await exportHtml(app, id, 'usage.html')).href)
 
-    const text = await textOnce(page, '[data-step="1.2"]')
-    expect(text).toContain('in 200 · cached 1,000 · out 40')
-    expect(text).toContain('in 350 · cached 1,150 · out 25')
+    await textOnce(page, '[data-step="1.2"]')
+    // the tokens column, under its label
+    expect(await page.$$eval('tr[data-request] td:nth-child(4)', (tds) => tds.map((td) => td.textContent))).toEqual([
+      '200 · 1,000 · 40',
+      '350 · 1,150 · 25',
+    ])
+    expect(await page.$eval('table.requests th:nth-child(4)', (th) => th.textContent)).toBe('tokens in · cached · out')
     expect(await page.$eval('[aria-label^="tokens per request"]', (e) => e.getAttribute('aria-label'))).toBe(
       'tokens per request, 2 requests',
     )

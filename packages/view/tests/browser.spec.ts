@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'puppeteer-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { closeBrowser, launchBrowser, pageErrors, textOnce as textOnceOn } from './browser.js'
+import { closeBrowser, launchBrowser, viewerPage, textOnce as textOnceOn } from './browser.js'
 import { writeSessionHtml } from '../src/index.js'
 import { ask, openSource } from './app.js'
 import { makeViewFixture, SCRIPT_PROMPT, type ViewFixture } from './fixture.js'
@@ -33,9 +33,7 @@ async function screenshot(name: string): Promise<void> {
 beforeAll(async () => {
   fixture = await makeViewFixture()
   browser = await launchBrowser()
-  page = await browser.newPage()
-  errors = pageErrors(page)
-  await page.setViewport({ width: 1100, height: 900 })
+  ;({ page, errors } = await viewerPage(browser))
 })
 
 afterAll(async () => {
@@ -76,15 +74,79 @@ async function expectSessionPage(): Promise<void> {
   expect(
     await page.$$eval('[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle', (c) => c.length),
   ).toBe(2)
+  // …and a legend says what red means, in the red the points are drawn in
+  const legend = await page.$$eval('[data-legend="prefix"] > span', (items) =>
+    items.map((item) => [item.textContent?.trim(), getComputedStyle(item.querySelector('.swatch')!).backgroundColor]),
+  )
+  expect(legend).toEqual([
+    ['prefix held: the previous prompt repeats in full', 'rgb(78, 121, 167)'],
+    ['prefix broke: hover a point for why', 'rgb(225, 87, 89)'],
+  ])
+  expect(
+    await page.$$eval('[aria-label^="share of the prompt kept"] g[aria-label="dot"] circle', (dots) =>
+      dots.map((d) => d.getAttribute('fill')),
+    ),
+  ).toContain('#e15759')
+  // the scripted model reports no usage: no token card at all, rather than an empty one
+  expect(await page.$('#tokens-chart')).toBeNull()
+  await expectLabelledAlignedRequestRows()
+}
+
+/** Every step's request table has the same labelled columns, at the same places down the page. */
+async function expectLabelledAlignedRequestRows(): Promise<void> {
+  const tables = await page.$$eval('table.requests', (all) =>
+    all.map((table) => ({
+      heads: Array.from(table.querySelectorAll('th')).map((th) => th.textContent),
+      lefts: Array.from(table.querySelectorAll('tbody tr:first-child td')).map((td) =>
+        Math.round(td.getBoundingClientRect().left),
+      ),
+    })),
+  )
+  expect(tables).toHaveLength(3)
+  for (const table of tables) {
+    expect(table.heads).toEqual([
+      'request',
+      'model',
+      'verified',
+      'tokens in · cached · out',
+      'latency (first output)',
+      'finish reason',
+      'prompt kept',
+    ])
+    expect(table.lefts).toEqual(tables[0]!.lefts)
+  }
+  const kept = await page.$$eval('tr[data-request] td:last-child', (tds) => tds.map((td) => td.textContent))
+  expect(kept[0]).toBe('first request')
+  expect(kept[1]).toMatch(/^\d+%$/)
 }
 
 /** Opens request 2.1 from the session page and checks the diff names the persona section as the cache break. */
 async function expectPersonaBreak(): Promise<void> {
   await page.click('[data-step="2.1"] a[href*="/request/"]')
   const text = await textOnce('.prefix-break')
+  expect(page.url()).toMatch(new RegExp(`#/session/${fixture.id}/request/2\\.1$`))
   expect(text).toMatch(
     /The cache prefix broke at byte [\d,]+, in the system \(line \d+\): system: section \S*persona\S* changed/,
   )
+  // the snippet shows the changed words themselves: "briefly" inserted, nothing the previous request had removed, and
+  // the unchanged text around it (from a word's start) as unchanged
+  const excerpt = (side: string) =>
+    page.$eval(`.break-excerpt.${side}`, (pre) =>
+      Array.from(pre.children).map((child) => [child.tagName.toLowerCase(), child.className, child.textContent]),
+    )
+  const current = await excerpt('current')
+  const previous = await excerpt('previous')
+  expect(current.find(([tag]) => tag === 'ins')?.[2]?.trim()).toBe('briefly')
+  expect(previous.some(([tag]) => tag === 'del')).toBe(false)
+  expect(previous.find(([, cls]) => cls === 'nothing')?.[2]).toBe('(nothing here)')
+  const held = current.filter(([, cls]) => cls === 'held').map(([, , t]) => t)
+  expect(held[0]).toBe('You ')
+  expect(held[1]).toMatch(/^answer questions about the project in /)
+  expect(previous.filter(([, cls]) => cls === 'held').map(([, , t]) => t)).toEqual(held)
+  // the request's header line names the finish reason once, not "stop stop"
+  const facts = await page.$eval('main > p.facts', (p) => p.textContent ?? '')
+  expect(facts).not.toMatch(/stop stop/)
+  expect(facts).toMatch(/ · finish reason \S+/)
   expect(await page.$$eval('.line-diff li.added', (lines) => lines.map((l) => l.textContent).join('\n'))).toContain(
     'briefly',
   )
@@ -123,6 +185,11 @@ describe('the viewer in headless Chromium', () => {
     expect(rows.map(([id]) => id)).toEqual([fixture.tampered, fixture.id])
     expect(rows[0]![1]).toContain('✗ verification failed')
     expect(rows[1]![1]).toContain('✓ all verify')
+    // the model and the first prompt, as `bridle sessions` shows them
+    const columns = await page.$$eval('table.sessions th', (ths) => ths.map((th) => th.textContent))
+    expect(columns.slice(-2)).toEqual(['model', 'first prompt'])
+    const firstRow = await page.$$eval(`tr[data-session="${fixture.id}"] td`, (tds) => tds.map((td) => td.textContent))
+    expect(firstRow.slice(-2)).toEqual(['scripted/scripted-demo', SCRIPT_PROMPT])
     await screenshot('sessions')
     await page.click(`tr[data-session="${fixture.id}"] a`)
     await expectSessionPage()

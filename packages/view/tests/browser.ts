@@ -21,6 +21,14 @@ export async function launchBrowser(): Promise<Browser> {
   })
 }
 
+/** A new page at the width the README's screenshots use, and the list its errors are collected in (`pageErrors`). */
+export async function viewerPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage()
+  const errors = pageErrors(page)
+  await page.setViewport({ width: 1100, height: 900 })
+  return { page, errors }
+}
+
 /** Closes the browser, and makes sure no Chromium outlives the tests even if close hangs on a wedged browser. */
 export async function closeBrowser(browser: Browser | undefined): Promise<void> {
   const child = browser?.process()

@@ -196,7 +196,11 @@ describe('startViewServer', () => {
       body: `{"error":"unexpected Host header \\"evil.example:${server.port}\\""}`,
     })
     expect(await call(server.url, '/', { host: `localhost:${server.port}` })).toMatchObject({ status: 200 })
-    expect(await call(server.url, '/nope')).toMatchObject({ status: 404, body: '{"error":"no such page: /nope"}' })
+    // a browser's address the viewer has no page at: a page that says so, with a way back to the sessions
+    const page = await call(server.url, '/nope<b>')
+    expect(page.status).toBe(404)
+    expect(page.body).toContain('The viewer has no page at /nope&#60;b&#62;.')
+    expect(page.body).toContain('<a href="/">all sessions</a>')
     expect(await call(server.url, '/api/nope')).toMatchObject({
       status: 404,
       body: '{"error":"no such endpoint: /api/nope"}',

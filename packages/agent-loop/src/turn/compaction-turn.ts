@@ -8,6 +8,18 @@ import { running, service, type AgentRuntime } from '../stations/runtime.js'
 import type { CompactionOutcome } from '../vocabulary/types.js'
 
 /**
+ * Why an `agent.compact()` cannot make a compaction before any turn opens (no policy is loaded, or the history is
+ * empty), else `undefined`. The driver then answers the waiting calls `skipped` without writing a turn: a turn that
+ * could only say "nothing compacted" would be a phantom in the log.
+ */
+export function nothingToCompact(rt: AgentRuntime): string | undefined {
+  if (admittedHooks(rt.ctx, 'agent/compaction', agentCarrier(rt.agent)).length === 0)
+    return 'no compaction policy is loaded (add @bridle/plugin-compaction)'
+  if (rt.session.deriveMessages().length === 0) return 'the history is empty'
+  return undefined
+}
+
+/**
  * The body of a compaction turn, which serves the `agent.compact()` calls waiting when it started (the caller has
  * appended `turn/start` and resolves them once `turn/end` is written). It claims nothing: it assembles, builds the
  * request the next conversation step would start from (so `request/header` and `request/context` are logged as for
@@ -20,10 +32,8 @@ export async function compactionTurn(rt: AgentRuntime, turn: number, signal: Abo
     emitAgentEvent(rt.ctx, rt.agent, 'agent/compacted', { outcome })
     return outcome
   }
-  if (admittedHooks(rt.ctx, 'agent/compaction', agentCarrier(rt.agent)).length === 0) {
-    return skipped('no compaction policy is loaded (add @bridle/plugin-compaction)')
-  }
-  if (rt.session.deriveMessages().length === 0) return skipped('the history is empty')
+  const nothing = nothingToCompact(rt)
+  if (nothing !== undefined) return skipped(nothing)
   const assembly = await service(rt, 'systemPrompt').assemble({ agent: rt.agent, scope: rt.agent, signal })
   signal.throwIfAborted()
   const step = 1

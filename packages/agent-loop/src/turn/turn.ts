@@ -1,7 +1,7 @@
 import type { InboxTarget } from '@bridle/inbox'
 import type { TurnEndReason } from '@bridle/session'
 import { emitAgentEvent, turnStopping } from '../vocabulary/agent-events.js'
-import { abortedCompaction, compactionTurn } from './compaction-turn.js'
+import { abortedCompaction, compactionTurn, nothingToCompact } from './compaction-turn.js'
 import { enterStep } from '../stations/enter-step.js'
 import { failureOf } from '../vocabulary/failure.js'
 import { propose } from '../stations/propose-step.js'
@@ -24,6 +24,7 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
   const signal = phase.abort.signal
   signal.throwIfAborted()
   const turn = phase.turn + 1
+  if (skipImpossibleCompaction(rt)) return false
   try {
     rt.session.append('turn/start', { turn })
   } catch (error) {
@@ -66,6 +67,26 @@ export async function runTurn(rt: AgentRuntime): Promise<boolean> {
     else rt.compaction.settle.push(() => waiting.resolve(outcome!))
   }
   return more
+}
+
+/**
+ * Answers the waiting `agent.compact()` calls `skipped`, before any turn opens, when no compaction can be made (no
+ * policy is loaded, or the history is empty): a turn that could only say so would be a phantom in the log. True when
+ * nothing else is pending, so the driver stops with nothing written (the calls resolve once it is idle, as a stopping
+ * driver's do); with input pending they resolve now and the conversation turn runs.
+ */
+function skipImpossibleCompaction(rt: AgentRuntime): boolean {
+  if (rt.compaction.waiting.length === 0) return false
+  const reason = nothingToCompact(rt)
+  if (reason === undefined) return false
+  const outcome: CompactionOutcome = { kind: 'skipped', reason }
+  const goesOn = rt.inbox.hasPending
+  for (const waiting of rt.compaction.waiting.splice(0)) {
+    emitAgentEvent(rt.ctx, rt.agent, 'agent/compacted', { outcome })
+    if (goesOn) waiting.resolve(outcome)
+    else rt.compaction.settle.push(() => waiting.resolve(outcome))
+  }
+  return !goesOn
 }
 
 /** How a turn ended (its `turn/end` reason), and whether the driver stops after it even with input pending. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Agent } from '@bridle/agent-loop'
-import { boot } from '../boot.js'
+import { boot, type BootedApp } from '../boot.js'
 import { resolveApp } from '../default-app.js'
 import { devInput } from '../dev-input.js'
 import { describeOwnership, planOwnership } from '../dev-ownership.js'
@@ -22,6 +22,13 @@ export interface DevOptions {
   baseUrl?: string
   provider?: string
   maxSteps?: number
+}
+
+/** True when the app's session backend has `id`: what `bridle sessions` would list. */
+async function isStored(booted: BootedApp, id: string): Promise<boolean> {
+  const persistence = booted.ctx.get('sessionPersistence')
+  if (!persistence) return false
+  return (await persistence.list()).some((header) => header.id === id)
 }
 
 /**
@@ -99,11 +106,15 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
   )
   let code: number = EXIT.ok
   let running = false
+  // a resumed session is named at start; a new one once its first turn is stored
+  let announced = options.session !== undefined
   try {
     await reloader.start()
     await reloader.serialize(check)
+    // a new session is stored with its first turn: until then no command knows its id, so none is printed yet
+    const which = options.session === undefined ? 'new session' : `session ${agent.id}`
     io.err(
-      `bridle dev: session ${agent.id}; watching ${shownDir}; one prompt per line, end with Ctrl-D (${COMPACT_LINE} compacts the history)\n`,
+      `bridle dev: ${which}; watching ${shownDir}; one prompt per line, end with Ctrl-D (${COMPACT_LINE} compacts the history)\n`,
     )
     prompts.onInterrupt(() => {
       if (running) agent?.cancel({ kind: 'user' })
@@ -123,6 +134,7 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
         prompt === COMPACT_LINE ? compactNow(booted, opened, io) : runPrompt(booted, opened, prompt, io),
       )
       running = false
+      if (!announced && (announced = await isStored(booted, opened.id))) io.err(`bridle dev: session ${opened.id}\n`)
       prompts.ready()
     }
   } finally {
@@ -132,8 +144,9 @@ export async function dev(options: DevOptions, io: Io, input: NodeJS.ReadableStr
     const opened = agent
     agent = undefined
     await opened.dispose()
+    const stored = await isStored(booted, opened.id)
     await booted.close()
-    io.err(`bridle: session ${opened.id}\n`)
+    io.err(stored ? `bridle: session ${opened.id}\n` : 'bridle dev: no prompt ran, so no session was stored\n')
   }
   return code
 }

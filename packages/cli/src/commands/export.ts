@@ -1,6 +1,6 @@
-import { rename, rm, writeFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { checkOutputFile, writeOutputFile } from '../output-file.js'
 import { openReader } from '../reader.js'
+import { resolveSessionId } from '../session-id.js'
 import { RuntimeFailure, UsageError } from '../errors.js'
 import { errorText } from '../error-text.js'
 import type { Io } from '../terminal.js'
@@ -28,20 +28,13 @@ async function otlpUrl(value: string | true): Promise<string> {
   return tracesUrl(value)
 }
 
-/** Writes `bytes` to `file` whole or not at all (a temporary file beside it, renamed into place); `-` is stdout. */
-async function writeWhole(file: string, bytes: Uint8Array, io: Io): Promise<void> {
+/** Writes `bytes` to `file` whole or not at all (`writeOutputFile`); `-` is stdout. */
+async function writeJson(file: string, bytes: Uint8Array, io: Io): Promise<void> {
   if (file === '-') {
     io.out(`${Buffer.from(bytes).toString('utf8')}\n`)
     return
   }
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
-  try {
-    await writeFile(temporary, bytes)
-    await rename(temporary, file)
-  } catch (error) {
-    await rm(temporary, { force: true })
-    throw new RuntimeFailure(`--json: cannot write ${file}: ${errorText(error)}`)
-  }
+  await writeOutputFile('--json', file, bytes)
 }
 
 /**
@@ -54,9 +47,11 @@ export async function exportSession(id: string, options: ExportOptions, io: Io):
   if (options.otlp === undefined && options.json === undefined)
     throw new UsageError('export needs --otlp [URL] or --json FILE (or both)')
   const url = options.otlp === undefined ? undefined : await otlpUrl(options.otlp)
+  if (options.json !== undefined && options.json !== '-') checkOutputFile('--json', options.json)
   const reader = await openReader(options.config)
   let events: Awaited<ReturnType<typeof reader.persistence.inspect>>['events']
   try {
+    id = await resolveSessionId(reader.persistence, id)
     events = (await reader.persistence.inspect(id)).events
   } finally {
     await reader.close()
@@ -67,7 +62,7 @@ export async function exportSession(id: string, options: ExportOptions, io: Io):
   const turns = spans.filter((span) => span.parentSpanContext === undefined).length
   const what = `${spans.length} span${spans.length === 1 ? '' : 's'} (${turns} turn${turns === 1 ? '' : 's'}) of session ${id}`
   if (options.json !== undefined) {
-    await writeWhole(options.json, await otlpJson(spans), io)
+    await writeJson(options.json, await otlpJson(spans), io)
     if (options.json !== '-') io.err(`bridle: wrote ${what} to ${options.json}\n`)
   }
   if (url !== undefined) {

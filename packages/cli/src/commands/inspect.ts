@@ -1,3 +1,4 @@
+import { redactSecrets } from '@bridle/llm/secrets'
 import { cachePrefixReport, requestSteps, type SessionEvent } from '@bridle/session'
 import { openReader, type SessionReader } from '../reader.js'
 import { EXIT } from '../errors.js'
@@ -5,14 +6,15 @@ import { knownSections } from '../inspect/known-sections.js'
 import { renderEventList, renderOverview, renderStep } from '../inspect/render.js'
 import { renderCacheReport } from '../inspect/cache.js'
 import { lineSectionNamer } from '../inspect/cache-sections.js'
-import { followSession } from '../inspect/follow.js'
+import { checkCanFollow, followSession } from '../inspect/follow.js'
+import { resolveSessionId } from '../session-id.js'
 import { renderRecovery } from '../inspect/recovery.js'
 import { toolNamesByCall, describeEvent } from '../inspect/describe.js'
 import { attributeSections } from '../inspect/sections.js'
 import { stepView, summarizeTurns } from '../inspect/step-view.js'
 import { renderVerify, verifySession } from '../inspect/verify.js'
 import { requestDigestRows } from '../inspect/requests.js'
-import { UsageError } from '../errors.js'
+import { RuntimeFailure, UsageError } from '../errors.js'
 import { paint, type Io } from '../terminal.js'
 
 export interface InspectOptions {
@@ -24,6 +26,8 @@ export interface InspectOptions {
   verify?: boolean
   events?: boolean
   follow?: boolean
+  /** With `--step`: every section, message and context in full instead of one cut line each. */
+  full?: boolean
   /** `--root DIR`: read the JSONL sessions stored under DIR (no bridle.yaml needed). */
   root?: string
 }
@@ -38,7 +42,7 @@ const positive = (text: string, flag: string) => {
  * Picks the step `--step N` names: step N of `--turn T`, or of the last turn that has a step N.
  * `--step T.S` names both at once.
  */
-function pickStep(events: readonly SessionEvent[], stepText: string, turnText: string | undefined) {
+function pickStep(id: string, events: readonly SessionEvent[], stepText: string, turnText: string | undefined) {
   const [a, b] = stepText.split('.')
   const turnOfStep = b !== undefined ? positive(a!, '--step') : undefined
   const turnOfFlag = turnText !== undefined ? positive(turnText, '--turn') : undefined
@@ -48,12 +52,30 @@ function pickStep(events: readonly SessionEvent[], stepText: string, turnText: s
   }
   const turn = turnOfStep ?? turnOfFlag
   const step = positive(b ?? a!, '--step')
-  const candidates = requestSteps(events as SessionEvent[]).filter(
-    (s) => s.step === step && (turn === undefined || s.turn === turn),
-  )
-  const found = candidates.at(-1)
-  if (!found) throw new UsageError(`the session has no step ${step}${turn !== undefined ? ` in turn ${turn}` : ''}`)
+  const all = requestSteps(events as SessionEvent[])
+  const found = all.filter((s) => s.step === step && (turn === undefined || s.turn === turn)).at(-1)
+  if (!found) {
+    // the same family as a missing session: what was named is not in the log (exit 1); the steps that are, listed
+    const asked = `step ${turn !== undefined ? `${turn}.` : ''}${step}`
+    throw new RuntimeFailure(
+      all.length === 0
+        ? `session ${id} has no ${asked}: it has no steps yet`
+        : `session ${id} has no ${asked}; its steps: ${listSteps(all)}`,
+    )
+  }
   return found
+}
+
+/** The steps of a log as `turn 1: 1–2 · turn 2: 1`, at most 12 turns (the last ones). */
+function listSteps(steps: readonly { turn: number; step: number }[]): string {
+  const byTurn = new Map<number, number[]>()
+  for (const s of steps) byTurn.set(s.turn, [...(byTurn.get(s.turn) ?? []), s.step])
+  const turns = [...byTurn].map(([turn, list]) => {
+    const max = Math.max(...list)
+    return `turn ${turn}: ${max === 1 ? '1' : `1–${max}`}`
+  })
+  const shown = turns.slice(-12)
+  return `${turns.length > shown.length ? `(${turns.length - shown.length} earlier turns) · ` : ''}${shown.join(' · ')} (--step T.S names one)`
 }
 
 /**
@@ -66,8 +88,11 @@ function pickStep(events: readonly SessionEvent[], stepText: string, turnText: s
 export async function inspect(id: string, options: InspectOptions, io: Io): Promise<number> {
   const reader = await openReader(options.config, options.root)
   try {
-    const code = await inspectSession(reader, id, options, io)
-    if (options.follow) await followSession(reader.persistence, id, io, paint(io), options.json === true)
+    // refused before anything is printed: the session is not shown only for the command to fail after it
+    if (options.follow) checkCanFollow(reader.persistence)
+    const resolved = await resolveSessionId(reader.persistence, id)
+    const code = await inspectSession(reader, resolved, options, io)
+    if (options.follow) await followSession(reader.persistence, resolved, io, paint(io), options.json === true)
     return code
   } finally {
     await reader.close()
@@ -85,19 +110,19 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
   }
 
   if (options.step !== undefined) {
-    const at = pickStep(events, options.step, options.turn)
-    const view = stepView(events, at.turn, at.step, [])
+    const at = pickStep(id, events, options.step, options.turn)
+    const view = stepView(events, at.turn, at.step, [], { full: options.full })
     if (view.sectionNames === 'app')
       view.system = attributeSections(
         view.systemText,
         await knownSections(await reader.appContext(), meta, view.header),
       )
     report.step = view
-    text += renderStep(view, p, { events: options.events })
+    text += renderStep(view, p, { events: options.events, full: options.full, columns: io.columns })
   } else {
     const turns = summarizeTurns(events)
     report.turns = turns
-    text += renderOverview(id, meta, turns, p)
+    text += renderOverview(id, meta, turns, p, { full: options.full, columns: io.columns })
     if (options.events) {
       const toolNames = toolNamesByCall(events)
       const list = events.map((e) => ({ seq: e.seq, type: e.type, detail: describeEvent(e, toolNames) }))
@@ -121,7 +146,9 @@ async function inspectSession(reader: SessionReader, id: string, options: Inspec
   if (options.cache) {
     const rows = cachePrefixReport(events)
     report.cache = rows
-    text += renderCacheReport(rows, p, await lineSectionNamer(rows, events, reader.appContext, meta))
+    text += renderCacheReport(rows, p, await lineSectionNamer(rows, events, reader.appContext, meta), (t) =>
+      redactSecrets(t),
+    )
   }
 
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : text)

@@ -7,6 +7,7 @@ import { EXIT } from '../errors.js'
 import { cancelOnInterrupt } from '../interrupt.js'
 import { attachLiveView } from '../live-view.js'
 import { paint, type Io } from '../terminal.js'
+import { resolveSessionId } from '../session-id.js'
 import { checkAppPaths, checkStoredCwd, dryAssemble } from '../validate.js'
 
 export interface RunOptions {
@@ -47,8 +48,9 @@ async function openAgent(booted: BootedApp, options: AgentChoice): Promise<Agent
   }
   if (options.session !== undefined) {
     const persistence = ctx.get('sessionPersistence')
-    if (persistence) await checkStoredCwd(persistence, options.session)
-    return ctx.agentLoop.resume(options.session, agentOptions)
+    const id = persistence ? await resolveSessionId(persistence, options.session) : options.session
+    if (persistence) await checkStoredCwd(persistence, id)
+    return ctx.agentLoop.resume(id, agentOptions)
   }
   return ctx.agentLoop.create({
     ...agentOptions,

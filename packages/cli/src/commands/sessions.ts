@@ -1,6 +1,6 @@
 import { type SessionPersistence, type SessionSummary, summarizeEvents } from '@bridle/session'
 import { openReader } from '../reader.js'
-import { oneLine, paint, type Io } from '../terminal.js'
+import { oneLine, paint, stamp, type Io } from '../terminal.js'
 
 interface SessionRow {
   id: string
@@ -12,9 +12,6 @@ interface SessionRow {
   model: string | null
   firstPrompt: string | null
 }
-
-/** `YYYY-MM-DD HH:MM:SS` in UTC: sortable and short enough for a table. */
-const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
 /** `bridle sessions`: every stored session, newest first, with its turns, last activity, model and first prompt. */
 export async function sessions(options: { config?: string; json?: boolean; root?: string }, io: Io): Promise<number> {

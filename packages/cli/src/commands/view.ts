@@ -1,9 +1,11 @@
 import { isIP } from 'node:net'
 import { redactSecrets } from '@bridle/llm'
 import type { SessionPersistence } from '@bridle/session'
-import { loadAssets, startViewServer, ViewSource, writeSessionHtml } from '@bridle/view'
+import { loadAssets, startViewServer, ViewSource, writeSessionHtml, WriteWholeError } from '@bridle/view'
+import { checkOutputFile } from '../output-file.js'
 import { openReader } from '../reader.js'
-import { UsageError } from '../errors.js'
+import { resolveSessionId } from '../session-id.js'
+import { RuntimeFailure, UsageError } from '../errors.js'
 import type { Io } from '../terminal.js'
 
 export interface ViewOptions {
@@ -72,6 +74,29 @@ export async function view(
   }
 }
 
+/**
+ * Starts the server, turning the listen errors a user can cause into usage errors in the CLI's grammar: a port in
+ * use or not allowed, an address no interface has. Anything else is rethrown.
+ */
+async function listenOrExplain<T>(host: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE')
+      throw new UsageError(
+        `-p ${port}: the port is in use on ${host} (another program listens there); pick another port, or leave out -p for a free one`,
+      )
+    if (code === 'EACCES')
+      throw new UsageError(
+        `-p ${port}: not allowed to listen on it (ports below 1024 need privileges); pick a port from 1024 to 65535, or leave out -p`,
+      )
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      throw new UsageError(`--host ${host}: no network interface of this machine has that address`)
+    throw error
+  }
+}
+
 /** Serves the viewer over `persistence` until `stop` resolves. */
 async function serve(
   persistence: SessionPersistence,
@@ -81,16 +106,19 @@ async function serve(
   stop: Promise<void>,
 ): Promise<number> {
   const source = new ViewSource(persistence)
-  if (id !== undefined) await source.session(id)
-  const server = await startViewServer({
-    source,
-    assets: await loadAssets(),
-    host,
-    port,
-    anyHost: !loopback,
-    redact: (text) => redactSecrets(text),
-    onError: (error) => io.err(`bridle view: ${error instanceof Error ? error.message : String(error)}\n`),
-  })
+  if (id !== undefined) id = await resolveSessionId(persistence, id)
+  const assets = await loadAssets()
+  const server = await listenOrExplain(host, port, () =>
+    startViewServer({
+      source,
+      assets,
+      host,
+      port,
+      anyHost: !loopback,
+      redact: (text) => redactSecrets(text),
+      onError: (error) => io.err(`bridle view: ${error instanceof Error ? error.message : String(error)}\n`),
+    }),
+  )
   if (!loopback) {
     io.err(
       `bridle view: WARNING: serving on ${host}, which other machines may reach; there is no authentication, ` +
@@ -111,10 +139,16 @@ export async function inspectHtml(
   options: { config?: string; root?: string },
   io: Io,
 ): Promise<number> {
+  checkOutputFile('--html', file)
   const reader = await openReader(options.config, options.root)
   let written: { bytes: number; requests: number }
   try {
-    written = await writeSessionHtml(new ViewSource(reader.persistence), id, file, (text) => redactSecrets(text))
+    id = await resolveSessionId(reader.persistence, id)
+    written = await writeSessionHtml(new ViewSource(reader.persistence), id, file, (text) => redactSecrets(text)).catch(
+      (error: unknown) => {
+        throw error instanceof WriteWholeError ? new RuntimeFailure(`--html ${error.message}`, { cause: error }) : error
+      },
+    )
   } finally {
     await reader.close()
   }

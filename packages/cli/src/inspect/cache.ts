@@ -1,5 +1,5 @@
 import { describeBreakpoint, describeCacheMiss, type CachePrefixRow } from '@bridle/session'
-import { describeCompaction } from '@bridle/view'
+import { changedSides, changedSpan, describeCompaction } from '@bridle/view'
 import { oneLine, type Paint } from '../terminal.js'
 
 /** Names the section a line of a step's system string falls in, when it can. */
@@ -30,8 +30,16 @@ type SystemBreak = Extract<NonNullable<CachePrefixRow['system']>, { kept: false 
  * first differing line when a section's text changed); from an old log without manifests, the first differing line
  * and the section it falls in, when known.
  */
-function describeSystemBreak(row: CachePrefixRow, system: SystemBreak, sectionOfLine: SectionOfLine): string {
-  const line = `line ${system.firstDifferingLine}: "${oneLine(system.previousLine, 40)}" → "${oneLine(system.currentLine, 40)}"`
+function describeSystemBreak(
+  row: CachePrefixRow,
+  system: SystemBreak,
+  sectionOfLine: SectionOfLine,
+  redact: (text: string) => string,
+): string {
+  // the changed words themselves, on both sides (the viewer's break snippet is the same span); redacted before cut
+  const span = changedSpan(redact(system.previousLine), redact(system.currentLine), { context: 30, changed: 80 })
+  const sides = span ? changedSides(span) : { previous: system.previousLine, current: system.currentLine }
+  const line = `line ${system.firstDifferingLine}: "${oneLine(sides.previous, 200)}" → "${oneLine(sides.current, 200)}"`
   if (system.sections !== undefined && system.sections.length > 0) {
     const changes = system.sections.map((c) => `${c.name} ${c.kind}`).join(', ')
     const changed = system.sections.some((c) => c.kind === 'changed')
@@ -61,11 +69,15 @@ function planLines(row: CachePrefixRow, p: Paint): string[] {
   ]
 }
 
-/** Renders `cachePrefixReport` rows: per request, what held, what broke and why, and the cached tokens. */
+/**
+ * Renders `cachePrefixReport` rows: per request, what held, what broke and why, and the cached tokens. `redact` is
+ * applied to logged text before any of it is cut.
+ */
 export function renderCacheReport(
   rows: readonly CachePrefixRow[],
   p: Paint,
   sectionOfLine: SectionOfLine = () => undefined,
+  redact: (text: string) => string = (text) => text,
 ): string {
   const lines = [
     `${p.bold('cache')} (per request: what of the previous request's prefix held; system → tools → messages)`,
@@ -84,7 +96,7 @@ export function renderCacheReport(
     }
     const parts: string[] = []
     if (row.system?.kept === false)
-      parts.push(`system ${p.red('✗')} ${describeSystemBreak(row, row.system, sectionOfLine)}`)
+      parts.push(`system ${p.red('✗')} ${describeSystemBreak(row, row.system, sectionOfLine, redact)}`)
     else parts.push(`system ${p.green('✓')}`)
     if (row.tools && !row.tools.kept) {
       const diff = [

@@ -46,15 +46,15 @@ export function describeSource(message: Message, toolNames: ReadonlyMap<string, 
   }
 }
 
-/** A message's content flattened to one line of text, with non-text blocks named. */
-export function describeContent(message: Message): string {
+/** A message's content flattened to text, with non-text blocks named (reasoning cut short unless `full`). */
+export function describeContent(message: Message, full = false): string {
   return message.content
     .map((block) => {
       switch (block.type) {
         case 'text':
           return block.text
         case 'reasoning':
-          return `[reasoning: ${oneLine(block.text, 32)}]`
+          return `[reasoning: ${full ? block.text : oneLine(block.text, 32)}]`
         case 'tool-call':
           return `[tool call ${block.name} ${block.arguments}]`
         case 'tool-result':

@@ -20,6 +20,15 @@ function renderFollowed(event: SessionEvent, p: Paint, json: boolean, toolNames 
   return `  ${String(event.seq).padStart(4)} ${event.type.padEnd(20)} ${p.dim(oneLine(describeEvent(event, toolNames), 70))}\n`
 }
 
+/** A usage error unless `persistence` can follow a live session (`follow`): checked before anything is printed. */
+export function checkCanFollow(persistence: SessionPersistence): void {
+  if (typeof persistence.follow !== 'function') {
+    throw new UsageError(
+      '--follow needs a session backend that can follow a live session (such as @bridle/session-postgres); this app uses one that cannot, so nothing was shown (drop --follow to print the session once)',
+    )
+  }
+}
+
 /**
  * `bridle inspect ID --follow`: after the overview, prints each event as it is written — by any process — until
  * Ctrl-C (SIGINT) or SIGTERM. Needs a backend with `follow` (session-postgres); a usage error otherwise.
@@ -31,11 +40,8 @@ export async function followSession(
   p: Paint,
   json: boolean,
 ): Promise<void> {
-  if (typeof persistence.follow !== 'function') {
-    throw new UsageError(
-      'bridle: --follow needs a session backend that can follow a live session (such as @bridle/session-postgres); this app uses one that cannot',
-    )
-  }
+  checkCanFollow(persistence)
+  const follow = persistence.follow!.bind(persistence)
   const abort = new AbortController()
   const stop = () => abort.abort()
   process.once('SIGINT', stop)
@@ -44,7 +50,7 @@ export async function followSession(
     const from = await storedCount(persistence, id)
     io.err(`bridle: following session ${id} from seq ${from}; Ctrl-C to stop\n`)
     const toolNames = new Map<string, string>()
-    for await (const event of persistence.follow(id, { from, signal: abort.signal }))
+    for await (const event of follow(id, { from, signal: abort.signal }))
       io.out(renderFollowed(event, p, json, toolNames))
   } finally {
     process.off('SIGINT', stop)

@@ -1,4 +1,4 @@
-import { oneLine, type Paint } from '../terminal.js'
+import { oneLine, stamp, type Paint } from '../terminal.js'
 import type { StepView, TurnSummary } from './step-view.js'
 
 const reasonText = (reason: { kind: string; [key: string]: unknown } | undefined) => {
@@ -15,9 +15,11 @@ export function renderOverview(
   header: { createdAt: number; cwd?: string },
   turns: TurnSummary[],
   p: Paint,
+  options: StepTextOptions = {},
 ): string {
+  const fit = fitter(options)
   const lines = [
-    `${p.bold(`session ${id}`)}  created ${new Date(header.createdAt).toISOString()}${header.cwd ? `  cwd ${header.cwd}` : ''}`,
+    `${p.bold(`session ${id}`)}  created ${stamp(header.createdAt)} UTC${header.cwd ? `  cwd ${header.cwd}` : ''}`,
   ]
   if (turns.length === 0) lines.push('  no turns yet')
   for (const turn of turns) {
@@ -28,7 +30,7 @@ export function renderOverview(
         : step.toolCalls.length > 0
           ? `tool calls: ${step.toolCalls.join(', ')}`
           : step.answer
-            ? `answer: ${oneLine(step.answer, 80)}`
+            ? fit('answer: ', step.answer, 80)
             : step.requested
               ? 'no output'
               : 'no request'
@@ -38,8 +40,40 @@ export function renderOverview(
   return lines.join('\n') + '\n'
 }
 
+/** How `renderStep` fits long text: whole (`--full`), to the terminal's width, or to fixed widths (a pipe). */
+export interface StepTextOptions {
+  events?: boolean
+  /** `--full`: every section, message and context in full, over as many lines as it has. */
+  full?: boolean
+  /** The terminal's width: lines are cut to it rather than to the fixed widths a pipe gets. */
+  columns?: number
+}
+
+/** The visible length of a painted string. */
+const visible = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '').length
+
+/**
+ * One line of `prefix` and `text`: `text` in full (`--full`, its further lines indented under the first), else cut
+ * with an ellipsis to what is left of the terminal's width, or to `fixed` characters without a terminal. The cut is
+ * `oneLine`'s, so the CLI's redaction applies before it.
+ */
+function fitter(options: StepTextOptions) {
+  return (prefix: string, text: string, fixed: number): string => {
+    if (options.full) {
+      const indent = ' '.repeat(Math.min(visible(prefix), 8))
+      return `${prefix}${text
+        .split('\n')
+        .map((line, i) => (i === 0 || line === '' ? line : `${indent}${line}`))
+        .join('\n')}`
+    }
+    const room = !options.columns ? fixed : Math.max(20, options.columns - visible(prefix))
+    return `${prefix}${oneLine(text, room)}`
+  }
+}
+
 /** What one step's request contained, section by section. */
-export function renderStep(view: StepView, p: Paint, options: { events?: boolean } = {}): string {
+export function renderStep(view: StepView, p: Paint, options: StepTextOptions = {}): string {
+  const fit = fitter(options)
   const lines: string[] = []
   const h = view.header
   lines.push(p.bold(`turn ${view.turn} · step ${view.step}`))
@@ -56,21 +90,21 @@ export function renderStep(view: StepView, p: Paint, options: { events?: boolean
   lines.push(`${p.bold(`system sections (${view.system.length}, in order;`)} ${p.dim(names)}${p.bold(')')}`)
   view.system.forEach((s, i) => {
     const origin = s.order === undefined ? '' : p.dim(` (order ${s.order}${s.scope === 'scoped' ? ', scoped' : ''})`)
-    lines.push(`  ${i + 1}. ${s.name ?? p.dim('(unnamed)')}${origin}: ${oneLine(s.text, 90)}`)
+    lines.push(fit(`  ${i + 1}. ${s.name ?? p.dim('(unnamed)')}${origin}: `, s.text, 90))
   })
   lines.push(p.bold(`tools (${view.tools.length}, in order)`) + (view.tools.length ? ` ${view.tools.join(', ')}` : ''))
   lines.push(p.bold(`messages (${view.messages.length})`))
   for (const m of view.messages)
-    lines.push(`  ${m.index}. ${m.role} · ${m.source} ${p.dim(`(seq ${m.seq ?? '?'})`)}: ${oneLine(m.summary, 80)}`)
+    lines.push(fit(`  ${m.index}. ${m.role} · ${m.source} ${p.dim(`(seq ${m.seq ?? '?'})`)}: `, m.summary, 80))
   if (view.snapshot) {
     lines.push(`${p.bold('runtime context')} ${p.dim(`(seq ${view.snapshot.seq ?? '?'})`)}`)
-    if (view.snapshot.sections.length === 0) lines.push(`  ${oneLine(view.snapshot.text, 100)}`)
-    for (const s of view.snapshot.sections) lines.push(`  ${s.name}: ${oneLine(s.text, 90)}`)
+    if (view.snapshot.sections.length === 0) lines.push(fit('  ', view.snapshot.text, 100))
+    for (const s of view.snapshot.sections) lines.push(fit(`  ${s.name}: `, s.text, 90))
   } else lines.push(`${p.bold('runtime context')} none in this request`)
   lines.push(p.bold('events') + (options.events ? '' : p.dim(' (stream chunks folded; --events lists each)')))
   const listed = options.events ? view.events.map((e) => ({ ...e, seq: String(e.seq) })) : foldChunks(view.events)
   const width = Math.max(4, ...listed.map((e) => e.seq.length))
-  for (const e of listed) lines.push(`  ${e.seq.padStart(width)} ${e.type.padEnd(20)} ${p.dim(oneLine(e.detail, 70))}`)
+  for (const e of listed) lines.push(fit(`  ${e.seq.padStart(width)} ${e.type.padEnd(20)} `, e.detail, 70))
   return lines.join('\n') + '\n'
 }
 

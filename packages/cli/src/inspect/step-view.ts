@@ -102,6 +102,7 @@ export function stepView(
   turn: number,
   step: number,
   known: readonly KnownSection[],
+  options: { full?: boolean } = {},
 ): StepView {
   const rebuilt = reconstructRequest(events as SessionEvent[], { turn, step })
   const toolNames = toolNamesByCall(events)
@@ -118,7 +119,7 @@ export function stepView(
     role: message.role,
     source: describeSource(message, toolNames),
     seq: seqOf.get(message.id),
-    summary: describeContent(message),
+    summary: describeContent(message, options.full),
   }))
   const snapshotMessage = [...rebuilt.messages]
     .reverse()

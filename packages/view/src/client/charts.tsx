@@ -77,6 +77,10 @@ export function TokensChart({ requests }: { requests: RequestRow[] }) {
   )
 }
 
+/** The prefix chart's point colors: a prompt that kept the previous one, and one where the cache prefix broke. */
+const HELD = '#4e79a7'
+const BROKE = '#e15759'
+
 /** Per request, the share of its prompt that repeats the previous request's prompt byte for byte. */
 export function PrefixChart({ requests }: { requests: RequestRow[] }) {
   const points = requests
@@ -85,30 +89,42 @@ export function PrefixChart({ requests }: { requests: RequestRow[] }) {
   if (points.length === 0) return <p class="muted chart-empty">Only one request so far: nothing to compare with.</p>
   const labels = points.map((p) => p.label)
   return (
-    <Figure
-      rows={points}
-      label={`share of the prompt kept from the previous request, ${points.length} requests`}
-      draw={(width) =>
-        Plot.plot({
-          width,
-          height: 200,
-          marginLeft: 56,
-          x: requestAxis(labels),
-          y: { domain: [0, 100], grid: true, label: 'prompt kept (%)' },
-          marks: [
-            Plot.lineY(points, { x: 'label', y: 'share', stroke: '#4e79a7' }),
-            Plot.dot(points, {
-              x: 'label',
-              y: 'share',
-              ariaLabel: 'prefix kept',
-              fill: (d: (typeof points)[number]) => (d.cause ? '#e15759' : '#4e79a7'),
-              r: 4,
-              title: (d: (typeof points)[number]) =>
-                `${d.label}: ${d.share.toFixed(1)}% kept${d.cause ? ` — ${d.cause}` : ''}`,
-            }),
-          ],
-        })
-      }
-    />
+    <>
+      <Figure
+        rows={points}
+        label={`share of the prompt kept from the previous request, ${points.length} requests`}
+        draw={(width) =>
+          Plot.plot({
+            width,
+            height: 200,
+            marginLeft: 56,
+            x: requestAxis(labels),
+            y: { domain: [0, 100], grid: true, label: 'prompt kept (%)' },
+            marks: [
+              Plot.lineY(points, { x: 'label', y: 'share', stroke: '#4e79a7' }),
+              Plot.dot(points, {
+                x: 'label',
+                y: 'share',
+                ariaLabel: 'prefix kept',
+                fill: (d: (typeof points)[number]) => (d.cause ? BROKE : HELD),
+                r: 4,
+                title: (d: (typeof points)[number]) =>
+                  `${d.label}: ${d.share.toFixed(1)}% kept${d.cause ? ` — ${d.cause}` : ''}`,
+              }),
+            ],
+          })
+        }
+      />
+      <p class="legend" data-legend="prefix">
+        <span>
+          <span class="swatch" style={{ background: HELD }} />
+          prefix held: the previous prompt repeats in full
+        </span>
+        <span>
+          <span class="swatch" style={{ background: BROKE }} />
+          prefix broke: hover a point for why
+        </span>
+      </p>
+    </>
   )
 }

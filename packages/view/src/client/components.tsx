@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import type { VerifyState, VerifyView } from '../types.js'
+import type { DataSource } from './data.js'
+import { sessionHref } from './router.js'
 
 /** ✓ / ✗ for one request's verification, with what did not match. */
 export function Verified({ verify }: { verify: VerifyView }) {
@@ -31,6 +33,40 @@ export function Failure({ title, error }: { title: string; error: string }) {
       <pre>{error}</pre>
     </div>
   )
+}
+
+/** A link a page that cannot show what was asked offers instead. */
+export interface Way {
+  href: string
+  text: string
+}
+
+/**
+ * What the viewer shows for a session, request or address it does not have: what was asked, why it is not here, and
+ * links to where the reader can go (the sessions list, the session, its requests).
+ */
+export function NotFound({ title, detail, ways }: { title: string; detail?: string; ways: Way[] }) {
+  return (
+    <main class="not-found" data-not-found>
+      <h1>{title}</h1>
+      {detail ? <p class="muted">{detail}</p> : null}
+      <ul class="ways">
+        {ways.map((way) => (
+          <li key={way.href}>
+            <a href={way.href}>{way.text}</a>
+          </li>
+        ))}
+      </ul>
+    </main>
+  )
+}
+
+/** Where a reader can always go: the sessions list, and in a file the one session it holds. */
+export function homeWays(data: DataSource): Way[] {
+  const ways: Way[] = [{ href: '#/', text: data.mode === 'file' ? 'the sessions in this file' : 'all sessions' }]
+  if (data.fileSession !== undefined)
+    ways.push({ href: sessionHref(data.fileSession), text: `session ${data.fileSession}` })
+  return ways
 }
 
 export function Loading() {

@@ -7,6 +7,8 @@ export type Change = { kind: 'ready' } | { kind: 'sessions' } | { kind: 'session
 /** Where the page's data comes from: the `bridle view` server, or the data an `--html` file carries. */
 export interface DataSource {
   readonly mode: 'server' | 'file'
+  /** The one session an `--html` file holds. */
+  readonly fileSession?: string
   sessions(): Promise<SessionSummary[]>
   session(id: string): Promise<SessionView>
   request(id: string, seq: number): Promise<RequestView>
@@ -51,6 +53,7 @@ export function embeddedSource(data: EmbeddedData): DataSource {
     Promise.reject(new Error(`${what} is not in this file; it holds session ${data.session.summary.id} only`))
   return {
     mode: 'file',
+    fileSession: data.session.summary.id,
     sessions: () => Promise.resolve([data.session.summary]),
     session: (id) => (id === data.session.summary.id ? Promise.resolve(data.session) : missing(`session "${id}"`)),
     request: (id, seq) => {

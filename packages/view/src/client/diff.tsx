@@ -16,14 +16,21 @@ function PrefixBreakView({ diff }: { diff: RequestDiffView }) {
         The cache prefix broke at <strong>byte {count(b.byte)}</strong>, in the {b.part} ({b.where}):{' '}
         <strong class="cause">{b.cause}</strong>
       </p>
-      <pre class="break-excerpt">
+      <p class="muted">this request, around that byte:</p>
+      <pre class="break-excerpt current">
+        {b.cutBefore ? <span class="cut">…</span> : null}
         <span class="held">{b.before}</span>
-        <mark>{b.after === '' ? '(ends here)' : b.after}</mark>
+        {b.added === '' ? <span class="nothing">(nothing here)</span> : <ins>{b.added}</ins>}
+        <span class="held">{b.after}</span>
+        {b.cutAfter ? <span class="cut">…</span> : null}
       </pre>
-      <p class="muted">previously at that byte:</p>
+      <p class="muted">the previous request, at the same byte:</p>
       <pre class="break-excerpt previous">
+        {b.cutBefore ? <span class="cut">…</span> : null}
         <span class="held">{b.before}</span>
-        <del>{b.previous === '' ? '(ended here)' : b.previous}</del>
+        {b.removed === '' ? <span class="nothing">(nothing here)</span> : <del>{b.removed}</del>}
+        <span class="held">{b.after}</span>
+        {b.cutAfter ? <span class="cut">…</span> : null}
       </pre>
     </div>
   )
@@ -143,7 +150,7 @@ export function DiffView({
     <Section
       title={
         <>
-          Compared with <a href={requestHref(sessionId, diff.previousSeq)}>request {requestLabel(diff.previous)}</a>
+          Compared with <a href={requestHref(sessionId, diff.previous)}>request {requestLabel(diff.previous)}</a>
         </>
       }
       id="diff"

@@ -1,7 +1,8 @@
 import { render } from 'preact'
 import type { EmbeddedData } from '../types.js'
 import { embeddedSource, serverSource, type DataSource } from './data.js'
-import { RequestPage } from './pages/request.js'
+import { homeWays, NotFound } from './components.js'
+import { RequestRoute } from './pages/request.js'
 import { SessionPage } from './pages/session.js'
 import { SessionsPage } from './pages/sessions.js'
 import { useRoute } from './router.js'
@@ -18,9 +19,11 @@ function App({ data }: { data: DataSource }) {
         <span class="muted">{data.mode === 'file' ? 'a saved session (read-only file)' : 'read-only'}</span>
       </header>
       {route.page === 'request' ? (
-        <RequestPage key={`${route.id}:${route.seq}`} data={data} id={route.id} seq={route.seq} />
+        <RequestRoute key={`${route.id}:${'label' in route ? route.label : route.seq}`} data={data} route={route} />
       ) : route.page === 'session' ? (
         <SessionPage key={route.id} data={data} id={route.id} />
+      ) : route.page === 'not-found' ? (
+        <NotFound title="No such page" detail={`The viewer has no page at #${route.path}.`} ways={homeWays(data)} />
       ) : (
         <SessionsPage data={data} />
       )}

@@ -3,6 +3,7 @@ import { knownSecrets } from '@bridle/llm/secrets'
 import type { AnySessionEvent, CachePrefixRow, ReconstructedRequest } from '@bridle/session'
 import type { DiffLine, MessageView, PrefixBreak, RequestDiffView } from '../types.js'
 import { breakCause, reportedSectionChanges } from './cause.js'
+import { changedSpan } from './changed-span.js'
 import { comparePrompts } from './prefix.js'
 import { prefixBytes, promptBytes, promptText, type PromptText } from './prompt-text.js'
 import { sectionAt, type systemSpans } from './sections.js'
@@ -11,7 +12,7 @@ type Spans = ReturnType<typeof systemSpans>
 
 /** Unchanged lines kept around each change; longer unchanged runs fold into one `skipped` line. */
 const CONTEXT = 2
-/** Characters of text shown on each side of a cache-prefix break. */
+/** Characters of unchanged text shown on each side of a cache-prefix break. */
 const EXCERPT = 80
 
 /** A line diff of two system strings, each line tagged with the section it belongs to. */
@@ -78,24 +79,30 @@ function prefixBreak(
   const broke = compared.broke
   const kept = prefixBytes(current, compared.keptChars)
   if (!broke) return { kept }
-  const lineStart = broke.current.lastIndexOf('\n', broke.offset - 1) + 1
-  // excerpts are redacted as pieces of the whole text, so a secret across a cut shows no part of itself
-  const excerpt = (text: string, from: number, to: number) => knownSecrets().redactSlice(text, from, to)
-  const before = excerpt(broke.current, Math.max(lineStart, broke.offset - EXCERPT), broke.offset)
   const where =
     broke.part === 'system'
       ? `line ${lineOf(broke.current, broke.offset)}`
       : broke.part === 'tools'
         ? `tool ${toolAt(currentRebuilt, broke.current, broke.offset) ?? '(list end)'}`
         : `message ${broke.index! + 1}`
+  // the word diff around the first differing character, the same one `bridle inspect --cache` prints, of texts
+  // redacted whole first: a secret the cut would halve shows no part of itself (docs/security.md)
+  const filter = knownSecrets()
+  const span = changedSpan(filter.redact(broke.previous), filter.redact(broke.current), {
+    context: EXCERPT,
+    changed: EXCERPT * 2,
+  }) ?? { before: '', removed: '', added: '', after: '', cutBefore: false, cutAfter: false }
   return {
     kept,
     break: {
       part: broke.part,
       byte: kept,
-      before,
-      after: excerpt(broke.current, broke.offset, broke.offset + EXCERPT),
-      previous: excerpt(broke.previous, broke.offset, broke.offset + EXCERPT),
+      before: span.before,
+      removed: span.removed,
+      added: span.added,
+      after: span.after,
+      cutBefore: span.cutBefore,
+      cutAfter: span.cutAfter,
       cause,
       where,
     },

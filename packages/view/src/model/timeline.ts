@@ -1,6 +1,7 @@
 import type { AssistantMessage, Message, StreamChunk, TokenUsage } from '@bridle/llm'
 import {
   isReplacementSurfaceEvent,
+  summarizeEvents,
   undigestedSteps,
   verifyDigests,
   type AnySessionEvent,
@@ -46,6 +47,8 @@ export function sessionSummary(
   events: readonly AnySessionEvent[],
   results: readonly { ok: boolean }[] = verifyDigests(events),
 ): SessionSummary {
+  // the model and first prompt as `bridle sessions` finds them
+  const { model, firstPrompt } = summarizeEvents(meta, '', events)
   return {
     id: meta.id,
     createdAt: meta.createdAt,
@@ -53,6 +56,8 @@ export function sessionSummary(
     turns: events.reduce((n, e) => (e.type === 'turn/start' ? n + 1 : n), 0),
     requests: results.length,
     verify: verifyState(results),
+    ...(model ? { model: `${model.provider}/${model.model}` } : {}),
+    ...(firstPrompt !== undefined ? { firstPrompt } : {}),
   }
 }
 

@@ -1,9 +1,9 @@
-import type { RequestView, SessionView, SystemSpan } from '../../types.js'
-import { Failure, Loading, Section, Text, Verified } from '../components.js'
+import type { RequestRow, RequestView, SessionView, SystemSpan } from '../../types.js'
+import { Failure, homeWays, Loading, NotFound, Section, Text, Verified } from '../components.js'
 import type { DataSource } from '../data.js'
 import { DiffView } from '../diff.js'
 import { count, duration, requestLabel } from '../format.js'
-import { useLive, useLiveSession } from '../live.js'
+import { type Loaded, useLive, useLiveSession } from '../live.js'
 import { MessageCard } from '../messages.js'
 import { requestHref, sessionHref } from '../router.js'
 
@@ -56,27 +56,87 @@ function Tools({ view }: { view: RequestView }) {
 }
 
 function Neighbours({ session, view }: { session: SessionView | undefined; view: RequestView }) {
-  const rows = session?.turns.flatMap((t) => t.steps.flatMap((s) => s.requests)) ?? []
+  const rows = session ? requestRows(session) : []
   const at = rows.findIndex((r) => r.seq === view.row.seq)
   const prev = at > 0 ? rows[at - 1] : undefined
   const next = at >= 0 ? rows[at + 1] : undefined
   return (
     <nav class="neighbours">
-      {prev ? <a href={requestHref(view.sessionId, prev.seq)}>← request {requestLabel(prev)}</a> : <span />}
-      {next ? <a href={requestHref(view.sessionId, next.seq)}>request {requestLabel(next)} →</a> : <span />}
+      {prev ? <a href={requestHref(view.sessionId, prev)}>← request {requestLabel(prev)}</a> : <span />}
+      {next ? <a href={requestHref(view.sessionId, next)}>request {requestLabel(next)} →</a> : <span />}
     </nav>
   )
 }
 
+/** Every request of a session, in log order. */
+const requestRows = (view: SessionView): RequestRow[] => view.turns.flatMap((t) => t.steps.flatMap((s) => s.requests))
+
+/** At most this many requests are offered as links on a page for a request that does not exist. */
+const OFFERED = 12
+
+/**
+ * The request a URL names (`#/session/ID/request/3.1`, or the seq of its digest in older links), found in the
+ * session's view; a session or request that does not exist is a page with links to those that do.
+ */
+export function RequestRoute({
+  data,
+  route,
+}: {
+  data: DataSource
+  route: { id: string; label: string } | { id: string; seq: number }
+}) {
+  const session = useLiveSession(data, route.id)
+  const asked = 'label' in route ? route.label : `at seq ${route.seq}`
+  if (session.state === 'loading') return <Loading />
+  if (session.state === 'error')
+    return (
+      <NotFound
+        title={`No session ${route.id}`}
+        detail={`Request ${asked} cannot be shown: ${session.error}`}
+        ways={homeWays(data)}
+      />
+    )
+  const rows = requestRows(session.value)
+  const row = rows.find((r) => ('label' in route ? requestLabel(r) === route.label : r.seq === route.seq))
+  if (!row) {
+    const offered = rows.slice(-OFFERED)
+    return (
+      <NotFound
+        title={`Session ${route.id} has no request ${asked}`}
+        detail={
+          rows.length === 0
+            ? 'It has no requests yet.'
+            : `Its requests: ${rows.length > offered.length ? `the last ${offered.length} of ${rows.length}` : rows.map(requestLabel).join(', ')}.`
+        }
+        ways={[
+          { href: sessionHref(route.id), text: `session ${route.id}` },
+          ...offered.map((r) => ({ href: requestHref(route.id, r), text: `request ${requestLabel(r)}` })),
+          ...homeWays(data),
+        ]}
+      />
+    )
+  }
+  return <RequestPage key={row.seq} data={data} id={route.id} seq={row.seq} session={session} />
+}
+
 /** What one request sent, rebuilt from the log, and how it differs from the request before it. */
-export function RequestPage({ data, id, seq }: { data: DataSource; id: string; seq: number }) {
+function RequestPage({
+  data,
+  id,
+  seq,
+  session,
+}: {
+  data: DataSource
+  id: string
+  seq: number
+  session: Loaded<SessionView>
+}) {
   const loaded = useLive(
     data,
     `request:${id}:${seq}`,
     () => data.request(id, seq),
     () => false,
   )
-  const session = useLiveSession(data, id)
   if (loaded.state === 'loading') return <Loading />
   if (loaded.state === 'error')
     return <Failure title={`Cannot show request ${seq} of session ${id}`} error={loaded.error} />
@@ -105,8 +165,8 @@ export function RequestPage({ data, id, seq }: { data: DataSource; id: string; s
         {row.usage
           ? ` · in ${count(row.usage.input)} · cached ${count(row.usage.cached)} · out ${count(row.usage.output)}`
           : ''}
-        {` · ${duration(row.latencyMs)}`}
-        {row.stopReason ? ` · stop ${row.stopReason}` : ''}
+        {` · latency ${duration(row.latencyMs)}`}
+        {row.stopReason ? ` · finish reason ${row.stopReason}` : ''}
       </p>
       {view.cache ? (
         <p class="facts cache-plan">

@@ -1,6 +1,6 @@
 import type { ReplacementRow, RequestRow, SessionView, StepRow, TurnRow } from '../../types.js'
 import { PrefixChart, TokensChart } from '../charts.js'
-import { Failure, Loading, Section, SessionVerified, Text, Verified } from '../components.js'
+import { homeWays, Loading, NotFound, Section, SessionVerified, Text, Verified } from '../components.js'
 import type { DataSource } from '../data.js'
 import { count, duration, percent, plural, requestLabel, stamp } from '../format.js'
 import { useLiveSession } from '../live.js'
@@ -8,20 +8,65 @@ import { useRevealed } from '../reveal.js'
 import { requestHref } from '../router.js'
 
 function Usage({ row }: { row: RequestRow }) {
-  if (!row.usage) return <span class="muted">no usage reported</span>
+  if (!row.usage) return <span class="muted">not reported</span>
   const u = row.usage
   return (
-    <span class="usage" title="tokens as the provider reported them">
-      in {count(u.input)} · cached {count(u.cached)} · out {count(u.output)}
+    <span class="usage" title="tokens as the provider reported them: input not cached · cached input · output">
+      {count(u.input)} · {count(u.cached)} · {count(u.output)}
     </span>
+  )
+}
+
+/**
+ * The columns of every step's request table: one fixed layout, so the columns line up from step to step, and a
+ * header naming each (the values alone — "5 ms (3 ms)", "tool-calls", "74%" — say too little).
+ */
+const COLUMNS = [
+  { key: 'request', label: 'request', title: 'turn.step, and .attempt for a retry' },
+  { key: 'model', label: 'model', title: 'provider/model' },
+  { key: 'verify', label: 'verified', title: 'rebuilt from the log, it matches its request/digest' },
+  { key: 'usage', label: 'tokens in · cached · out', title: 'tokens as the provider reported them' },
+  { key: 'latency', label: 'latency (first output)', title: "from the request's digest to the model's whole answer" },
+  { key: 'stop', label: 'finish reason', title: 'why the model stopped, as the provider said' },
+  { key: 'prefix', label: 'prompt kept', title: "share of this prompt that repeats the previous request's" },
+] as const
+
+function RequestsTable({ sessionId, rows }: { sessionId: string; rows: RequestRow[] }) {
+  return (
+    <table class="requests">
+      <colgroup>
+        {COLUMNS.map((c) => (
+          <col key={c.key} class={`col-${c.key}`} />
+        ))}
+      </colgroup>
+      <thead>
+        <tr>
+          {COLUMNS.map((c) => (
+            <th
+              key={c.key}
+              scope="col"
+              title={c.title}
+              class={c.key === 'usage' || c.key === 'latency' ? 'num' : undefined}
+            >
+              {c.label}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <RequestLine key={row.seq} sessionId={sessionId} row={row} />
+        ))}
+      </tbody>
+    </table>
   )
 }
 
 function RequestLine({ sessionId, row }: { sessionId: string; row: RequestRow }) {
   return (
-    <tr class="request" data-seq={row.seq}>
+    <tr class="request" data-seq={row.seq} data-request={requestLabel(row)}>
       <td>
-        <a href={requestHref(sessionId, row.seq)}>request {requestLabel(row)}</a>
+        <a href={requestHref(sessionId, row)}>request {requestLabel(row)}</a>
         {row.purpose ? <span class="tag">{row.purpose}</span> : null}
       </td>
       <td>
@@ -30,16 +75,20 @@ function RequestLine({ sessionId, row }: { sessionId: string; row: RequestRow })
       <td class="verify">
         <Verified verify={row.verify} />
       </td>
-      <td>
+      <td class="num">
         <Usage row={row} />
       </td>
-      <td title="from the request's digest to the model's whole answer (first output in parentheses)">
+      <td class="num">
         {duration(row.latencyMs)}
         {row.firstTokenMs !== undefined ? <span class="muted"> ({duration(row.firstTokenMs)})</span> : null}
       </td>
       <td class="stop">{row.stopReason ?? <span class="muted">no finish</span>}</td>
       <td class="prefix">
-        {row.prefixShare === undefined ? <span class="muted">first</span> : `${percent(row.prefixShare)} kept`}
+        {row.prefixShare === undefined ? (
+          <span class="muted">first request</span>
+        ) : (
+          <span class={row.breakCause ? 'bad' : undefined}>{percent(row.prefixShare)}</span>
+        )}
         {row.breakCause ? <div class="cause">{row.breakCause}</div> : null}
       </td>
     </tr>
@@ -62,13 +111,7 @@ function Step({ sessionId, step }: { sessionId: string; step: StepRow }) {
         </div>
       ))}
       {step.requests.length > 0 ? (
-        <table class="requests">
-          <tbody>
-            {step.requests.map((row) => (
-              <RequestLine key={row.seq} sessionId={sessionId} row={row} />
-            ))}
-          </tbody>
-        </table>
+        <RequestsTable sessionId={sessionId} rows={step.requests} />
       ) : (
         <p class="muted">No request was sent in this step.</p>
       )}
@@ -164,7 +207,8 @@ export function SessionPage({ data, id }: { data: DataSource; id: string }) {
   const loaded = useLiveSession(data, id)
   const revealed = useRevealed(loaded.state === 'ready' ? loaded.value.turns.length : 0)
   if (loaded.state === 'loading') return <Loading />
-  if (loaded.state === 'error') return <Failure title={`Cannot show session ${id}`} error={loaded.error} />
+  if (loaded.state === 'error')
+    return <NotFound title={`Cannot show session ${id}`} detail={loaded.error} ways={homeWays(data)} />
   const view = loaded.value
   const requests = view.turns.flatMap((t) => t.steps.flatMap((s) => s.requests))
   const byTurn = replacementsByTurn(view)
@@ -175,7 +219,7 @@ export function SessionPage({ data, id }: { data: DataSource; id: string }) {
         Session <span class="id">{s.id}</span>
       </h1>
       <p class="facts">
-        created {stamp(s.createdAt)} · last activity {stamp(s.lastActivity)} · {plural(s.turns, 'turn')} ·{' '}
+        created {stamp(s.createdAt)} UTC · last activity {stamp(s.lastActivity)} UTC · {plural(s.turns, 'turn')} ·{' '}
         {plural(s.requests, 'request')} · {plural(view.events, 'event')} · <SessionVerified state={s.verify} />
         {view.cwd ? (
           <>
@@ -186,9 +230,12 @@ export function SessionPage({ data, id }: { data: DataSource; id: string }) {
       </p>
       {requests.length > 0 ? (
         <div class="charts">
-          <Section title="Tokens per request" id="tokens-chart">
-            <TokensChart requests={requests} />
-          </Section>
+          {/* no card at all when no request reported usage: an empty chart would only take the space */}
+          {requests.some((r) => r.usage !== undefined) ? (
+            <Section title="Tokens per request" id="tokens-chart">
+              <TokensChart requests={requests} />
+            </Section>
+          ) : null}
           <Section title="Prompt kept from the previous request" id="prefix-chart">
             <PrefixChart requests={requests} />
           </Section>

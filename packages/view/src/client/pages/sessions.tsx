@@ -4,7 +4,10 @@ import { count, stamp } from '../format.js'
 import { useLive } from '../live.js'
 import { sessionHref } from '../router.js'
 
-/** Every stored session, newest first, with turns, last activity and whether every request verifies. */
+/**
+ * Every stored session, newest first (as `bridle sessions` lists them), with turns, last activity, whether every
+ * request verifies, the model and the first prompt.
+ */
 export function SessionsPage({ data }: { data: DataSource }) {
   const loaded = useLive(
     data,
@@ -32,6 +35,8 @@ export function SessionsPage({ data }: { data: DataSource }) {
               <th class="num">turns</th>
               <th class="num">requests</th>
               <th>verified</th>
+              <th>model</th>
+              <th>first prompt</th>
             </tr>
           </thead>
           <tbody>
@@ -52,6 +57,10 @@ export function SessionsPage({ data }: { data: DataSource }) {
                   ) : (
                     <SessionVerified state={row.verify} />
                   )}
+                </td>
+                <td>{row.model ?? <span class="muted">–</span>}</td>
+                <td class="first-prompt" title={row.firstPrompt}>
+                  {row.firstPrompt ?? <span class="muted">–</span>}
                 </td>
               </tr>
             ))}
