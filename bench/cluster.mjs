@@ -18,6 +18,9 @@ const SLOW_MS = 250
 /** Front processes the client spreads its sessions over (the client's own process only posts and reads streams). */
 const FRONTS = 2
 const SESSIONS = 40
+/** Cores the scaling bar needs before it gates: one per busy process (4 workers, 2 fronts, the client, PostgreSQL). */
+const CORES_FOR_SCALE = 8
+const cores = os.availableParallelism?.() ?? os.cpus().length
 const TOKEN = `bench-${randomBytes(12).toString('hex')}`
 
 const percentile = (values, p) => {
@@ -208,7 +211,19 @@ export async function cluster() {
         ],
       ],
       bars: [
-        { name: '4 workers ≥ 3 × one worker’s turns/s', value: scale, limit: 3, ok: scale >= 3 },
+        {
+          name: '4 workers ≥ 3 × one worker’s turns/s',
+          value: scale,
+          limit: 3,
+          ok: scale >= 3,
+          // 4 workers, 2 fronts, the client and PostgreSQL are 8 busy processes: with fewer cores they take turns, and
+          // the ratio measures the cores (BENCHMARKS.md, "Cluster (issue 32)"). It is printed everywhere and gates the
+          // exit code only where the pool has a core per process.
+          ...(cores < CORES_FOR_SCALE && {
+            gate: false,
+            why: `judged on ${CORES_FOR_SCALE} or more cores; this machine has ${cores}`,
+          }),
+        },
         {
           name: `quiet p99 POST → first answer event ≤ 2 × model latency + 100 ms (${bound} ms)`,
           value: quietP99,

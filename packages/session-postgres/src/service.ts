@@ -225,8 +225,10 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
     try {
       await this.backend.dispose()
     } finally {
-      this.pool.off?.('error', this.onPoolError)
+      // The listener stays until the pool has ended: an idle connection the server drops meanwhile must not become
+      // an unhandled 'error' event (pg-pool emits one for each idle client that fails).
       if (this.ownsPool) await this.pool.end?.().catch(() => undefined)
+      this.pool.off?.('error', this.onPoolError)
       this.markStopped()
     }
   }
