@@ -15,6 +15,7 @@ interface ListeningClient {
   release(error?: Error | boolean): void
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown
   on(event: 'error' | 'end', listener: (error?: Error) => void): unknown
+  removeListener(event: 'error', listener: (error?: Error) => void): unknown
   removeAllListeners(event?: string): unknown
 }
 
@@ -72,10 +73,16 @@ export class NotificationListener {
     client.removeAllListeners('notification')
     client.removeAllListeners('error')
     client.removeAllListeners('end')
+    // A connection the server drops during UNLISTEN (a shutdown racing this close) rejects the query and emits
+    // 'error' too; a checked-out client has no pool listener, so this one keeps that from crashing the process.
+    const ignore = () => undefined
+    client.on('error', ignore)
     try {
       await client.query(`UNLISTEN *`)
+      client.removeListener('error', ignore)
       client.release()
     } catch {
+      client.removeListener('error', ignore)
       client.release(true)
     }
   }
