@@ -16,11 +16,14 @@ class FakeClient extends EventEmitter {
 }
 
 const poolOf = (client: FakeClient) => ({ connect: async () => client }) as unknown as PoolLike
+const nothing = () => undefined
+/** A listener on `client`'s pool that ignores payloads, reconnects and warnings. */
+const listenerOn = (client: FakeClient) => new NotificationListener(poolOf(client), 'ch', nothing, nothing, nothing)
 
 describe('NotificationListener.close', () => {
   it('a connection the server drops during UNLISTEN is destroyed, not an unhandled error event', async () => {
     const client = new FakeClient()
-    const listener = new NotificationListener(poolOf(client), 'ch', () => undefined, () => undefined, () => undefined)
+    const listener = listenerOn(client)
     await listener.start()
     // pg emits 'error' on the client from its socket's handler, then rejects the running query
     client.unlisten = () =>
@@ -38,7 +41,7 @@ describe('NotificationListener.close', () => {
 
   it('a clean close gives the connection back to the pool with no listener of its own left on it', async () => {
     const client = new FakeClient()
-    const listener = new NotificationListener(poolOf(client), 'ch', () => undefined, () => undefined, () => undefined)
+    const listener = listenerOn(client)
     await listener.start()
     await listener.close()
     expect(client.released).toBe(false)
