@@ -22,6 +22,16 @@ const modes = [
 const dir = mkdtempSync(join(os.tmpdir(), 'bridle-bench-verdicts-'))
 const met = new Map() // bar name → per mode: [met, runs]
 const loads = modes.map(() => [])
+const cell = ([ok, total]) => (total === 0 ? '—' : `${ok === total ? '✅' : ok === 0 ? '❌' : '⚠️'} ${ok}/${total}`)
+/** The table so far (printed after every round, so a long run that is stopped still leaves its rounds). */
+const table = () =>
+  [
+    `| bar | ${modes.map((m) => m.name).join(' | ')} |`,
+    `|---|${modes.map(() => '---').join('|')}|`,
+    ...[...met].map(([name, counts]) => `| ${name} | ${counts.map(cell).join(' | ')} |`),
+    '',
+    `Load average (1 min) at the start of each run: ${modes.map((m, i) => `${m.name} ${loads[i].join(', ')}`).join('; ')}.`,
+  ].join('\n')
 try {
   for (let run = 0; run < runs; run++) {
     for (const [m, mode] of modes.entries()) {
@@ -39,16 +49,9 @@ try {
         met.set(bar.name, counts)
       }
     }
+    if (run < runs - 1) process.stderr.write(`bench-verdicts: after round ${run + 1}\n${table()}\n`)
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
-const cell = ([ok, total]) => (total === 0 ? '—' : `${ok === total ? '✅' : ok === 0 ? '❌' : '⚠️'} ${ok}/${total}`)
-const lines = [
-  `| bar | ${modes.map((m) => m.name).join(' | ')} |`,
-  `|---|${modes.map(() => '---').join('|')}|`,
-  ...[...met].map(([name, counts]) => `| ${name} | ${counts.map(cell).join(' | ')} |`),
-  '',
-  `Load average (1 min) at the start of each run: ${modes.map((m, i) => `${m.name} ${loads[i].join(', ')}`).join('; ')}.`,
-]
-process.stdout.write(`${lines.join('\n')}\n`)
+process.stdout.write(`${table()}\n`)
