@@ -188,3 +188,15 @@ describe('a header without system or tools', () => {
     expect(r.sections).toEqual([])
   })
 })
+
+describe('a step with a cache plan recorded before its summary request (a retried step)', () => {
+  it('the summary request does not take the conversation request’s plan', () => {
+    const s = firstStep('one')
+    const plan = { policy: 'bridle', breakpoints: [{ at: 'tools', ttl: '5m', reason: 'tools' }] }
+    s.append('request/cache', { turn: 1, step: 1, plan })
+    s.append('request/compaction', summaryRecord(1, 1, 1))
+    const summary = reconstructRequest(s.events, { turn: 1, step: 1 })
+    expect(summary.compaction).toBeDefined()
+    expect(summary.request).not.toHaveProperty('cache')
+  })
+})
