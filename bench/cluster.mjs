@@ -39,7 +39,8 @@ function child(script, config) {
     process_.stdout.on('data', () => out.includes('\n') && resolve(out.split('\n')[0]))
     process_.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
-  const exited = new Promise((resolve) => process_.on('exit', resolve))
+  // 'close': the child's last line (its CPU time) may still be in the pipe at 'exit'
+  const exited = new Promise((resolve) => process_.on('close', resolve))
   const stop = async () => {
     process_.kill('SIGTERM')
     await exited

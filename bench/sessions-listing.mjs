@@ -91,8 +91,10 @@ function cliListing(config) {
   child.stderr.on('data', (d) => (err += d))
   return new Promise((resolve, reject) => {
     child.once('error', reject)
-    child.once('exit', (code) => {
-      const ms = performance.now() - started
+    let ms = 0
+    child.once('exit', () => (ms = performance.now() - started))
+    // 'close', not 'exit': a child's output can still be in the pipe when it exits (1,000 rows are ~200 KB)
+    child.once('close', (code) => {
       if (code !== 0) return reject(new Error(`bridle sessions exited ${code}: ${err}`))
       const rows = JSON.parse(out).length
       if (rows !== SESSIONS) return reject(new Error(`bridle sessions listed ${rows} sessions, not ${SESSIONS}`))

@@ -3,7 +3,7 @@
 // table BENCHMARKS.md shows under "Quick, full, quiet and busy". Every run builds nothing (run `pnpm build` first) and
 // leaves BENCHMARKS.md alone. A bar whose verdict differs between modes is what the table is for.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,6 +22,7 @@ const modes = [
 const dir = mkdtempSync(join(os.tmpdir(), 'bridle-bench-verdicts-'))
 const met = new Map() // bar name → per mode: [met, runs]
 const loads = modes.map(() => [])
+const crashed = modes.map(() => 0)
 const cell = ([ok, total]) => (total === 0 ? '—' : `${ok === total ? '✅' : ok === 0 ? '❌' : '⚠️'} ${ok}/${total}`)
 /** The table so far (printed after every round, so a long run that is stopped still leaves its rounds). */
 const table = () =>
@@ -31,15 +32,24 @@ const table = () =>
     ...[...met].map(([name, counts]) => `| ${name} | ${counts.map(cell).join(' | ')} |`),
     '',
     `Load average (1 min) at the start of each run: ${modes.map((m, i) => `${m.name} ${loads[i].join(', ')}`).join('; ')}.`,
+    ...(crashed.some((n) => n > 0)
+      ? [`Runs that ended without a report: ${modes.map((m, i) => `${m.name} ${crashed[i]}`).join('; ')}.`]
+      : []),
   ].join('\n')
 try {
   for (let run = 0; run < runs; run++) {
     for (const [m, mode] of modes.entries()) {
       const report = join(dir, `${m}-${run}.json`)
       process.stderr.write(`bench-verdicts: run ${run + 1}/${runs}, ${mode.name}\n`)
-      spawnSync(process.execPath, [runner, ...mode.flags, ...only, '--no-write', '--report', report], {
+      const child = spawnSync(process.execPath, [runner, ...mode.flags, ...only, '--no-write', '--report', report], {
         stdio: ['ignore', 'ignore', 'inherit'],
       })
+      // a run that crashed writes no report: it is counted (and its error is on stderr above), the rounds go on
+      if (!existsSync(report)) {
+        crashed[m] += 1
+        process.stderr.write(`bench-verdicts: ${mode.name} run ${run + 1} ended with ${child.status} and no report\n`)
+        continue
+      }
       const result = JSON.parse(readFileSync(report, 'utf8'))
       loads[m].push(result.loadBefore.split(', ')[0])
       for (const bar of result.verdicts) {
