@@ -225,10 +225,11 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
     try {
       await this.backend.dispose()
     } finally {
-      // The listener stays until the pool has ended: an idle connection the server drops meanwhile must not become
-      // an unhandled 'error' event (pg-pool emits one for each idle client that fails).
+      // A pool this plugin created keeps its error listener for good: pg-pool's end() resolves once its clients are
+      // handed off, before their sockets have closed, and a server that shuts down then makes an idle one emit
+      // 'error' on the pool, which would be unhandled. A pool the app passed in is the app's: it gets it back clean.
       if (this.ownsPool) await this.pool.end?.().catch(() => undefined)
-      this.pool.off?.('error', this.onPoolError)
+      else this.pool.off?.('error', this.onPoolError)
       this.markStopped()
     }
   }

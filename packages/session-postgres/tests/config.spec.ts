@@ -4,7 +4,7 @@ import { Context } from 'cordis'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import DefaultExport, { Config, ConfigSchema, SessionPostgres } from '../src/index.js'
-import { freshSchema, makeApp, pgUrl } from './helpers.js'
+import { captureWarnings, freshSchema, makeApp, pgUrl } from './helpers.js'
 
 describe('plugin exports and config', () => {
   it('SessionPostgres is the named and default export; Config is SessionPostgres.Config; inject names sessions', () => {
@@ -69,8 +69,29 @@ describe('plugin exports and config', () => {
       await app.ctx.sessions.flush(s)
       await app.stop()
       expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+      // and hands it back without the plugin's error listener
+      expect(pool.listenerCount('error')).toBe(0)
     } finally {
       await pool.end()
     }
+  })
+
+  it('a connection of its own pool that fails after it stopped is a warning, not an unhandled error', async () => {
+    const warnings = captureWarnings()
+    const app = makeApp()
+    const s = app.ctx.sessions.create('s1')
+    s.append('turn/start', { turn: 1 })
+    await app.ctx.sessions.flush(s)
+    const pool = (app.persistence as unknown as { pool: pg.Pool }).pool
+    await app.stop()
+    // pg-pool's end() resolves before its idle clients' sockets have closed; a server shutting down then makes one
+    // emit 'error' on the pool, as here
+    const terminated = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+    })
+    expect(() => pool.emit('error', terminated, {})).not.toThrow()
+    expect(warnings).toEqual([
+      'session-postgres: an idle database connection failed: Error: terminating connection due to administrator command',
+    ])
   })
 })
