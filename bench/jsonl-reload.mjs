@@ -11,6 +11,9 @@ import { bootCore, llm, middle, spread, tick, timeOf } from './lib.mjs'
  * pooled median to miss the bar under load (0.57) where 5 met it (0.63).
  */
 const RUNS = 5
+/** Unrecorded pairs at the start of each run, then the timed ones. */
+const WARM_PAIRS = 2
+const PAIRS = 11
 
 async function writeLog(root, count) {
   const writer = bootCore({ persistence: { root } })
@@ -49,8 +52,7 @@ export async function jsonlReload() {
   // Each run boots a fresh reader app and alternates the two readers, so both see the same machine and heap state.
   // The bar is the median of every paired ratio of every run (one slow run on a shared machine cannot decide it); the
   // table shows the spread of the runs' own medians.
-  const pairedSpeeds = []
-  const speeds = []
+  const runSpeeds = []
   const resumes = []
   for (let run = 0; run < RUNS; run++) {
     const reader = bootCore({ persistence: { root } })
@@ -58,22 +60,21 @@ export async function jsonlReload() {
     const inspect = () => reader.sessionPersistence.inspect(id)
     // A resume's preparation: repair check, validation and the unpublished session, released again.
     const prepare = async () => (await reader.sessionPersistence.prepare(id))[Symbol.dispose]()
-    const [warm, pairs] = [2, 11]
     const speed = []
     const resume = []
-    for (let i = 0; i < warm + pairs; i++) {
+    for (let i = 0; i < WARM_PAIRS + PAIRS; i++) {
       const p = await timeOf(plainRead)
       const q = await timeOf(inspect)
       const r = await timeOf(prepare)
-      if (i >= warm) speed.push(p / q), resume.push(p / r), pairedSpeeds.push(p / q)
+      if (i >= WARM_PAIRS) speed.push(p / q), resume.push(p / r)
     }
     await reader.scope.dispose()
-    speeds.push(middle(speed))
+    runSpeeds.push(speed)
     resumes.push(middle(resume))
   }
   rmSync(root, { recursive: true, force: true })
-  const speed = spread(speeds)
-  const pairedMedian = middle(pairedSpeeds)
+  const speed = spread(runSpeeds.map(middle))
+  const pairedMedian = middle(runSpeeds.flat())
   return {
     title: `Reloading a large JSONL log, ${RUNS} run${RUNS > 1 ? 's' : ''}: min / median / max`,
     columns: ['reader', 'events', 'speed relative to plain readFile + split + JSON.parse'],

@@ -77,14 +77,13 @@ export class NotificationListener {
     // 'error' too; a checked-out client has no pool listener, so this one keeps that from crashing the process.
     const ignore = () => undefined
     client.on('error', ignore)
-    try {
-      await client.query(`UNLISTEN *`)
-      client.removeListener('error', ignore)
-      client.release()
-    } catch {
-      client.removeListener('error', ignore)
-      client.release(true)
-    }
+    const unlistened = await client.query(`UNLISTEN *`).then(
+      () => true,
+      () => false,
+    )
+    client.removeListener('error', ignore)
+    // a connection that failed is destroyed, not handed back to the pool
+    client.release(!unlistened)
   }
 
   private async connect(): Promise<void> {
