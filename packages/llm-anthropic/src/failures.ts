@@ -5,7 +5,7 @@
  * adapter (redacted first, cut to `MAX_MESSAGE_CHARS` after), are `@bridle/llm/adapter-kit`'s.
  */
 import { LlmError, isContextWindowExceededError, isQuotaExceededError, isRecord } from '@bridle/llm'
-import { retryAfterMs } from '@bridle/llm/adapter-kit'
+import { inStreamFailureCode, retryAfterMs } from '@bridle/llm/adapter-kit'
 
 /** The longest message an error of this adapter carries (cut after redaction). */
 export const MAX_MESSAGE_CHARS = 500
@@ -79,11 +79,14 @@ export function httpError(
   })
 }
 
-/** An `error` event inside a 2xx stream: classified by its type's status (`overloaded_error` → 529 → `SERVER`). */
+/**
+ * An `error` event inside a 2xx stream: classified by its type's status (`overloaded_error` → 529 → `SERVER`), and
+ * never retried when that status is a 4xx (`rate_limit_error` there is `HTTP_429`, not `RATE_LIMIT`).
+ */
 export function streamErrorEvent(payload: unknown, displayName: string): LlmError {
   const details = errorDetails(payload)
   const status = details.type === undefined ? undefined : STATUS_OF_TYPE[details.type]
-  const code = status === undefined ? 'SERVER' : errorCode(status, details)
+  const code = status === undefined ? 'SERVER' : inStreamFailureCode(status, errorCode(status, details))
   return new LlmError(describe(displayName, 'error event in the stream', details), code, {
     ...(status === undefined ? {} : { status }),
     ...(details.requestId === undefined ? {} : { requestId: details.requestId }),

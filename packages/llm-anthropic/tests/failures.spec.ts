@@ -1,4 +1,5 @@
 import { createServer } from 'node:net'
+import { DEFAULT_RETRY_POLICY } from '@bridle/llm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { answerEvents, errorBody, errorEvent, messageStart } from '../src/testing.js'
 import { TEST_KEY, boot, failureOf, run, teardown, type Harness } from './harness.js'
@@ -102,9 +103,12 @@ describe('failures inside the stream', () => {
     expect(result.message.content).toEqual([{ type: 'text', text: 'partial' }])
   })
 
-  it('a rate-limit error event is RATE_LIMIT', async () => {
+  it('a rate-limit error event (a 4xx inside the stream) is HTTP_429, outside the default retryable codes', async () => {
     h = await boot([{ kind: 'sse', events: [messageStart(), errorEvent('rate_limit_error', 'too fast')] }])
-    expect(failureOf((await run(h.ctx)).finish).code).toBe('RATE_LIMIT')
+    const failure = failureOf((await run(h.ctx)).finish)
+    expect(failure).toMatchObject({ code: 'HTTP_429', status: 429 })
+    expect(failure.message).toContain('rate_limit_error')
+    expect(DEFAULT_RETRY_POLICY.retryableCodes).not.toContain(failure.code)
   })
 
   it('a payload that is not JSON is MALFORMED_RESPONSE with a preview', async () => {

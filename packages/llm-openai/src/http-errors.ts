@@ -4,7 +4,7 @@
  * needs (status, provider retry-after, request id).
  */
 import { LlmError, clipRedacted, isContextWindowExceededError, isQuotaExceededError } from '@bridle/llm'
-import { retryAfterMs } from '@bridle/llm/adapter-kit'
+import { inStreamFailureCode, retryAfterMs } from '@bridle/llm/adapter-kit'
 import { asRecord } from './json-object.js'
 
 const MAX_MESSAGE_CHARS = 500
@@ -99,14 +99,15 @@ export function httpError(
 
 /**
  * An error inside a 2xx stream (an error event, an error payload, or an `error` object beside `choices`). A status
- * the error carries classifies it by the HTTP table, so a 4xx (Groq's `tool_use_failed` 400) is never `SERVER` and
- * so never retried — but for 408 and 429, which a later attempt can pass. Without a status, an
+ * the error carries classifies it by the HTTP table, so a 4xx (Groq's `tool_use_failed` 400) is never `SERVER`, and
+ * no in-stream 4xx is retried: 429 and 408 are `HTTP_429`/`HTTP_408` there. Without a status, an
  * `invalid_request_error` type is `INVALID_REQUEST`; quota and context wording keep their codes; else `SERVER`.
  */
 export function streamErrorEvent(details: ErrorDetails, displayName: string): LlmError {
   const message = details.message ?? `${displayName} reported an error inside the event stream`
   const status = details.status
-  if (status !== undefined) return new LlmError(message, httpErrorCode(status, details), { status })
+  if (status !== undefined)
+    return new LlmError(message, inStreamFailureCode(status, httpErrorCode(status, details)), { status })
   const code = isQuotaError(details)
     ? 'QUOTA'
     : isContextError(details)

@@ -80,6 +80,18 @@ describe('in-stream errors', () => {
     expect(failureOf((await run(h.ctx)).finish)).toEqual({ code: 'INVALID_REQUEST', message: groq.error.message })
   })
 
+  it('an in-stream 429 or 408 is HTTP_429 / HTTP_408: never retried, though the same status before the stream is', async () => {
+    h = await boot([
+      sse([chunk({ role: 'assistant', content: 'Hal' }), { error: { message: 'slow down', status: 429 } }]),
+      sse([{ error: { message: 'took too long', code: 408 } }]),
+    ])
+    const rateLimited = await run(h.ctx)
+    expect(rateLimited.message.content).toEqual([{ type: 'text', text: 'Hal' }])
+    expect(failureOf(rateLimited.finish)).toEqual({ code: 'HTTP_429', message: 'slow down', status: 429 })
+    expect(failureOf((await run(h.ctx)).finish)).toEqual({ code: 'HTTP_408', message: 'took too long', status: 408 })
+    for (const code of ['HTTP_429', 'HTTP_408']) expect(DEFAULT_RETRY_POLICY.retryableCodes).not.toContain(code)
+  })
+
   it('an in-stream error with a 5xx status, or none, stays SERVER (retryable)', async () => {
     h = await boot([
       sse([{ error: { message: 'overloaded', status: 503 } }]),

@@ -28,6 +28,7 @@ export {
   type SniffVerdict,
 } from './adapter-kit/stream-sniff.js'
 export { requestedWaitMs, retryAfterMs } from './adapter-kit/retry-after.js'
+export { inStreamFailureCode } from './adapter-kit/stream-failure.js'
 export {
   sdkHttpError,
   sdkRequestOptions,
