@@ -63,9 +63,9 @@ export async function jsonlReload() {
     fullGc()
     return timeOf(work)
   }
-  // Each run boots a fresh reader app and alternates the two readers, so both see the same machine and heap state.
-  // The bar is the median of every paired ratio of every run (one slow run on a shared machine cannot decide it); the
-  // table shows the spread of the runs' own medians.
+  // Each run boots a fresh reader app and takes the readers in turn, each from a clean heap, so all see the same
+  // machine. The bar is the median of every paired ratio of every run (one slow run on a shared machine cannot decide
+  // it); the table shows the spread of the runs' own medians.
   const runSpeeds = []
   const resumes = []
   const dropped = []
