@@ -7,8 +7,8 @@
 //
 // Every ratio is paired sample by sample: each turn's step is divided by one `JSON.stringify` of that turn's own
 // request, timed right after it (the fastest of three), and `step(H) / step(H=100)` divides two steps taken moments
-// apart (the apps of the three sizes take turns). A burst of load then falls on both sides of a ratio alike; the table
-// gives the median of the paired ratios. The whole scenario runs STEP_RUNS times, each
+// apart (the apps of the three sizes take turns, and nothing else runs between their turns: no stringify). A burst of
+// load then falls on both sides of a ratio alike; the table gives the median of the paired ratios. The whole scenario runs STEP_RUNS times, each
 // in fresh apps; the table gives min / median / max over the runs, and the bars hold the median.
 import { benchApp, llm, middle, quick, seedHistory, spread, stopwatch, stringifyTime } from './lib.mjs'
 
@@ -41,7 +41,8 @@ async function runner(history) {
   return {
     history,
     ctx,
-    async next() {
+    /** One turn; with `stringify`, also the request's `JSON.stringify` time (the step ÷ stringify phase only). */
+    async next(stringify) {
       if (turns === TURNS_PER_AGENT) {
         await agent?.dispose()
         agent = ctx.agentLoop.create({ provider: 'bench', model: 'instant', seed })
@@ -51,18 +52,19 @@ async function runner(history) {
       turns++
       const whole = await turn()
       const step = probe.toRequest
-      return { step, turn: whole, stringify: stringifyTime(probe.request), messages: probe.request.messages.length }
+      const messages = probe.request.messages.length
+      return { step, turn: whole, stringify: stringify ? stringifyTime(probe.request) : undefined, messages }
     },
   }
 }
 
 /** `count` samples of each runner after `warm` unrecorded ones, one turn of each in turn (the order alternating). */
-async function interleaved(runners, warm, count) {
+async function interleaved(runners, warm, count, stringify) {
   const results = runners.map(() => [])
   for (let i = 0; i < warm + count; i++) {
     const order = i % 2 === 0 ? [...runners.keys()] : [...runners.keys()].reverse()
     for (const k of order) {
-      const sample = await runners[k].next()
+      const sample = await runners[k].next(stringify)
       if (i >= warm) results[k].push(sample)
     }
   }
@@ -79,12 +81,14 @@ async function measure() {
   const alone = []
   for (const h of SIZES) {
     const r = await runner(h)
-    alone.push((await interleaved([r], warm, count))[0])
+    alone.push((await interleaved([r], warm, count, true))[0])
     await r.ctx.scope.dispose()
   }
   const runners = []
   for (const h of SIZES) runners.push(await runner(h))
-  const side = await interleaved(runners, warm, count)
+  // No stringify here: three copies of a 10,000-message request (megabytes of garbage) between turns made the next
+  // turn pay their collection, and the H = 10,000 app's own turn came next half the time (1.3 where it is 1.1).
+  const side = await interleaved(runners, warm, count, false)
   for (const r of runners) await r.ctx.scope.dispose()
   return SIZES.map((history, k) => ({
     history,

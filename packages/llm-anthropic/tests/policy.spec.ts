@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import {
   callId,
   createAssistantMessage,
@@ -146,5 +147,43 @@ describe('placeBreakpoints', () => {
     expect(second.tokensThrough(0)).toBe(first.tokensThrough(0))
     expect(second.tokensThrough(1) - second.tokensThrough(0)).toBeGreaterThanOrEqual(200)
     expect(second.blocksThrough(1)).toBe(2)
+  })
+
+  it('measures every history of a chain of extensions as a fresh copy is measured, whichever was measured first', () => {
+    const pool = [
+      createUserMessage('u'.repeat(90)),
+      createAssistantMessage({
+        content: [{ type: 'text', text: 'a'.repeat(400) }],
+        source: { provider: 'anthropic', model: 'm' },
+      }),
+      createUserMessage('v'),
+    ]
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(30), fc.array(fc.nat(pool.length - 1), { maxLength: 3 }), fc.boolean()), {
+          maxLength: 15,
+        }),
+        (ops) => {
+          const seen: (readonly Message[])[] = [Object.freeze([createUserMessage('head')])]
+          const check = (h: readonly Message[]) => {
+            const got = prefixLayout(input(h))
+            const fresh = prefixLayout(input(Object.freeze([...h])))
+            for (let i = 0; i < h.length; i++) {
+              expect(got.tokensThrough(i)).toBe(fresh.tokensThrough(i))
+              expect(got.blocksThrough(i)).toBe(fresh.blocksThrough(i))
+            }
+          }
+          for (const [pick, extra, measureNow] of ops) {
+            const next = extendHistory(
+              seen[pick % seen.length]!,
+              extra.map((i) => pool[i]!),
+            )
+            seen.push(next)
+            if (measureNow) check(next)
+          }
+          for (const h of [...seen].reverse()) check(h)
+        },
+      ),
+    )
   })
 })

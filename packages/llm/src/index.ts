@@ -145,7 +145,7 @@ export { LLM_PACKAGE_VERSION, attributionHeaders } from './attribution.js'
 
 // immutability and JSON limits
 export { isWalkable, deepFreeze, isDeepFrozen, markLoopRequest, isLoopRequest } from './freeze.js'
-export { extendHistory, historyBaseOf } from './history.js'
+export { extendHistory, extendsHistory, historyBaseOf, historyChainOf } from './history.js'
 export {
   MAX_JSON_DEPTH,
   MAX_JSON_BYTES,

@@ -4,7 +4,7 @@
  * history on every step. A history that extends one already indexed (same first message, same leading elements) is
  * indexed by comparing element identities and reading only the new messages.
  */
-import { historyBaseOf } from './history.js'
+import { historyBaseOf, historyChainOf } from './history.js'
 import type { Message } from './message.js'
 
 /** Providers with at least one `replayState`-carrying assistant message, and how many such messages each has. */
@@ -20,21 +20,31 @@ interface Entry extends ReplayIndex {
 const byArray = new WeakMap<readonly Message[], Entry>()
 /** First message → the latest cached history that starts with it (the likely base of the next one). */
 const byHead = new WeakMap<Message, Entry>()
+/** Chain of extensions (`historyChainOf`) → its longest cached history, a prefix of every longer member. */
+const byChain = new WeakMap<object, Entry>()
 
 /**
  * The replay index of `messages`. Exact for any input; cached (and used as a base for later histories) only when
  * the array, every message and every message source are frozen, so what was read cannot change afterwards.
- * A history from `extendHistory` whose base is cached costs O(new messages); one sharing a first message with a
+ * A history whose chain of extensions (`historyChainOf`) has a cached member no longer than it costs O(new messages)
+ * (however many histories were built in between); one sharing a first message with a
  * cached history costs one identity comparison per shared element; anything else a full read.
  */
 export function replayIndexOf(messages: readonly Message[]): ReplayIndex {
   const cached = byArray.get(messages)
   if (cached !== undefined) return cached
   const head = messages[0]
-  // A history built by `extendHistory` names its base: no element comparison. Otherwise try the latest history
-  // with the same first message, and check the shared prefix by identity.
+  // A cached member of the history's chain no longer than it, or its cached base, is its prefix: no element
+  // comparison. Otherwise try the latest history with the same first message, and check the shared prefix by identity.
+  const chain = historyChainOf(messages)
+  const member = chain === undefined ? undefined : byChain.get(chain)
   const parent = historyBaseOf(messages)
-  const lineal = parent === undefined ? undefined : byArray.get(parent)
+  const lineal =
+    member !== undefined && member.messages.length <= messages.length
+      ? member
+      : parent === undefined
+        ? undefined
+        : byArray.get(parent)
   const base = lineal ?? (head === undefined ? undefined : byHead.get(head))
   let start = 0
   let providers: Map<string, number>
@@ -59,6 +69,8 @@ export function replayIndexOf(messages: readonly Message[]): ReplayIndex {
   if (cacheable) {
     byArray.set(messages, entry)
     if (head !== undefined) byHead.set(head, entry)
+    if (chain !== undefined && (member === undefined || member.messages.length <= messages.length))
+      byChain.set(chain, entry)
   }
   return entry
 }

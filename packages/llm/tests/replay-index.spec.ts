@@ -2,7 +2,15 @@ import fc from 'fast-check'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { createAssistantMessage, createUserMessage, extendHistory, historyBaseOf, type Message } from '@bridle/llm'
+import {
+  createAssistantMessage,
+  createUserMessage,
+  extendHistory,
+  extendsHistory,
+  historyBaseOf,
+  historyChainOf,
+  type Message,
+} from '@bridle/llm'
 import { replayIndexOf } from '../src/replay-index.js'
 
 const assistant = (provider: string, replay = true): Message =>
@@ -35,7 +43,7 @@ describe('replayIndexOf', () => {
       fc.property(
         fc.array(
           fc.tuple(
-            fc.constantFrom('grow', 'extend', 'rewrite', 'fork'),
+            fc.constantFrom('grow', 'extend', 'rewrite', 'fork', 'branch'),
             fc.array(fc.nat(pool.length - 1), { maxLength: 4 }),
           ),
           { maxLength: 12 },
@@ -49,6 +57,7 @@ describe('replayIndexOf', () => {
             if (op === 'grow') history = Object.freeze([...history, ...extra])
             else if (op === 'extend') history = extendHistory(history, extra)
             else if (op === 'rewrite') history = Object.freeze([head, ...extra, ...history.slice(1, -1)])
+            else if (op === 'branch') history = extendHistory(seen[picks.length % seen.length]!, extra)
             else history = Object.freeze([...seen[picks.length % seen.length]!, ...extra])
             seen.push(history)
             expect(new Map(replayIndexOf(history).providers)).toEqual(scan(history))
@@ -138,6 +147,56 @@ describe('extendHistory / historyBaseOf', () => {
     // 200 arrays of ~2,000 slots would be over 3 MB; what remains is the last two arrays and the new messages.
     expect(grown).toBeLessThan(1_000_000)
     expect(current).toHaveLength(2200)
+  })
+
+  it('extendsHistory is true only for a prefix, and for every earlier array of an unbranched chain', () => {
+    const pool = [createUserMessage('u'), assistant('a'), createUserMessage('v')]
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(40), fc.array(fc.nat(pool.length - 1), { maxLength: 3 })), { maxLength: 25 }),
+        (ops) => {
+          const seen: (readonly Message[])[] = [Object.freeze([createUserMessage('head')])]
+          for (const [pick, extra] of ops) {
+            const base = seen[pick % seen.length]!
+            seen.push(
+              extendHistory(
+                base,
+                extra.map((i) => pool[i]!),
+              ),
+            )
+          }
+          const isPrefix = (a: readonly Message[], b: readonly Message[]) =>
+            b.length <= a.length && b.every((m, i) => a[i] === m)
+          for (const a of seen)
+            for (const b of seen) {
+              if (extendsHistory(a, b)) expect(isPrefix(a, b)).toBe(true)
+              const chain = historyChainOf(a)
+              if (chain !== undefined && chain === historyChainOf(b)) {
+                const [short, long] = a.length <= b.length ? [a, b] : [b, a]
+                expect(isPrefix(long, short)).toBe(true)
+              }
+            }
+        },
+      ),
+    )
+    // A chain extended only at its latest array: every array knows every earlier one, however many lie between.
+    const line: (readonly Message[])[] = [Object.freeze([createUserMessage('0')])]
+    for (let i = 1; i < 6; i++) line.push(extendHistory(line.at(-1)!, i % 2 === 0 ? [] : [assistant(`${i}`)]))
+    for (let i = 0; i < line.length; i++)
+      for (let j = 0; j <= i; j++) expect(extendsHistory(line[i]!, line[j]!)).toBe(true)
+    expect(extendsHistory(line[1]!, line[3]!)).toBe(false)
+    expect(historyChainOf(Object.freeze([...line[5]!]))).toBeUndefined()
+  })
+
+  it('a branch from an earlier array starts a new chain', () => {
+    const first = Object.freeze([createUserMessage('a')])
+    const second = extendHistory(first, [assistant('p')])
+    const third = extendHistory(second, [createUserMessage('b')])
+    const branch = extendHistory(second, [createUserMessage('c')])
+    expect(historyChainOf(branch)).not.toBe(historyChainOf(third))
+    expect(extendsHistory(branch, third)).toBe(false)
+    expect(extendsHistory(third, branch)).toBe(false)
+    expect(extendsHistory(branch, second)).toBe(true)
   })
 
   it('refuses a mutable base', () => {

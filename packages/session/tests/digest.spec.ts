@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { ToolSchema } from '@bridle/llm'
+import { extendHistory, type Message, type ToolSchema } from '@bridle/llm'
 import {
   EMPTY_CHAIN,
   RequestDigester,
@@ -116,6 +116,26 @@ describe('RequestDigester (incremental live path)', () => {
       requestDigestParts(request),
     )
     expect(counted.hashed()).toBe(21)
+  })
+
+  it('reads no earlier message when histories were derived in between (a chain of extensions)', () => {
+    const digester = new RequestDigester()
+    const base = { provider: 'p', model: 'm', system: 'S', tools: [tool('a')] }
+    // The first history's slots count their reads once it is built.
+    let reads = 0
+    const slots: Message[] = []
+    for (let i = 0; i < 50; i++) {
+      const message = user(`u${i}`)
+      Object.defineProperty(slots, i, { enumerable: true, get: () => (reads++, message) })
+    }
+    const first = Object.freeze(slots)
+    digester.digest({ ...base, messages: first })
+    // Another reader derives a history after the first append; the step's history extends that one.
+    const between = extendHistory(first, [assistant('a0')])
+    const next = extendHistory(between, [user('u50')])
+    reads = 0
+    expect(digester.digest({ ...base, messages: next })).toEqual(requestDigestParts({ ...base, messages: next }))
+    expect(reads).toBe(0)
   })
 })
 

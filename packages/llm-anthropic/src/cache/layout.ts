@@ -3,10 +3,10 @@
  * an estimated token count and a block count at every message end (README.md#prompt-caching). Estimates only: the
  * policy uses them for the per-model minimum and for the log; the API's own counts come back in the usage.
  *
- * Per step this costs O(new messages): a history built by `extendHistory` from one already measured (the session's
- * derivation after appends) reuses that measurement and measures only the tail.
+ * Per step this costs O(new messages): a history in a chain of extensions (`historyChainOf`; the session derives
+ * histories after appends with `extendHistory`) reuses the chain's measures and measures only the tail.
  */
-import { historyBaseOf, type CachePlanInput, type Message } from '@bridle/llm'
+import { type CachePlanInput, historyBaseOf, historyChainOf, type Message } from '@bridle/llm'
 import { replayedBlocks } from '../replay.js'
 
 /** Characters per token the estimate assumes (code and JSON run near 3, English prose near 4). */
@@ -22,6 +22,8 @@ interface Measured {
 }
 
 const measured = new WeakMap<readonly Message[], Measured>()
+/** Chain of extensions → the measures of its longest measured member. */
+const measuredChains = new WeakMap<object, Measured>()
 
 export interface PrefixLayout {
   /** Estimated tokens of the tool definitions. */
@@ -60,23 +62,23 @@ export function prefixLayout(input: CachePlanInput): PrefixLayout {
 function measure(messages: readonly Message[], provider: string): Measured {
   const known = measured.get(messages)
   if (known !== undefined && known.provider === provider) return known
+  const chain = historyChainOf(messages)
+  // A chain's measures run over its longest measured member: a prefix of every longer member, and every shorter
+  // member is a prefix of it. So they are extended in place, or read as they are up to `messages.length`. The first
+  // extension of a history measured alone finds it as its base (when the base is in the same chain, not branched).
   const base = historyBaseOf(messages)
-  const from = base === undefined ? undefined : measured.get(base)
-  let out: Measured
-  let start = 0
-  if (from !== undefined && from.provider === provider && from.tokens.length === base!.length) {
-    // extend the base's arrays in place when no other history extended them first; the base keeps its length view
-    out = from
-    start = base!.length
-  } else out = { provider, tokens: [], blocks: [] }
-  if (out.tokens.length !== start)
-    out = { provider, tokens: out.tokens.slice(0, start), blocks: out.blocks.slice(0, start) }
-  for (let i = start; i < messages.length; i++) {
+  const ofBase = base === undefined || historyChainOf(base) !== chain ? undefined : measured.get(base)
+  const from =
+    (chain === undefined ? undefined : measuredChains.get(chain)) ??
+    (ofBase !== undefined && ofBase.tokens.length === base!.length ? ofBase : undefined)
+  const out: Measured = from !== undefined && from.provider === provider ? from : { provider, tokens: [], blocks: [] }
+  for (let i = out.tokens.length; i < messages.length; i++) {
     const message = messages[i]!
     out.tokens.push((out.tokens[i - 1] ?? 0) + estimateTokens(JSON.stringify(message.content).length))
     out.blocks.push((out.blocks[i - 1] ?? 0) + wireBlocks(message, provider))
   }
   measured.set(messages, out)
+  if (chain !== undefined) measuredChains.set(chain, out)
   return out
 }
 

@@ -6,7 +6,7 @@ import {
   type CachePlan,
   CALL_CONFIG_KEYS,
   callConfigOf,
-  historyBaseOf,
+  extendsHistory,
   type LlmCallConfig,
   type Message,
   type ToolSchema,
@@ -107,8 +107,8 @@ export function requestDigestParts(request: DigestableRequest): RequestDigestPar
  * and recomputed from the first changed position after a replace; a message that only moved (it followed the replaced
  * range) keeps its digest, so after a replace only the replacement is hashed. Config, system and tools digests are
  * recomputed only when they change. Per request this costs O(new data) hashing, plus one pointer comparison per
- * message unless the history was built by `extendHistory` from the previously digested one (the session's derivation
- * after appends).
+ * message unless the history is known to extend the previously digested one (`extendsHistory`: the session derives
+ * histories after appends with `extendHistory`, also when other readers took histories in between).
  *
  * A digester with nothing digested yet can start from a recorded prefix (`Session.digestedPrefix`): the chain value
  * after the first `count` messages. Only the messages after it are hashed. Should a later replace change a message
@@ -168,8 +168,9 @@ export class RequestDigester {
       this.chain.push(prefix.chain)
       this.digests.truncate(0)
       this.chainStart = same = prefix.count
-    } else if (historyBaseOf(messages) === previous) {
-      // Built by `extendHistory` from the last digested history: it starts with all of it, so only the tail is new.
+    } else if (extendsHistory(messages, previous)) {
+      // Built by extending the last digested history (maybe through others): it starts with all of it, so only the tail
+      // is new.
       same = previous.length
     } else {
       const shared = Math.min(messages.length, previous.length)
