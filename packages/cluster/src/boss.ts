@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import PgBoss from 'pg-boss'
 import type pg from 'pg'
 import type { ClusterNames } from './names.js'
+import { prepared } from './prepared.js'
 
 const require = createRequire(import.meta.url)
 // The statements the work loop of pg-boss 10 sends after a handler, without awaiting them (README, "Why pg-boss 10.4.2").
@@ -48,7 +49,8 @@ export function createBoss(
         return { rows: [{ count: '0' }] }
       }
       try {
-        return await pool.query(text, values)
+        // A statement with parameters is one statement (pg-boss's fetch, send, …): prepare it once per connection.
+        return await (values.length > 0 ? pool.query(prepared(text, values)) : pool.query(text))
       } catch (error) {
         if (text !== fail) throw error
         report(error)

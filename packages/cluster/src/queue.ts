@@ -3,6 +3,7 @@ import pg from 'pg'
 
 const { escapeLiteral } = pg
 import type { ClusterNames, SessionJobData } from './names.js'
+import { prepared } from './prepared.js'
 
 /** A job as the worker holds it: its id and which activation of it this is (pg-boss counts them in `retryCount`). */
 export interface HeldJob {
@@ -25,7 +26,7 @@ const literal = (value: string) => escapeLiteral(value)
 
 /** pg-boss's `db` option over one client, so `send` runs inside our transaction. */
 const inTransaction = (client: pg.PoolClient) => ({
-  executeSql: (text: string, values: unknown[]) => client.query(text, values as unknown[]),
+  executeSql: (text: string, values: unknown[]) => client.query(prepared(text, values)),
 })
 
 /**
@@ -91,11 +92,13 @@ export class SessionQueue {
     if (jobs.length === 0) return []
     const n = this.names
     const { rows } = await this.pool.query(
-      `UPDATE ${n.jobTable} j SET expire_in = (now() - j.started_on) + $4 * interval '1 second'
-         FROM unnest($2::uuid[], $3::integer[]) AS h(id, n)
-        WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.n AND j.state = 'active'
-        RETURNING j.id`,
-      [n.queue, jobs.map((j) => j.id), jobs.map((j) => j.retryCount), seconds],
+      prepared(
+        `UPDATE ${n.jobTable} j SET expire_in = (now() - j.started_on) + $4 * interval '1 second'
+           FROM unnest($2::uuid[], $3::integer[]) AS h(id, n)
+          WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.n AND j.state = 'active'
+          RETURNING j.id`,
+        [n.queue, jobs.map((j) => j.id), jobs.map((j) => j.retryCount), seconds],
+      ),
     )
     const alive = new Set(rows.map((row: { id: string }) => row.id))
     return jobs.filter((j) => !alive.has(j.id)).map((j) => j.id)
@@ -139,8 +142,10 @@ export class SessionQueue {
     if (last !== undefined && now - last.at < maxAgeMs) return last.answer
     const answer = this.pool
       .query(
-        `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND state < 'active' AND start_after <= now() LIMIT 1`,
-        [this.names.queue],
+        prepared(
+          `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND state < 'active' AND start_after <= now() LIMIT 1`,
+          [this.names.queue],
+        ),
       )
       .then(({ rows }) => rows.length > 0)
     this.waiting = { at: now, answer }

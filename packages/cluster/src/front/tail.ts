@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { ChannelListener } from '../listener.js'
 import type { ClusterNames } from '../names.js'
+import { prepared } from '../prepared.js'
 
 /** One stored event row: its seq and its JSON text exactly as written. */
 export interface EventRow {
@@ -48,8 +49,10 @@ export class EventTail {
   /** Committed events of `id` from seq `from` on, at most `limit`, in seq order. */
   async read(id: string, from: number, limit = 500): Promise<EventRow[]> {
     const { rows } = await this.pool.query(
-      `SELECT seq, body FROM ${this.names.eventsTable} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-      [id, from, limit],
+      prepared(
+        `SELECT seq, body FROM ${this.names.eventsTable} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+        [id, from, limit],
+      ),
     )
     return rows.map((row: { seq: number; body: string }) => ({
       seq: row.seq,
