@@ -2,9 +2,10 @@ import { createRequire } from 'node:module'
 import PgBoss from 'pg-boss'
 import type pg from 'pg'
 import type { ClusterNames } from './names.js'
+import { prepared } from './prepared.js'
 
 const require = createRequire(import.meta.url)
-// The statements the work loop of pg-boss 10 sends without awaiting them (README, "Why pg-boss 10.4.2").
+// The statements the work loop of pg-boss 10 sends after a handler, without awaiting them (README, "Why pg-boss 10.4.2").
 const plans = require('pg-boss/src/plans.js') as {
   completeJobs(schema: string): string
   failJobsById(schema: string): string
@@ -19,12 +20,15 @@ export interface BossTiming {
 }
 
 /**
- * A pg-boss instance over `pool`, in the cluster's queue schema. Its database adapter is ours, for two reasons:
+ * A pg-boss instance over `pool`, in the cluster's queue schema. Its database adapter is ours, for three reasons:
  *
- * - the work loop of pg-boss 10 calls `complete()` and `fail()` without awaiting them, so a lost connection at that
- *   moment would be an unhandled rejection that ends the process; those two statements report their error instead
- *   and resolve "nothing changed" (a job whose completion was lost is recovered by expiry, and this worker completes
- *   its jobs itself anyway);
+ * - the work loop of pg-boss 10 completes a job by id alone once its handler returns, but the handler has already
+ *   settled the job itself — completed it in a fenced transaction, failed it to hand it back, or lost it to a retry
+ *   elsewhere, whose new activation (same id) that completion would end. So the loop's completion is answered here
+ *   without a statement: it would change nothing, or the wrong activation;
+ * - the loop calls `fail()` without awaiting it, so a lost connection at that moment would be an unhandled rejection
+ *   that ends the process; that statement reports its error instead and resolves "nothing changed" (a job whose
+ *   failure was lost is recovered by expiry);
  * - the loop fails a job whose handler outlived the job's expiry while the handler still runs; `owns(id)` names the
  *   jobs this process is still serving, whose fate their handler decides (it completes or hands back each one).
  */
@@ -40,13 +44,15 @@ export function createBoss(
   const fail = plans.failJobsById(schema)
   const db = {
     async executeSql(text: string, values: unknown[] = []) {
+      if (text === complete) return { rows: [{ count: '0' }] }
       if (text === fail && Array.isArray(values[1]) && (values[1] as string[]).some(owns)) {
         return { rows: [{ count: '0' }] }
       }
       try {
-        return await pool.query(text, values)
+        // A statement with parameters is one statement (pg-boss's fetch, send, …): prepare it once per connection.
+        return await (values.length > 0 ? pool.query(prepared(text, values)) : pool.query(text))
       } catch (error) {
-        if (text !== complete && text !== fail) throw error
+        if (text !== fail) throw error
         report(error)
         return { rows: [{ count: '0' }] }
       }

@@ -1,6 +1,9 @@
 import type PgBoss from 'pg-boss'
-import type pg from 'pg'
+import pg from 'pg'
+
+const { escapeLiteral } = pg
 import type { ClusterNames, SessionJobData } from './names.js'
+import { prepared } from './prepared.js'
 
 /** A job as the worker holds it: its id and which activation of it this is (pg-boss counts them in `retryCount`). */
 export interface HeldJob {
@@ -12,9 +15,18 @@ export interface HeldJob {
 /** How `finish` ended a job. */
 export type FinishOutcome = 'completed' | 'requeued' | 'lost'
 
+/** What a transaction's decision resolves, and the NOTIFY (if any) that goes out with its commit. */
+interface Settled<T> {
+  readonly value: T
+  readonly notify?: string
+}
+
+/** A SQL string literal: the transactions' statements go out together in one simple-protocol message. */
+const literal = (value: string) => escapeLiteral(value)
+
 /** pg-boss's `db` option over one client, so `send` runs inside our transaction. */
 const inTransaction = (client: pg.PoolClient) => ({
-  executeSql: (text: string, values: unknown[]) => client.query(text, values as unknown[]),
+  executeSql: (text: string, values: unknown[]) => client.query(prepared(text, values)),
 })
 
 /**
@@ -25,6 +37,8 @@ const inTransaction = (client: pg.PoolClient) => ({
  * messages arrived that it did not take.
  */
 export class SessionQueue {
+  private waiting: { readonly at: number; readonly answer: Promise<boolean> } | undefined
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly boss: PgBoss,
@@ -36,11 +50,13 @@ export class SessionQueue {
    * messages), and wakes the workers. Resolves the new job's id, or `undefined` when one was already there.
    */
   async enqueue(session: string): Promise<string | undefined> {
-    return this.transaction(async (client) => {
-      await this.lock(client, session)
-      if (await this.hasOpenJob(client, session)) return undefined
-      return this.send(client, session)
-    })
+    const n = this.names
+    return this.transaction(
+      `${this.lockSql(session)};
+       SELECT 1 FROM ${n.jobTable} WHERE name = ${literal(n.queue)} AND singleton_key = ${literal(session)}
+          AND state < 'completed' LIMIT 1`,
+      async (client, [, open]) => (open!.rows.length > 0 ? { value: undefined } : this.send(client, session)),
+    )
   }
 
   /**
@@ -50,22 +66,21 @@ export class SessionQueue {
    */
   async finish(job: HeldJob): Promise<FinishOutcome> {
     const n = this.names
-    return this.transaction(async (client) => {
-      await this.lock(client, job.session)
-      const done = await client.query(
-        `UPDATE ${n.jobTable} SET state = 'completed', completed_on = now(), output = $4::jsonb
-          WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
-        [n.queue, job.id, job.retryCount, JSON.stringify({ session: job.session })],
-      )
-      if (done.rowCount !== 1) return 'lost'
-      const waiting = await client.query(
-        `SELECT 1 FROM ${n.messagesTable} WHERE session_id = $1 AND delivered_seq IS NULL AND rejected IS NULL LIMIT 1`,
-        [job.session],
-      )
-      if (waiting.rows.length === 0) return 'completed'
-      await this.send(client, job.session)
-      return 'requeued'
-    })
+    return this.transaction(
+      `${this.lockSql(job.session)};
+       UPDATE ${n.jobTable} SET state = 'completed', completed_on = now(),
+              output = ${literal(JSON.stringify({ session: job.session }))}::jsonb
+        WHERE name = ${literal(n.queue)} AND id = ${literal(job.id)}::uuid AND retry_count = ${Number(job.retryCount)}
+          AND state = 'active';
+       SELECT 1 FROM ${n.messagesTable} WHERE session_id = ${literal(job.session)} AND delivered_seq IS NULL
+          AND rejected IS NULL LIMIT 1`,
+      async (client, [, done, waiting]): Promise<Settled<FinishOutcome>> => {
+        if (done!.rowCount !== 1) return { value: 'lost' }
+        if (waiting!.rows.length === 0) return { value: 'completed' }
+        const { notify } = await this.send(client, job.session)
+        return { value: 'requeued', notify }
+      },
+    )
   }
 
   /**
@@ -77,11 +92,13 @@ export class SessionQueue {
     if (jobs.length === 0) return []
     const n = this.names
     const { rows } = await this.pool.query(
-      `UPDATE ${n.jobTable} j SET expire_in = (now() - j.started_on) + $4 * interval '1 second'
-         FROM unnest($2::uuid[], $3::integer[]) AS h(id, n)
-        WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.n AND j.state = 'active'
-        RETURNING j.id`,
-      [n.queue, jobs.map((j) => j.id), jobs.map((j) => j.retryCount), seconds],
+      prepared(
+        `UPDATE ${n.jobTable} j SET expire_in = (now() - j.started_on) + $4 * interval '1 second'
+           FROM unnest($2::uuid[], $3::integer[]) AS h(id, n)
+          WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.n AND j.state = 'active'
+          RETURNING j.id`,
+        [n.queue, jobs.map((j) => j.id), jobs.map((j) => j.retryCount), seconds],
+      ),
     )
     const alive = new Set(rows.map((row: { id: string }) => row.id))
     return jobs.filter((j) => !alive.has(j.id)).map((j) => j.id)
@@ -115,24 +132,31 @@ export class SessionQueue {
     return enqueued
   }
 
-  /** Whether a job of the queue waits for a worker now (queued or due for a retry). */
-  async jobsWaiting(): Promise<boolean> {
-    const { rows } = await this.pool.query(
-      `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND state < 'active' AND start_after <= now() LIMIT 1`,
-      [this.names.queue],
-    )
-    return rows.length > 0
+  /**
+   * Whether a job of the queue waits for a worker now (queued or due for a retry). An answer at most `maxAgeMs` old
+   * is reused (or one in flight shared), so the loops of a busy process ask once between them.
+   */
+  jobsWaiting(maxAgeMs = 0): Promise<boolean> {
+    const now = Date.now()
+    const last = this.waiting
+    if (last !== undefined && now - last.at < maxAgeMs) return last.answer
+    const answer = this.pool
+      .query(
+        prepared(
+          `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND state < 'active' AND start_after <= now() LIMIT 1`,
+          [this.names.queue],
+        ),
+      )
+      .then(({ rows }) => rows.length > 0)
+    this.waiting = { at: now, answer }
+    answer.catch(() => {
+      if (this.waiting?.answer === answer) this.waiting = undefined
+    })
+    return answer
   }
 
-  private async hasOpenJob(client: pg.PoolClient, session: string): Promise<boolean> {
-    const { rows } = await client.query(
-      `SELECT 1 FROM ${this.names.jobTable} WHERE name = $1 AND singleton_key = $2 AND state < 'completed' LIMIT 1`,
-      [this.names.queue, session],
-    )
-    return rows.length > 0
-  }
-
-  private async send(client: pg.PoolClient, session: string): Promise<string> {
+  /** Sends `session`'s job inside the open transaction; the wake-up goes out with the commit. */
+  private async send(client: pg.PoolClient, session: string): Promise<Settled<string>> {
     const data: SessionJobData = { session }
     const id = await this.boss.send(
       this.names.queue,
@@ -144,24 +168,31 @@ export class SessionQueue {
     )
     if (id === null) throw new Error(`cluster: pg-boss refused a job for session "${session}"`)
     // delivered when the transaction commits, so a worker never wakes before the job is visible
-    await client.query('SELECT pg_notify($1, $2)', [this.names.jobsChannel, session])
-    return id
+    return { value: id, notify: `SELECT pg_notify(${literal(this.names.jobsChannel)}, ${literal(session)})` }
   }
 
-  private async lock(client: pg.PoolClient, session: string): Promise<void> {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-      `bridle-cluster:${this.names.queueSchema}/${this.names.queue}:${session}`,
-    ])
+  private lockSql(session: string): string {
+    const key = `bridle-cluster:${this.names.queueSchema}/${this.names.queue}:${session}`
+    return `SELECT pg_advisory_xact_lock(hashtextextended(${literal(key)}, 0))`
   }
 
-  private async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * One transaction in as few round trips as it can take: `BEGIN`, the session's lock and `opening` (statements
+   * separated by `;`, each with its own snapshot, so every one after the lock sees what committed before it was
+   * granted) go in one message; `decide` gets their results (the lock's first) and may send more on the client; its
+   * `notify` statement goes out with the `COMMIT`.
+   */
+  private async transaction<T>(
+    opening: string,
+    decide: (client: pg.PoolClient, results: pg.QueryResult[]) => Promise<Settled<T>>,
+  ): Promise<T> {
     const client = await this.pool.connect()
     let broken: Error | undefined
     try {
-      await client.query('BEGIN')
-      const result = await body(client)
-      await client.query('COMMIT')
-      return result
+      const results = (await client.query(`BEGIN; ${opening}`)) as unknown as pg.QueryResult[]
+      const { value, notify } = await decide(client, results.slice(1))
+      await client.query(notify === undefined ? 'COMMIT' : `${notify}; COMMIT`)
+      return value
     } catch (error) {
       broken = error as Error
       await client.query('ROLLBACK').catch(() => undefined)

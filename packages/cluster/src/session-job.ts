@@ -140,8 +140,9 @@ async function serveResumed(
   await services.persistence.deliver(id)
   agent.wake()
   for (;;) {
+    // Input posted from here on reaches the agent through its NOTIFY-driven delivery; a message whose delivery is
+    // lost or comes too late stays waiting in the database, and the job's completion enqueues the next job for it.
     await agent.whenIdle()
-    await services.persistence.deliver(id)
     const count = agent.session.events.length
     if (!(await flushed(services, sessions, agent))) break // taken over: the new holder serves it
     const quiet = () => agent.status === 'idle' && !agent.inbox.hasPending && agent.session.events.length === count

@@ -18,6 +18,9 @@ declare module 'cordis' {
   }
 }
 
+/** How long one answer to "do other jobs wait?" serves all the loops of a process (each asks before it lingers). */
+const WAITING_MAX_AGE_MS = 100
+
 interface Running extends HeldJob {
   readonly abort: AbortController
   readonly done: Promise<void>
@@ -201,7 +204,7 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
           stopping: () => this.stopping,
           lingerMs: this.config.lingerMs,
           maxJobMs: this.config.maxJobSeconds * 1_000,
-          othersWaiting: () => this.queue!.jobsWaiting(),
+          othersWaiting: () => this.queue!.jobsWaiting(WAITING_MAX_AGE_MS),
           warn: this.warnings,
         },
         session,

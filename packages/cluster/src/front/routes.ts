@@ -8,7 +8,7 @@ import { streamSSE } from 'hono/streaming'
 import type { SessionQueue } from '../queue.js'
 import { errorBody, HttpError } from './errors.js'
 import { messageFromBody } from './messages.js'
-import type { EventTail } from './tail.js'
+import type { EventRow, EventTail } from './tail.js'
 
 /** What the front's routes work with. */
 export interface FrontServices {
@@ -27,6 +27,19 @@ export interface FrontServices {
 }
 
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,200}$/
+
+/** Rows an event stream reads at a time. */
+const READ_LIMIT = 500
+
+/**
+ * One stored event as a server-sent event (`event`, `data`, `id` lines, as Hono's `writeSSE` frames it). A stored
+ * body is one line of JSON, so it is one `data` line; the rows of one read go out in one write.
+ */
+function sseMessage(row: EventRow): string {
+  if (/[\r\n]/.test(row.type)) throw new Error(`event type ${JSON.stringify(row.type)} cannot be sent as an SSE field`)
+  const data = row.body.split(/\r\n|\r|\n/).join('\ndata: ')
+  return `event: ${row.type}\ndata: ${data}\nid: ${row.seq}\n\n`
+}
 
 /** Reads the JSON body, or throws a 400 (415 for another media type). */
 async function jsonBody(c: Context): Promise<unknown> {
@@ -151,24 +164,28 @@ export function frontRoutes(s: FrontServices): Hono {
     }
     if (!(await isStored(s, id))) throw new HttpError(404, `session "${id}" not found`)
     return streamSSE(c, async (stream) => {
-      const closed = new AbortController()
-      stream.onAbort(() => closed.abort())
+      let waiting: { written: Promise<void>; cancel(): void } | undefined
+      let closed = false
+      stream.onAbort(() => {
+        closed = true
+        waiting?.cancel()
+      })
       let quietSince = Date.now()
-      while (!closed.signal.aborted) {
-        const woken = new AbortController()
-        const wake = s.tail.next(id, AbortSignal.any([closed.signal, woken.signal]))
-        const rows = await s.tail.read(id, from)
-        for (const row of rows) {
-          await stream.writeSSE({ id: String(row.seq), event: row.type, data: row.body })
-          from = row.seq + 1
-        }
+      while (!closed) {
+        // Waiting starts before the read: a batch committed after the read's snapshot wakes this stream.
+        waiting = s.tail.waitFor(id)
+        const rows = await s.tail.read(id, from, READ_LIMIT)
         if (rows.length > 0) {
-          woken.abort()
+          await stream.write(rows.map(sseMessage).join(''))
+          from = rows[rows.length - 1]!.seq + 1
           quietSince = Date.now()
-          continue
+          if (rows.length === READ_LIMIT) {
+            waiting.cancel() // more rows may wait: read on at once
+            continue
+          }
         }
-        await wake
-        if (Date.now() - quietSince >= s.keepAliveSeconds * 1000) {
+        await waiting.written
+        if (!closed && Date.now() - quietSince >= s.keepAliveSeconds * 1000) {
           await stream.write(': keep-alive\n\n')
           quietSince = Date.now()
         }

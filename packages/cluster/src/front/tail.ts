@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { ChannelListener } from '../listener.js'
 import type { ClusterNames } from '../names.js'
+import { prepared } from '../prepared.js'
 
 /** One stored event row: its seq and its JSON text exactly as written. */
 export interface EventRow {
@@ -48,8 +49,10 @@ export class EventTail {
   /** Committed events of `id` from seq `from` on, at most `limit`, in seq order. */
   async read(id: string, from: number, limit = 500): Promise<EventRow[]> {
     const { rows } = await this.pool.query(
-      `SELECT seq, body FROM ${this.names.eventsTable} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-      [id, from, limit],
+      prepared(
+        `SELECT seq, body FROM ${this.names.eventsTable} WHERE session_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+        [id, from, limit],
+      ),
     )
     return rows.map((row: { seq: number; body: string }) => ({
       seq: row.seq,
@@ -59,22 +62,26 @@ export class EventTail {
     }))
   }
 
-  /** Resolves when `id` is written, after `fallbackMs`, or when `signal` aborts. */
-  next(id: string, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
+  /**
+   * A wait for `id`'s next write: `written` resolves when `id` is written, after `fallbackMs`, or on `cancel()`.
+   * Take it before reading, so a write that commits after the read's snapshot always ends the wait.
+   */
+  waitFor(id: string): { readonly written: Promise<void>; cancel(): void } {
+    let done!: () => void
+    const written = new Promise<void>((resolve) => {
       let set = this.waiters.get(id)
       if (set === undefined) this.waiters.set(id, (set = new Set()))
-      const done = () => {
+      const waiting = set
+      done = () => {
         clearTimeout(timer)
-        signal.removeEventListener('abort', done)
-        set!.delete(done)
-        if (set!.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id)
+        waiting.delete(done)
+        if (waiting.size === 0 && this.waiters.get(id) === waiting) this.waiters.delete(id)
         resolve()
       }
       const timer = setTimeout(done, this.fallbackMs)
-      signal.addEventListener('abort', done, { once: true })
-      set.add(done)
+      waiting.add(done)
     })
+    return { written, cancel: done }
   }
 
   private wake(id: string): void {
