@@ -4,22 +4,29 @@
 // assembled message. With 4 credentials known against none (the filter then passes chunks through untouched, as the
 // path did before the filter existed). The answer is token-like text (` word`, ending inside a word) full of `s`, `sk`,
 // `gh` and `AK` — starts of the keys — so about a quarter of the deltas end in a tail the filter must hold back; no key
-// is in it. Each sample is the CPU time of one turn (other processes share the cores; the turn's only wait is the
-// loopback socket). Samples are paired on the same app (none, 4 keys; then 4 keys, none; …: the second turn of a pair
-// runs a little faster whichever it is), each after a full collection; the bar is the median of the paired ratios.
+// is in it. Each sample is the CPU time of one turn in this process (other processes share the cores; the turn's only
+// wait is the loopback socket). The server runs in a child process (`answer-server.mjs`): in this process its
+// encoding and writing of 10,000 events was more than half of every sample, work neither side of the ratio owes.
+// Samples are paired on the same app, each after a full collection, in alternating order (none, 4 keys; then 4 keys,
+// none; …); each pair and the next, taken in the other order, make one ratio (the geometric mean of their two), so
+// whatever the second turn of a pair gains over the first cancels. The bar is the median of those ratios.
 // A second table gives the cost of the stream filter alone (`redactChunks` over the same deltas, nothing else).
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { benchApp, fullGc, llm, middle, prng } from './lib.mjs'
 
 const llmOpenai = await import(new URL('../packages/llm-openai/dist/index.js', import.meta.url).href)
-const mock = await import(new URL('../packages/llm-openai/dist/testing.js', import.meta.url).href)
 
 const DELTAS = 10_000
-// --quick runs as many pairs as the full run: the filter's true cost is 1–3 % of a turn and single pairs spread from
-// 0.99 to 1.14, so 6 pairs missed a 1.03 turn by 0.01, 16 read 1.05 where 30 read 1.02, and 20 read 1.055 once in CI
-const PAIRS = 30
+/**
+ * Pairs, in --quick too. The filter's cost is about 1 % of a turn (150 pairs: 1.004–1.015; the same 150 with no key on
+ * either side: 1.002–1.004), while single pairs spread from 0.86 to 1.12: the median of 30 pairs moved by ±2 % between
+ * runs (1.055 once under load), the median of 30 ratios of 60 pairs far less.
+ */
+const PAIRS = 60
 /** Unrecorded turns of each kind first: the JIT settles over several turns, and early pairs weigh more in a short run. */
 const WARM_TURNS = 4
 const KEYS = [
@@ -70,6 +77,22 @@ function answer() {
   })
 }
 
+/** `answer-server.mjs` in a child process streaming `deltas` to every request: its URL and a `close()`. */
+async function answerServer(deltas) {
+  const child = fork(new URL('./answer-server.mjs', import.meta.url), { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] })
+  child.send(deltas)
+  const [line] = await once(child.stdout, 'data')
+  const url = String(line).split('\n')[0]
+  return {
+    url,
+    async close() {
+      const exited = once(child, 'exit')
+      child.disconnect()
+      await exited
+    },
+  }
+}
+
 /** CPU milliseconds of `work()`. */
 async function cpu(work) {
   const started = process.cpuUsage()
@@ -84,7 +107,7 @@ export async function secretsFilter() {
   const four = new llm.SecretFilter(KEYS)
   const saved = globalThis[KNOWN]
   const root = mkdtempSync(join(tmpdir(), 'bridle-bench-secrets-'))
-  const server = await mock.startMockServer()
+  const server = await answerServer(deltas)
   const ctx = await benchApp(() => {}, { persistence: { root, checkpoints: false } })
   ctx.plugin(llmOpenai, {
     provider: 'wire',
@@ -97,7 +120,6 @@ export async function secretsFilter() {
   /** One turn with `filter` as the process's known secrets; its CPU milliseconds. */
   const turn = async (filter) => {
     globalThis[KNOWN] = filter
-    server.push({ kind: 'sse', events: mock.textEvents(deltas) })
     const agent = ctx.agentLoop.create({ provider: 'wire', model: 'answer' })
     fullGc()
     const ms = await cpu(async () => {
@@ -143,11 +165,19 @@ export async function secretsFilter() {
     await server.close()
     rmSync(root, { recursive: true, force: true })
   }
-  const ratio = middle(ratios)
+  // each pair with the next, which ran in the other order
+  const quads = []
+  for (let i = 0; i + 1 < ratios.length; i += 2) quads.push(Math.sqrt(ratios[i] * ratios[i + 1]))
+  const ratio = middle(quads)
   const perDelta = ((middle(alone.four) - middle(alone.none)) * 1e6) / DELTAS
   return {
     title: `Secret filter: one turn streaming a ${DELTAS.toLocaleString('en')}-delta answer from a loopback server into a JSONL session, ${PAIRS} paired samples`,
-    columns: ['known credentials', 'turn (CPU ms, median)', 'median of paired ratios', 'stream filter alone (CPU ms)'],
+    columns: [
+      'known credentials',
+      'turn (CPU ms, median)',
+      'median of ratios (two pairs in opposite order each)',
+      'stream filter alone (CPU ms)',
+    ],
     rows: [
       ['none (chunks pass through)', middle(times.none).toFixed(1), '1.00', middle(alone.none).toFixed(2)],
       [
