@@ -1,7 +1,8 @@
 // `node scripts/bench-verdicts.mjs [runs] [--only a,b]`: runs the benchmarks `runs` times (default 5) in each of four
 // modes — quick and full, quiet and `--busy` — and prints, per bar, how many runs of each mode met it, as the Markdown
 // table BENCHMARKS.md shows under "Quick, full, quiet and busy". Every run builds nothing (run `pnpm build` first) and
-// leaves BENCHMARKS.md alone. A bar whose verdict differs between modes is what the table is for.
+// leaves BENCHMARKS.md alone. A bar whose verdict differs between modes is what the table is for. Each cell also gives
+// the smallest and largest value the runs measured.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -23,7 +24,18 @@ const dir = mkdtempSync(join(os.tmpdir(), 'bridle-bench-verdicts-'))
 const met = new Map() // bar name → per mode: [met, runs]
 const loads = modes.map(() => [])
 const crashed = modes.map(() => 0)
-const cell = ([ok, total]) => (total === 0 ? '—' : `${ok === total ? '✅' : ok === 0 ? '❌' : '⚠️'} ${ok}/${total}`)
+/** A value as the table shows it: 3 significant digits. */
+const shown = (v) => (typeof v === 'number' && Number.isFinite(v) ? String(Number(v.toPrecision(3))) : '?')
+const cell = ([ok, total, values]) => {
+  if (total === 0) return '—'
+  const mark = ok === total ? '✅' : ok === 0 ? '❌' : '⚠️'
+  const numbers = values.filter((v) => typeof v === 'number' && Number.isFinite(v))
+  const range =
+    numbers.length === 0
+      ? ''
+      : ` (${shown(Math.min(...numbers))}${numbers.length > 1 ? `–${shown(Math.max(...numbers))}` : ''})`
+  return `${mark} ${ok}/${total}${range}`
+}
 /** The table so far (printed after every round, so a long run that is stopped still leaves its rounds). */
 const table = () =>
   [
@@ -53,9 +65,10 @@ try {
       const result = JSON.parse(readFileSync(report, 'utf8'))
       loads[m].push(result.loadBefore.split(', ')[0])
       for (const bar of result.verdicts) {
-        const counts = met.get(bar.name) ?? modes.map(() => [0, 0])
+        const counts = met.get(bar.name) ?? modes.map(() => [0, 0, []])
         counts[m][0] += bar.ok ? 1 : 0
         counts[m][1] += 1
+        counts[m][2].push(bar.value)
         met.set(bar.name, counts)
       }
     }

@@ -10,6 +10,12 @@ function byCreation(a: SessionHeader, b: SessionHeader): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 }
 
+/** The session row's header and summary columns, as listing reads them. */
+const SUMMARY_COLUMNS = `id, format_version, created_at, cwd, parent_session, seed_length, revision, event_count, summarized,
+  turns, last_activity, model_provider, model_name, first_prompt`
+
+type SummaryRecord = HeaderRow & SummaryRow & { revision: string }
+
 /**
  * Reads that need no live state: the list of stored sessions, the raw stored text of one, and the committed events
  * of one from a seq on (for `follow`).
@@ -63,18 +69,28 @@ export class Catalog {
    */
   async summaries(signal?: AbortSignal): Promise<readonly SessionSummary[]> {
     signal?.throwIfAborted()
-    const { rows } = await this.pool.query(
-      `SELECT id, format_version, created_at, cwd, parent_session, seed_length, revision, event_count, summarized,
-              turns, last_activity, model_provider, model_name, first_prompt FROM ${this.tables.sessions}`,
-    )
+    const { rows } = await this.pool.query(`SELECT ${SUMMARY_COLUMNS} FROM ${this.tables.sessions}`)
     const out: SessionSummary[] = []
-    for (const row of rows as (HeaderRow & SummaryRow & { revision: string })[]) {
+    for (const row of rows as SummaryRecord[]) {
       signal?.throwIfAborted()
-      const snapshot = this.snapshotOf(row)
-      if (snapshot === undefined) continue
-      out.push(await summaryOf(snapshot, row, () => this.eventsFrom(row.id, 0, Number(row.event_count))))
+      const summary = await this.summarize(row)
+      if (summary !== undefined) out.push(summary)
     }
     return Object.freeze(out.sort((a, b) => byCreation(a.meta, b.meta)))
+  }
+
+  /** The listing summary of `id` alone (one row read); `undefined` when absent or its header is refused. */
+  async summary(id: string, signal?: AbortSignal): Promise<SessionSummary | undefined> {
+    signal?.throwIfAborted()
+    const { rows } = await this.pool.query(`SELECT ${SUMMARY_COLUMNS} FROM ${this.tables.sessions} WHERE id = $1`, [id])
+    const row = rows[0] as SummaryRecord | undefined
+    return row === undefined ? undefined : this.summarize(row)
+  }
+
+  private async summarize(row: SummaryRecord): Promise<SessionSummary | undefined> {
+    const snapshot = this.snapshotOf(row)
+    if (snapshot === undefined) return undefined
+    return summaryOf(snapshot, row, () => this.eventsFrom(row.id, 0, Number(row.event_count)))
   }
 
   /**

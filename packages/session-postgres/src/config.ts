@@ -11,11 +11,23 @@ const isPoolLike = (value: unknown): value is PoolLike =>
   typeof (value as { query?: unknown }).query === 'function' &&
   typeof (value as { connect?: unknown }).connect === 'function'
 
+/** The start of a libpq key=value connection string (`host=…`, `dbname = …`). */
+const KEY_VALUE = /^\s*[A-Za-z_]+\s*=/
+
 /** The zod 4 schema of the `session-postgres` plugin config (see the package README, "Config"). */
 export const ConfigSchema = z
   .object({
-    /** A PostgreSQL connection string; without it (and without `pool`) node-postgres reads PGHOST, PGUSER, … */
-    connectionString: z.string().min(1).optional(),
+    /** A PostgreSQL connection URL; without it (and without `pool`) node-postgres reads PGHOST, PGUSER, … */
+    connectionString: z
+      .string()
+      .min(1)
+      // node-postgres reads URLs only: `host=… password=…` would go to the server whole, as the database name, and
+      // come back in its error messages. Refused here, without echoing the text.
+      .refine((text) => !KEY_VALUE.test(text), {
+        message:
+          'expected a postgres:// URL (node-postgres does not read key=value connection strings such as "host=… user=…")',
+      })
+      .optional(),
     /** An existing `pg.Pool` (programmatic hosts); the plugin never ends a pool it did not create. */
     pool: z.custom<PoolLike>(isPoolLike, 'expected a pg Pool (an object with query() and connect())').optional(),
     /** The schema that holds the tables; created on start. A plain lower-case SQL identifier. */

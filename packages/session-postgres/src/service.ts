@@ -128,6 +128,12 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
     return this.catalog.summaries(signal)
   }
 
+  /** The summary of one stored session (one row read), or `undefined` when it is absent or its header is refused. */
+  async summary(id: string, signal?: AbortSignal): Promise<SessionSummary | undefined> {
+    await this.ready
+    return this.catalog.summary(id, signal)
+  }
+
   /** `{meta, revision}` for every stored session; a revision changes on every append or repair. */
   async listSnapshots(signal?: AbortSignal): Promise<readonly SessionSnapshotInfo[]> {
     await this.ready

@@ -22,6 +22,25 @@ describe('plugin exports and config', () => {
     })
   })
 
+  it('refuses a key=value connection string without echoing it (node-postgres would send it as the database name)', () => {
+    const text = 'host=db.internal user=bob password=hunter2-secret-value dbname=app'
+    const error = (() => {
+      try {
+        Config({ connectionString: text })
+      } catch (e) {
+        return e as Error
+      }
+    })()
+    expect(error).toBeInstanceOf(ConfigError)
+    expect(error?.message).toMatch(
+      /connectionString: expected a postgres:\/\/ URL \(node-postgres does not read key=value/,
+    )
+    expect(error?.message).not.toContain('hunter2')
+    expect(() => Config({ connectionString: ' dbname = app' })).toThrow(ConfigError)
+    for (const ok of ['postgres://bob:pw@db/app', 'postgresql://db/app?sslmode=require', '/var/run/postgresql app'])
+      expect(Config({ connectionString: ok }).connectionString).toBe(ok)
+  })
+
   it('refuses unknown keys, bad schema names, out-of-range numbers and a pool beside a connection string', () => {
     expect(() => Config({ nope: 1 })).toThrow(ConfigError)
     expect(() => Config({ schema: 'Bad-Name' })).toThrow(

@@ -134,6 +134,26 @@ describe('readRaw', () => {
   })
 })
 
+describe('summary(id)', () => {
+  it('is the summaries() entry of that session, read alone; undefined when absent or refused', async () => {
+    const app = makeApp()
+    await prepareSchema(app.schema)
+    await insertStored(app.schema, header('s1'), bodies)
+    await insertStored(app.schema, header('s2'), bodies.slice(0, firstTurnEnd + 1))
+    await insertStored(app.schema, { id: 'bad', createdAt: 1000, cwd: 'relative' }, bodies)
+    const warnings = captureWarnings()
+    const all = await app.persistence.summaries()
+    expect(all.map((row) => row.meta.id)).toEqual(['s1', 's2'])
+    for (const row of all) expect(await app.persistence.summary(row.meta.id)).toEqual(row)
+    expect((await app.persistence.summary('s2'))?.turns).toBe(1)
+    expect(await app.persistence.summary('nope')).toBeUndefined()
+    expect(await app.persistence.summary('bad')).toBeUndefined()
+    // once from summaries(), once from summary('bad')
+    const refused = expect.stringMatching(/skipping "[^"]*#bad": .*the stored header field cwd is invalid$/)
+    expect(warnings).toEqual([refused, refused])
+  })
+})
+
 describe('follow', () => {
   it('yields the committed events from a seq on, as another app writes them, until aborted', async () => {
     const writer = makeApp({ writeBatchMaxDelayMs: 1 })

@@ -149,7 +149,7 @@ export function frontRoutes(s: FrontServices): Hono {
 
   app.get('/sessions/:id', async (c) => {
     const id = sessionIdOf(c)
-    const summary = (await s.persistence.summaries()).find((row) => row.meta.id === id)
+    const summary = await s.persistence.summary(id)
     if (summary === undefined) throw new HttpError(404, `session "${id}" not found`)
     return c.json(summary)
   })
