@@ -16,6 +16,7 @@ import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { benchApp, fullGc, llm, middle, prng } from './lib.mjs'
 
 const llmOpenai = await import(new URL('../packages/llm-openai/dist/index.js', import.meta.url).href)
@@ -81,8 +82,7 @@ function answer() {
 async function answerServer(deltas) {
   const child = fork(new URL('./answer-server.mjs', import.meta.url), { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] })
   child.send(deltas)
-  const [line] = await once(child.stdout, 'data')
-  const url = String(line).split('\n')[0]
+  const [url] = await once(createInterface({ input: child.stdout }), 'line')
   return {
     url,
     async close() {

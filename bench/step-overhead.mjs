@@ -8,8 +8,9 @@
 // Every ratio is paired sample by sample: each turn's step is divided by one `JSON.stringify` of that turn's own
 // request, timed right after it (the fastest of three), and `step(H) / step(H=100)` divides two steps taken moments
 // apart (the apps of the three sizes take turns, and nothing else runs between their turns: no stringify). A burst of
-// load then falls on both sides of a ratio alike; the table gives the median of the paired ratios. The whole scenario runs STEP_RUNS times, each
-// in fresh apps; the table gives min / median / max over the runs, and the bars hold the median.
+// load then falls on both sides of a ratio alike; the table gives the median of the paired ratios. The whole scenario
+// runs STEP_RUNS times, each in fresh apps; the table gives min / median / max over the runs, and the bars hold the
+// median.
 import { benchApp, llm, middle, quick, seedHistory, spread, stopwatch, stringifyTime } from './lib.mjs'
 
 /**

@@ -21,11 +21,11 @@ const modes = [
   { name: 'full, busy', flags: ['--busy'] },
 ]
 const dir = mkdtempSync(join(os.tmpdir(), 'bridle-bench-verdicts-'))
-const met = new Map() // bar name → per mode: [met, runs]
+const met = new Map() // bar name → per mode: [met, runs, values]
 const loads = modes.map(() => [])
 const crashed = modes.map(() => 0)
 /** A value as the table shows it: 3 significant digits. */
-const shown = (v) => (typeof v === 'number' && Number.isFinite(v) ? String(Number(v.toPrecision(3))) : '?')
+const shown = (v) => String(Number(v.toPrecision(3)))
 const cell = ([ok, total, values]) => {
   if (total === 0) return '—'
   const mark = ok === total ? '✅' : ok === 0 ? '❌' : '⚠️'
