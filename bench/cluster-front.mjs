@@ -1,5 +1,5 @@
-// A front process of the cluster benchmark (`startFront`, as `bridle serve` runs it): prints its URL, and on SIGTERM
-// the CPU time it used while serving, then stops.
+// A front process of the cluster benchmark (`startFront`, as `bridle serve` runs it): prints its URL, answers the
+// benchmark's questions for its CPU time, and stops on SIGTERM.
 import { Context } from 'cordis'
 import { session } from './lib.mjs'
 
@@ -20,11 +20,15 @@ ctx.plugin(SessionPostgres, {
 })
 await new Promise((resolve) => setTimeout(resolve, 0))
 const front = await startFront({ ctx, tokens: [config.token], queueSchema: config.queueSchema, viewer: false })
-const cpu = process.cpuUsage()
 process.stdout.write(`${front.url}\n`)
+// The benchmark asks for the CPU time used so far with a line on stdin (one answer a line).
+process.stdin.on('data', (chunk) => {
+  for (const _ of String(chunk).matchAll(/\n/g)) {
+    const used = process.cpuUsage()
+    process.stdout.write(`cpu ${(used.user + used.system) / 1000}\n`)
+  }
+})
 process.once('SIGTERM', async () => {
-  const used = process.cpuUsage(cpu)
-  process.stdout.write(`cpu ${(used.user + used.system) / 1000}\n`)
   await front.close()
   await shutdown(ctx)
   process.exit(0)

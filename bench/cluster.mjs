@@ -7,6 +7,7 @@
 // turn; then 1 and 4 workers once more with a 250 ms model, where the CPU of a shared machine is not what runs out.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import { quick } from './lib.mjs'
 
@@ -18,6 +19,8 @@ const SLOW_MS = 250
 /** Front processes the client spreads its sessions over (the client's own process only posts and reads streams). */
 const FRONTS = 2
 const SESSIONS = 40
+/** Turns of every session before the measured window (the pool's processes warm up on them). */
+const WARM_TURNS = Number(process.env.WARM ?? 3)
 /** Cores the scaling bar needs before it gates: one per busy process (4 workers, 2 fronts, the client, PostgreSQL). */
 const CORES_FOR_SCALE = 8
 const cores = os.availableParallelism?.() ?? os.cpus().length
@@ -28,25 +31,60 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 
-/** A child process of the benchmark (`cluster-worker.mjs` or `cluster-front.mjs`); `ready` resolves its first line. */
+/** CPU time (ms) of this machine's PostgreSQL processes, from `/proc` (Linux; `NaN` elsewhere). */
+function postgresCpuMs() {
+  try {
+    let ticks = 0
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue
+      let stat
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      } catch {
+        continue // exited meanwhile
+      }
+      if (!stat.includes('(postgres)')) continue
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12]) // utime, stime
+    }
+    return (ticks * 1000) / CLOCK_TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+/** `/proc`'s clock ticks per second (USER_HZ), 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100
+
+/**
+ * A child process of the benchmark (`cluster-worker.mjs` or `cluster-front.mjs`); `ready` resolves its first line,
+ * `cpu()` the CPU time (ms) it has used since then.
+ */
 function child(script, config) {
   const process_ = spawn(process.execPath, [new URL(script, import.meta.url).pathname, JSON.stringify(config)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   })
   let out = ''
-  process_.stdout.on('data', (d) => (out += d))
-  const ready = new Promise((resolve, reject) => {
-    process_.stdout.on('data', () => out.includes('\n') && resolve(out.split('\n')[0]))
-    process_.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
+  const answers = []
+  process_.stdout.on('data', (d) => {
+    out += d
+    for (let cut; (cut = out.indexOf('\n')) >= 0; out = out.slice(cut + 1)) answers.shift()?.(out.slice(0, cut))
   })
-  // 'close': the child's last line (its CPU time) may still be in the pipe at 'exit'
+  const line = () => new Promise((resolve) => answers.push(resolve))
+  const ready = Promise.race([
+    line(),
+    new Promise((_, reject) => process_.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)))),
+  ])
   const exited = new Promise((resolve) => process_.on('close', resolve))
+  const cpu = async () => {
+    const answer = line()
+    process_.stdin.write('cpu\n')
+    return Number(/^cpu (\S+)$/.exec(await answer)?.[1] ?? Number.NaN)
+  }
   const stop = async () => {
     process_.kill('SIGTERM')
     await exited
-    return Number(/^cpu (\S+)$/m.exec(out)?.[1] ?? Number.NaN)
   }
-  return { ready, stop }
+  return { ready, cpu, stop }
 }
 
 /** Follows a session's event stream, calling `onEvent(type, data)` for each event, until `signal` aborts. */
@@ -74,11 +112,23 @@ async function follow(base, id, signal, onEvent) {
   }
 }
 
+/** Every process's CPU time (ms) so far: the workers', the fronts', this client's and PostgreSQL's. */
+async function cpuNow(pool, fronts) {
+  const sum = async (children) => (await Promise.all(children.map((c) => c.cpu()))).reduce((a, b) => a + b, 0)
+  const [workers, frontsCpu] = await Promise.all([sum(pool), sum(fronts)])
+  const own = process.cpuUsage()
+  return { workers, fronts: frontsCpu, client: (own.user + own.system) / 1000, postgres: postgresCpuMs() }
+}
+
 /**
- * One measured run: `workers` processes, `SESSIONS` sessions each asking `turns` questions in a closed loop (or, with
- * `quiet`, one session at a time asking one after another). Resolves turns/s and the POST → first answer event times.
+ * One measured run: `workers` processes serve `SESSIONS` sessions (or, with `quiet`, one), each asking its next
+ * question as soon as its previous turn ended. The first `warm` turns of every session warm the pool (fresh processes
+ * run their first turns JIT-cold, and a pool of 4 would pay that on 4 times as few turns each); the measured window
+ * is the next `turns` turns of every session, counted over the whole pool while every session is still asking, so
+ * neither the start nor the tail of the run is in it. Resolves turns/s over the window, the POST → first answer
+ * event times of the questions asked in it, and the CPU each kind of process used in it per turn.
  */
-async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_MS } = {}) {
+async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_MS, warm = WARM_TURNS } = {}) {
   const tag = randomBytes(4).toString('hex')
   const db = { url: server.url, schema: `b_${tag}`, queueSchema: `bq_${tag}` }
   const fronts = Array.from({ length: FRONTS }, () => child('./cluster-front.mjs', { ...db, token: TOKEN }))
@@ -101,47 +151,59 @@ async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_
   for (const id of ids) await call(frontOf(id), '/sessions', { id })
   const streams = new AbortController()
   const latencies = []
+  const windowStart = count * warm
+  const windowEnd = count * (warm + turns)
   let done = 0
+  let start
+  let end
+  let measuring = false
+  let asking = ids.length
   const finished = new Promise((resolve, reject) => {
+    const mark = () => ({ at: performance.now(), cpu: cpuNow(pool, fronts) })
     for (const id of ids) {
       let asked = 0
       let postedAt = 0
       let answering = false
+      let inWindow = false
       const ask = () => {
         asked++
         answering = false
+        inWindow = measuring
         postedAt = performance.now()
         call(frontOf(id), `/sessions/${id}/messages`, { text: `question ${asked}` }).catch(reject)
       }
       void follow(frontOf(id), id, streams.signal, (type, data) => {
         if (type === 'assistant/chunk' && !answering) {
           answering = true
-          latencies.push(performance.now() - postedAt)
+          if (inWindow) latencies.push(performance.now() - postedAt)
         }
         if (type !== 'turn/end') return
         if (!data.includes('"completed"')) return reject(new Error(`session ${id}: a turn ended ${data}`))
         done++
-        if (asked < turns) ask()
-        else if (done === count * turns) resolve()
+        if (done === windowStart) (start = mark()), (measuring = true)
+        if (done === windowEnd) (end = mark()), (measuring = false)
+        if (end === undefined) ask()
+        else if (--asking === 0) resolve()
       }).catch(reject)
       setTimeout(ask, 50) // the stream is open before the first question
     }
   })
-  const started = performance.now()
-  const ownCpu = process.cpuUsage()
+  if (windowStart === 0) (start = { at: performance.now(), cpu: cpuNow(pool, fronts) }), (measuring = true)
   await finished
-  const elapsed = (performance.now() - started) / 1000
-  const used = process.cpuUsage(ownCpu)
+  const [from, to] = await Promise.all([start.cpu, end.cpu])
   streams.abort()
-  const workerCpu = (await Promise.all(pool.map((w) => w.stop()))).reduce((a, b) => a + b, 0)
-  const frontCpu = (await Promise.all(fronts.map((f) => f.stop()))).reduce((a, b) => a + b, 0)
-  const total = count * turns
+  await Promise.all([...pool, ...fronts].map((c) => c.stop()))
+  const total = windowEnd - windowStart
+  const perTurn = (kind) => (to[kind] - from[kind]) / total
   return {
-    tps: total / elapsed,
+    tps: total / ((end.at - start.at) / 1000),
     latencies,
-    cpuPerTurn: workerCpu / total,
-    frontCpuPerTurn: frontCpu / total,
-    clientCpuPerTurn: (used.user + used.system) / 1000 / total,
+    cpu: {
+      workers: perTurn('workers'),
+      fronts: perTurn('fronts'),
+      client: perTurn('client'),
+      postgres: perTurn('postgres'),
+    },
   }
 }
 
@@ -159,19 +221,21 @@ export async function cluster() {
       .map((l) => l.toFixed(1))
       .join(', ')
   try {
-    const turns = quick ? 2 : 4
+    const turns = quick ? 4 : 10
     const loadBefore = loads()
     const results = []
     for (const workers of [1, 2, 4]) results.push({ workers, ...(await run(pg, workers, turns)) })
-    const quiet = await run(pg, 4, quick ? 30 : 100, { quiet: true })
+    const quiet = await run(pg, 4, quick ? 30 : 100, { quiet: true, warm: 5 })
     // The same pools with a slower model: while the turns wait on the model, the CPU is not what runs out.
     const slow = []
-    for (const workers of [1, 4]) slow.push(await run(pg, workers, turns, { latencyMs: SLOW_MS }))
+    for (const workers of [1, 4]) slow.push(await run(pg, workers, quick ? 2 : 3, { latencyMs: SLOW_MS, warm: 1 }))
     const loadAfter = loads()
     const scale = results[2].tps / results[0].tps
     const quietP99 = percentile(quiet.latencies, 99)
     const bound = 2 * LATENCY_MS + 100
     const ms = (v) => `${Math.round(v)} ms`
+    const cpuCell = ({ cpu }) =>
+      `${[cpu.workers, cpu.fronts, cpu.client, cpu.postgres].map((v) => (Number.isNaN(v) ? '—' : v.toFixed(1))).join(' / ')} ms`
     return {
       title: 'Cluster: worker processes over one PostgreSQL',
       columns: [
@@ -179,29 +243,29 @@ export async function cluster() {
         'turns/s',
         '× one worker',
         'POST → first answer event p50 / p99',
-        'CPU per turn: workers / fronts / client',
+        'CPU per turn: workers / fronts / client / PostgreSQL',
       ],
       rows: [
         ...results.map((r) => [
-          `${r.workers} worker${r.workers > 1 ? 's' : ''} × concurrency 2, ${SESSIONS} sessions × ${turns} turns`,
+          `${r.workers} worker${r.workers > 1 ? 's' : ''} × concurrency 2, ${SESSIONS} sessions × ${turns} turns (after ${WARM_TURNS} to warm up)`,
           r.tps.toFixed(1),
           (r.tps / results[0].tps).toFixed(2),
           `${ms(percentile(r.latencies, 50))} / ${ms(percentile(r.latencies, 99))} (under load)`,
-          `${r.cpuPerTurn.toFixed(1)} / ${r.frontCpuPerTurn.toFixed(1)} / ${r.clientCpuPerTurn.toFixed(1)} ms`,
+          cpuCell(r),
         ]),
         [
           `quiet: 4 workers, one message at a time (${quiet.latencies.length} turns)`,
           quiet.tps.toFixed(1),
           '—',
           `${ms(percentile(quiet.latencies, 50))} / ${ms(quietP99)}`,
-          `${quiet.cpuPerTurn.toFixed(1)} / ${quiet.frontCpuPerTurn.toFixed(1)} / ${quiet.clientCpuPerTurn.toFixed(1)} ms`,
+          cpuCell(quiet),
         ],
         ...slow.map((r, i) => [
           `${i === 0 ? 1 : 4} worker${i === 0 ? '' : 's'}, model latency ${SLOW_MS} ms (no bar)`,
           r.tps.toFixed(1),
           (r.tps / slow[0].tps).toFixed(2),
           `${ms(percentile(r.latencies, 50))} / ${ms(percentile(r.latencies, 99))} (under load)`,
-          `${r.cpuPerTurn.toFixed(1)} / ${r.frontCpuPerTurn.toFixed(1)} / ${r.clientCpuPerTurn.toFixed(1)} ms`,
+          cpuCell(r),
         ]),
         [
           'load average (1, 5, 15 min) before / after',

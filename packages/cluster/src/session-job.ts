@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { rawService } from '@bridle/scope'
 import type { SessionPostgres } from '@bridle/session-postgres'
 import { resumeInterrupted, type InterruptibleAgent, type Interruption } from './continuation.js'
 
@@ -115,11 +116,12 @@ async function resume(services: JobServices, id: string, signal: AbortSignal): P
  * stay in the database for the next job.
  */
 export async function serveSession(services: JobServices, id: string, signal: AbortSignal): Promise<Served> {
+  const resumedFrom = performance.now()
   const agent = await resume(services, id, signal)
   if (agent === undefined) return { kind: 'missing' }
-  const sessions = services.ctx.get('sessions') as { flush(session: unknown): Promise<boolean> }
+  const sessions = rawService<{ flush(session: unknown): Promise<boolean> }>(services.ctx, 'sessions')!
   try {
-    return await serveResumed(services, agent, sessions, signal)
+    return await serveResumed(services, agent, sessions, signal, resumedFrom)
   } catch (error) {
     // Unexpected: give the session back (its lease with it) rather than keep it from the job's next worker.
     await agent.dispose().catch(() => undefined)
@@ -133,11 +135,14 @@ async function serveResumed(
   agent: ServedAgent,
   sessions: { flush(session: unknown): Promise<boolean> },
   signal: AbortSignal,
+  resumedFrom: number,
 ): Promise<Served> {
   const id = agent.id
   const started = Date.now()
   const interruption = resumeInterrupted(agent)
-  await services.persistence.deliver(id)
+  // Every message posted before the resume began is in the inbox once a pass that read after it is done (the one
+  // the agent's start ran, usually); later ones arrive through NOTIFY.
+  await services.persistence.deliver(id, { after: resumedFrom })
   agent.wake()
   for (;;) {
     // Input posted from here on reaches the agent through its NOTIFY-driven delivery; a message whose delivery is

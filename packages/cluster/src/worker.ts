@@ -1,4 +1,4 @@
-import { HomeService } from '@bridle/scope'
+import { HomeService, lifecycleOf } from '@bridle/scope'
 import type { SessionPostgres } from '@bridle/session-postgres'
 import type { Context } from 'cordis'
 import pg from 'pg'
@@ -193,9 +193,10 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
       done: new Promise<void>((resolve) => (markDone = resolve)),
     }
     this.running.set(job.id, held)
-    this.ctx.emit('cluster/job-started', { session, job: job.id, retry: job.retryCount })
+    lifecycleOf(this.ctx).emit('cluster/job-started', { session, job: job.id, retry: job.retryCount })
     try {
-      await this.heartbeat()
+      // No heartbeat here: the timer's next beat (a third of `handoverSeconds` away at most) is the job's first,
+      // well before the sweep would take a job without one for abandoned.
       const served = await serveSession(
         {
           ctx: this.ctx,
@@ -256,7 +257,7 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
       continued,
       ...(error === undefined ? {} : { error }),
     }
-    this.ctx.emit('cluster/job-finished', payload)
+    lifecycleOf(this.ctx).emit('cluster/job-finished', payload)
   }
 
   private async heartbeat(): Promise<void> {

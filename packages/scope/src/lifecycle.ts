@@ -60,17 +60,24 @@ export function rawService<T = unknown>(ctx: Context, name: string): T | undefin
 }
 
 /**
- * Registers `callback` for `name` like `ctx.on(name, callback)` — same hook record, same order, same scope filtering,
- * removed when `ctx`'s plugin unloads — but calls it directly. Upstream wraps every listener in a proxy that, on each
- * call, traces `this` and every argument through a shadow context (several microseconds per call). That tracing only
- * matters for arguments that are services; use this for listeners of events that carry plain data (`session/event`).
+ * Registers `callback` for `name` like `ctx.on(name, callback, { prepend })` — same hook record, same order, same
+ * scope filtering, removed when `ctx`'s plugin unloads — but calls it directly. Upstream wraps every listener in a
+ * proxy that, on each call, traces `this` and every argument through a shadow context (several microseconds per call).
+ * That tracing only matters for arguments that are services; use this for listeners of events that carry plain data
+ * (`session/event`, the checkpoints' waterfalls).
  */
-export function onUntraced(ctx: Context, name: string, callback: (...args: never[]) => unknown): () => void {
+export function onUntraced(
+  ctx: Context,
+  name: string,
+  callback: (...args: never[]) => unknown,
+  options: { readonly prepend?: boolean } = {},
+): () => void {
   const lifecycle = lifecycleOf(ctx) as unknown as { _hooks: Record<string, { ctx: Context; callback: unknown }[]> }
   return ctx.effect(() => {
     const hooks = (lifecycle._hooks[name] ||= [])
     const hook = { ctx, callback }
-    hooks.push(hook)
+    if (options.prepend === true) hooks.unshift(hook)
+    else hooks.push(hook)
     return () => {
       const index = hooks.indexOf(hook)
       if (index >= 0) hooks.splice(index, 1)

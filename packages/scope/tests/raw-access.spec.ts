@@ -80,6 +80,17 @@ describe('onUntraced', () => {
     expect(admittedHooks(root, 'test/plain', carrier)).toHaveLength(2)
   })
 
+  it('with prepend, goes before the listeners already registered, as ctx.on does', () => {
+    const { root } = makeRoot()
+    const heard: string[] = []
+    root.on('test/plain' as never, (() => void heard.push('first on')) as never)
+    onUntraced(root, 'test/plain', (() => void heard.push('untraced, prepended')) as never, { prepend: true })
+    root.on('test/plain' as never, (() => void heard.push('prepended on')) as never, { prepend: true })
+    onUntraced(root, 'test/plain', (() => void heard.push('untraced')) as never)
+    lifecycleOf(root).emit(null, 'test/plain', {})
+    expect(heard).toEqual(['prepended on', 'untraced, prepended', 'first on', 'untraced'])
+  })
+
   it('is removed when its plugin unloads, and by its disposer', () => {
     const { root } = makeRoot()
     const { ctx, dispose } = pluginCtx(root)

@@ -100,11 +100,16 @@ export class PostgresBackend extends BindingRegistry<LiveBinding, PreparedEntry>
 
   // ---- binding live sessions ----
 
+  /**
+   * A resumed session: its marker (`session/end-seed`) is written once the first delivery pass has spliced what
+   * waited for it, in the same batch (one write per resume, not two); the write-behind timer bounds that wait.
+   */
   protected override claim(session: Session, entry: PreparedEntry): void {
     const { meta, cursor, token } = entry
     const binding = this.bind(session, { meta, cursor, materialized: true, token })
     binding.admitAll()
-    this.writeNow(binding)
+    if (token === undefined) this.writeNow(binding)
+    else void this.leased(binding, token).then(() => this.writeNow(binding))
   }
 
   /** Flushes the session, then gives back its lease. */
@@ -128,16 +133,19 @@ export class PostgresBackend extends BindingRegistry<LiveBinding, PreparedEntry>
     // Nothing is written before the schema exists; a failed migration fails every write with its error.
     binding.init = this.o.ready
     this.bindings.set(session.id, binding)
-    if (start.token !== undefined) this.leased(binding, start.token)
     return binding
   }
 
-  /** A binding holds a lease: keep it renewed, listen for posted messages, and deliver what is waiting. */
-  private leased(binding: LiveBinding, token: number): void {
+  /**
+   * A binding holds a lease: keep it renewed, listen for posted messages, and deliver what is waiting. Resolves when
+   * that first delivery pass is done (never rejects).
+   */
+  private leased(binding: LiveBinding, token: number): Promise<void> {
     this.keeper.hold(binding.session.id, token)
     const id = binding.session.id
-    void this.listener.start().then(
-      () => this.delivery.request(id),
+    return this.listener.start().then(
+      // a pass that read after LISTEN was active has seen every message no notification will announce
+      () => this.delivery.request(id, this.listener.listeningSince),
       (error: unknown) =>
         this.o.warn(`session-postgres: cannot LISTEN for posted messages (retrying): ${String(error)}`),
     )

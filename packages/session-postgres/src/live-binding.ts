@@ -31,6 +31,8 @@ export class LiveBinding extends LiveBindingCore<BindingContext> {
   readonly seen = new Map<string, number>()
   /** True while the last write failed because the database was unreachable (warned once per outage). */
   outage = false
+  /** When (`performance.now()`) the latest delivery pass for this binding sent its read of the waiting messages. */
+  deliveryReadAt: number | undefined
 
   constructor(session: Session, start: BindingStart, ctx: BindingContext) {
     super(session, start, ctx)

@@ -99,6 +99,8 @@ export async function postMessage(
 export class MessageDelivery {
   private readonly running = new Map<string, Promise<void>>()
   private readonly again = new Set<string>()
+  /** When the read of each pass in flight was sent (`performance.now()`). */
+  private readonly reading = new Map<string, number>()
 
   constructor(
     private readonly pool: PoolLike,
@@ -108,9 +110,16 @@ export class MessageDelivery {
     private readonly warn: (message: string) => void,
   ) {}
 
-  /** Requests a pass for `id`; resolves when a pass that started after this call has finished (never rejects). */
-  request(id: string): Promise<void> {
+  /**
+   * Requests a pass for `id`; resolves when a pass whose read of the waiting messages was sent after `after` (a
+   * `performance.now()` time; default: this call) has finished (never rejects). A pass in flight or done that read
+   * late enough serves the request, so the requests that follow a resume (the lease, the agent's start, the worker's
+   * own) share one read.
+   */
+  request(id: string, after?: number): Promise<void> {
     const current = this.running.get(id)
+    const read = this.reading.get(id) ?? this.bindingOf(id)?.deliveryReadAt
+    if (after !== undefined && read !== undefined && read > after) return current ?? Promise.resolve()
     if (current !== undefined) {
       this.again.add(id)
       return current
@@ -142,6 +151,17 @@ export class MessageDelivery {
     const binding = this.bindingOf(id)
     if (binding === undefined || binding.token === undefined) return
     if (this.agentOf(id) === undefined) return
+    const readAt = performance.now()
+    this.reading.set(id, readAt)
+    try {
+      await this.splice(id, binding, readAt)
+    } finally {
+      this.reading.delete(id)
+    }
+  }
+
+  /** The part of a pass after its checks: read the waiting messages and splice each one the log does not hold. */
+  private async splice(id: string, binding: LiveBinding, readAt: number): Promise<void> {
     const t = this.tables
     const { rows } = await this.pool.query(
       `SELECT message_id, target, body FROM ${t.messages}
@@ -171,6 +191,7 @@ export class MessageDelivery {
         await this.mark(id, row.message_id, 'rejected', String(error))
       }
     }
+    binding.deliveryReadAt = readAt
   }
 
   private async mark(

@@ -32,6 +32,8 @@ export class NotificationListener {
   private backoffMs = 50
   private closed = false
   private readonly waiters = new Map<string, Set<() => void>>()
+  /** When (`performance.now()`) the current LISTEN became active: every notification after it arrives. */
+  listeningSince: number | undefined
 
   constructor(
     private readonly pool: PoolLike,
@@ -113,6 +115,7 @@ export class NotificationListener {
       this.onPayload(payload)
     })
     this.client = client
+    this.listeningSince = performance.now()
     this.backoffMs = 50
   }
 

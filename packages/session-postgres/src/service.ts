@@ -14,7 +14,7 @@ import type {
   SessionSummary,
 } from '@bridle/session'
 import { enterPrepared, listenToSessions, loadLive, registerCheckpoints } from '@bridle/session-jsonl'
-import { HomeService } from '@bridle/scope'
+import { HomeService, rawService } from '@bridle/scope'
 import type { Context } from 'cordis'
 import { PostgresBackend } from './backend.js'
 import { Catalog } from './catalog.js'
@@ -87,7 +87,8 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
       leaseWaitMs: parsed.leaseWaitMs,
       extraEventTypes: extraTypes,
       sessions: ctx.sessions,
-      agentOf: (id) => (ctx.get('agentLoop') as { get(id: string): AgentLike | undefined } | undefined)?.get(id),
+      // read at every delivery pass: the loop as the object itself, not a traced read
+      agentOf: (id) => rawService<{ get(id: string): AgentLike | undefined }>(ctx, 'agentLoop')?.get(id),
       warn,
     })
     const backend = this.backend
@@ -198,13 +199,15 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
   }
 
   /**
-   * Runs a delivery pass for `id` now and resolves once a pass that started after this call has finished (never
-   * rejects): every message posted before the call and still waiting is spliced into this process's agent of the
-   * session, if this process holds the session's lease and the agent is live (otherwise the messages keep waiting).
-   * A worker that resumed a session calls it to know its waiting input has arrived before it checks for idleness.
+   * Resolves once a delivery pass for `id` whose read of the waiting messages was sent after `after` has finished
+   * (never rejects): every message posted before `after` and still waiting is then spliced into this process's agent
+   * of the session, if this process holds the session's lease and the agent is live (otherwise the messages keep
+   * waiting). `after` is a `performance.now()` time, by default this call; a pass already in flight or done that read
+   * after it serves the call without another read. A worker that resumed a session passes the time it began the
+   * resume, to know its waiting input has arrived before it checks for idleness.
    */
-  deliver(id: string): Promise<void> {
-    return this.backend.delivery.request(id)
+  deliver(id: string, options: { readonly after?: number } = {}): Promise<void> {
+    return this.backend.delivery.request(id, options.after ?? performance.now())
   }
 
   /**

@@ -142,6 +142,69 @@ describe('delivery to the lease holder', () => {
       .toBe(0)
   })
 
+  it('a resume reads the waiting messages once: the lease, the agent and deliver({ after }) share that read', async () => {
+    const schema = freshSchema()
+    const w = await worker(schema)
+    const served = await servedAgent(w, 'chat')
+    await served.dispose()
+    const poster = makeApp({}, schema)
+    const messages = [createUserMessage('one'), createUserMessage('two')]
+    for (const m of messages) await poster.persistence.post('chat', m, 'next-turn')
+    const pool = (w.persistence as unknown as { pool: { query: (...args: unknown[]) => unknown } }).pool
+    const query = pool.query
+    let reads = 0
+    pool.query = function (this: unknown, ...args: unknown[]) {
+      if (String(args[0]).includes('SELECT message_id, target, body')) reads++
+      return query.apply(this, args)
+    }
+    try {
+      const from = performance.now()
+      const agent = await w.ctx.agentLoop.resume('chat', AGENT)
+      await w.persistence.deliver('chat', { after: from })
+      // in the inbox when deliver resolves, without polling
+      expect(insertedIds(agent.session.events).slice(-2)).toEqual(messages.map((m) => m.id))
+      await new Promise((r) => setTimeout(r, 50))
+      expect(reads).toBe(1)
+      // without `after`, a call asks for a read that starts after it
+      await w.persistence.deliver('chat')
+      expect(reads).toBe(2)
+    } finally {
+      pool.query = query
+    }
+  })
+
+  it('a resumed session writes its marker together with what its first delivery pass spliced, in one batch', async () => {
+    const schema = freshSchema()
+    // no timer-driven writes: only the resume's own write and explicit flushes
+    const w = await startWorker({ connectionString: pgUrl, schema, poolSize: 3, writeBatchMaxDelayMs: 600_000 })
+    workers.push(w)
+    const served = await servedAgent(w, 'chat')
+    await served.dispose()
+    const message = createUserMessage('waiting')
+    await makeApp({}, schema).persistence.post('chat', message, 'next-turn')
+    const pool = (w.persistence as unknown as { pool: { query: (...args: unknown[]) => unknown } }).pool
+    const query = pool.query
+    const batches: string[][] = []
+    pool.query = function (this: unknown, ...args: unknown[]) {
+      if (String(args[0]).includes('event_count = event_count +')) {
+        batches.push(
+          String((args[1] as unknown[])[6])
+            .split('\n')
+            .map((line) => JSON.parse(line).type),
+        )
+      }
+      return query.apply(this, args)
+    }
+    try {
+      const agent = await w.ctx.agentLoop.resume('chat', AGENT)
+      await expect.poll(() => batches.length, { timeout: 60_000 }).toBeGreaterThan(0)
+      expect(batches[0]!.slice(0, 2)).toEqual(['session/end-seed', 'agent/inbox/spliced'])
+      expect(insertedIds(agent.session.events)).toContain(message.id)
+    } finally {
+      pool.query = query
+    }
+  })
+
   it('repeated notifications never splice a message twice', async () => {
     const schema = freshSchema()
     const w = await worker(schema)
