@@ -19,8 +19,10 @@ const SLOW_MS = 250
 /** Front processes the client spreads its sessions over (the client's own process only posts and reads streams). */
 const FRONTS = 2
 const SESSIONS = 40
-/** Turns of every session before the measured window (the pool's processes warm up on them). */
-const WARM_TURNS = Number(process.env.WARM ?? 3)
+/** Turns of every measured session before the measured window. */
+const WARM_TURNS = 3
+/** Turns each worker process serves, on sessions of their own, before the measured sessions start. */
+const WARM_PER_PROCESS = 120
 /** Cores the scaling bar needs before it gates: one per busy process (4 workers, 2 fronts, the client, PostgreSQL). */
 const CORES_FOR_SCALE = 8
 const cores = os.availableParallelism?.() ?? os.cpus().length
@@ -121,45 +123,22 @@ async function cpuNow(pool, fronts) {
 }
 
 /**
- * One measured run: `workers` processes serve `SESSIONS` sessions (or, with `quiet`, one), each asking its next
- * question as soon as its previous turn ended. The first `warm` turns of every session warm the pool (fresh processes
- * run their first turns JIT-cold, and a pool of 4 would pay that on 4 times as few turns each); the measured window
- * is the next `turns` turns of every session, counted over the whole pool while every session is still asking, so
- * neither the start nor the tail of the run is in it. Resolves turns/s over the window, the POST → first answer
- * event times of the questions asked in it, and the CPU each kind of process used in it per turn.
+ * Drives `ids` in a closed loop through the fronts: each session asks its next question as soon as its previous turn
+ * ended, until `warm + turns` turns of every session have ended over the whole pool. Resolves the window — from the
+ * `warm`-th turn per session to the end — as `{ start, end }` marks (time and every process's CPU), and the POST →
+ * first answer event times of the questions asked inside it.
  */
-async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_MS, warm = WARM_TURNS } = {}) {
-  const tag = randomBytes(4).toString('hex')
-  const db = { url: server.url, schema: `b_${tag}`, queueSchema: `bq_${tag}` }
-  const fronts = Array.from({ length: FRONTS }, () => child('./cluster-front.mjs', { ...db, token: TOKEN }))
-  const urls = await Promise.all(fronts.map((f) => f.ready))
-  const pool = Array.from({ length: workers }, () =>
-    child('./cluster-worker.mjs', { ...db, concurrency: 2, latencyMs }),
-  )
-  await Promise.all(pool.map((w) => w.ready))
-  const frontOf = (id) => urls[Number(id.slice(1)) % urls.length]
-  const call = (base, path, body) =>
-    fetch(base + path, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then(async (r) => {
-      if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`)
-    })
-  const count = quiet ? 1 : SESSIONS
-  const ids = Array.from({ length: count }, (_, i) => `s${i}`)
-  for (const id of ids) await call(frontOf(id), '/sessions', { id })
+async function drive({ ids, frontOf, call, pool, fronts }, warm, turns) {
   const streams = new AbortController()
   const latencies = []
-  const windowStart = count * warm
-  const windowEnd = count * (warm + turns)
+  const windowStart = ids.length * warm
+  const windowEnd = ids.length * (warm + turns)
+  const mark = () => ({ at: performance.now(), cpu: cpuNow(pool, fronts) })
   let done = 0
-  let start
+  let start = windowStart === 0 ? mark() : undefined
   let end
-  let measuring = false
   let asking = ids.length
   const finished = new Promise((resolve, reject) => {
-    const mark = () => ({ at: performance.now(), cpu: cpuNow(pool, fronts) })
     for (const id of ids) {
       let asked = 0
       let postedAt = 0
@@ -168,7 +147,7 @@ async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_
       const ask = () => {
         asked++
         answering = false
-        inWindow = measuring
+        inWindow = start !== undefined && end === undefined
         postedAt = performance.now()
         call(frontOf(id), `/sessions/${id}/messages`, { text: `question ${asked}` }).catch(reject)
       }
@@ -180,21 +159,66 @@ async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_
         if (type !== 'turn/end') return
         if (!data.includes('"completed"')) return reject(new Error(`session ${id}: a turn ended ${data}`))
         done++
-        if (done === windowStart) (start = mark()), (measuring = true)
-        if (done === windowEnd) (end = mark()), (measuring = false)
+        if (done === windowStart) start = mark()
+        if (done === windowEnd) end = mark()
         if (end === undefined) ask()
         else if (--asking === 0) resolve()
       }).catch(reject)
       setTimeout(ask, 50) // the stream is open before the first question
     }
   })
-  if (windowStart === 0) (start = { at: performance.now(), cpu: cpuNow(pool, fronts) }), (measuring = true)
   await finished
-  const [from, to] = await Promise.all([start.cpu, end.cpu])
   streams.abort()
-  await Promise.all([...pool, ...fronts].map((c) => c.stop()))
-  const total = windowEnd - windowStart
-  const perTurn = (kind) => (to[kind] - from[kind]) / total
+  return { start: { at: start.at, cpu: await start.cpu }, end: { at: end.at, cpu: await end.cpu }, latencies }
+}
+
+/**
+ * One measured run: `workers` processes serve `SESSIONS` sessions (or, with `quiet`, one). First every worker process
+ * serves about `WARM_PER_PROCESS` turns of sessions of their own (a fresh process runs its first turns JIT-cold, and
+ * a pool of 4 would otherwise warm on a quarter of the turns each); then the measured sessions ask `warm` turns each,
+ * and the window is their next `turns` turns each, counted over the whole pool while every session is still asking,
+ * so neither the start nor the tail of the run is in it. Resolves turns/s over the window, the POST → first answer
+ * event times of the questions asked in it, and the CPU each kind of process used in it per turn.
+ */
+async function run(server, workers, turns, { quiet = false, latencyMs = LATENCY_MS, warm = WARM_TURNS } = {}) {
+  const tag = randomBytes(4).toString('hex')
+  const db = { url: server.url, schema: `b_${tag}`, queueSchema: `bq_${tag}` }
+  const fronts = Array.from({ length: FRONTS }, () => child('./cluster-front.mjs', { ...db, token: TOKEN }))
+  const pool = Array.from({ length: workers }, () =>
+    child('./cluster-worker.mjs', { ...db, concurrency: 2, latencyMs }),
+  )
+  // every child is stopped however the run ends (a failed run must not leave processes on the database)
+  try {
+    return await measure(fronts, pool, workers, turns, { quiet, latencyMs, warm })
+  } finally {
+    await Promise.all([...pool, ...fronts].map((c) => c.stop()))
+  }
+}
+
+/** The part of `run` between starting the processes and stopping them. */
+async function measure(fronts, pool, workers, turns, { quiet, latencyMs, warm }) {
+  const urls = await Promise.all(fronts.map((f) => f.ready))
+  await Promise.all(pool.map((w) => w.ready))
+  const call = (base, path, body) =>
+    fetch(base + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => {
+      if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`)
+    })
+  const clients = async (prefix, count) => {
+    const ids = Array.from({ length: count }, (_, i) => `${prefix}${i}`)
+    const frontOf = (id) => urls[Number(id.slice(prefix.length)) % urls.length]
+    for (const id of ids) await call(frontOf(id), '/sessions', { id })
+    return { ids, frontOf, call, pool, fronts }
+  }
+  if (latencyMs === LATENCY_MS && !quiet) {
+    await drive(await clients('w', SESSIONS), 0, Math.ceil((WARM_PER_PROCESS * workers) / SESSIONS))
+  }
+  const { start, end, latencies } = await drive(await clients('s', quiet ? 1 : SESSIONS), warm, turns)
+  const total = (quiet ? 1 : SESSIONS) * turns
+  const perTurn = (kind) => (end.cpu[kind] - start.cpu[kind]) / total
   return {
     tps: total / ((end.at - start.at) / 1000),
     latencies,

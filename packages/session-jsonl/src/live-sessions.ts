@@ -6,7 +6,7 @@ import {
   type SessionPreparation,
   type SessionStore,
 } from '@bridle/session'
-import { ownedEffect } from '@bridle/scope'
+import { onUntraced, ownedEffect } from '@bridle/scope'
 import type { Context } from 'cordis'
 
 /** What `ctx.sessions` tells a durable backend about its live sessions. */
@@ -17,12 +17,16 @@ export interface SessionHooks {
   onDisposed(session: Session): void
 }
 
-/** Subscribes `backend` to the session store's events on `ctx` (removed with the plugin that owns `ctx`). */
+/**
+ * Subscribes `backend` to the session store's events on `ctx` (removed with the plugin that owns `ctx`). Untraced:
+ * `session/event` runs for every event, and the arguments are sessions and events, not services.
+ */
 export function listenToSessions(ctx: Context, backend: SessionHooks): void {
-  ctx.on('session/created', (session) => backend.onCreated(session))
-  ctx.on('session/event', (session, event) => backend.onEvent(session, event))
-  ctx.on('session/flush', (session) => backend.onFlush(session))
-  ctx.on('session/disposed', (session) => backend.onDisposed(session))
+  onUntraced(ctx, 'session/created', ((session: Session) => backend.onCreated(session)) as never)
+  onUntraced(ctx, 'session/event', ((session: Session, event: SessionEvent) =>
+    backend.onEvent(session, event)) as never)
+  onUntraced(ctx, 'session/flush', ((session: Session) => backend.onFlush(session)) as never)
+  onUntraced(ctx, 'session/disposed', ((session: Session) => backend.onDisposed(session)) as never)
 }
 
 /**

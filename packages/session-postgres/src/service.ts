@@ -14,7 +14,7 @@ import type {
   SessionSummary,
 } from '@bridle/session'
 import { enterPrepared, listenToSessions, loadLive, registerCheckpoints } from '@bridle/session-jsonl'
-import { HomeService, rawService } from '@bridle/scope'
+import { HomeService, onUntraced, rawService } from '@bridle/scope'
 import type { Context } from 'cordis'
 import { PostgresBackend } from './backend.js'
 import { Catalog } from './catalog.js'
@@ -94,13 +94,9 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
     const backend = this.backend
     listenToSessions(ctx, backend)
     // An agent is registered after its session is announced: deliver what waits for it once it exists.
-    const listen = ctx.on.bind(ctx) as unknown as (
-      name: string,
-      listener: (payload: { agent?: { id: string } }) => void,
-    ) => () => void
-    listen('agent/session-start', (payload) => {
+    onUntraced(ctx, 'agent/session-start', ((payload: { agent?: { id: string } } | undefined) => {
       if (payload?.agent !== undefined) void backend.delivery.request(payload.agent.id)
-    })
+    }) as never)
     if (parsed.checkpoints) registerCheckpoints(ctx)
     backend.bindExisting()
   }
