@@ -245,7 +245,8 @@ export async function cluster() {
       .map((l) => l.toFixed(1))
       .join(', ')
   try {
-    const turns = quick ? 4 : 10
+    // the same window in --quick: a shorter one read the pools unlike the full run (BENCHMARKS.md, "Measuring the steady state")
+    const turns = 10
     const loadBefore = loads()
     const results = []
     for (const workers of [1, 2, 4]) results.push({ workers, ...(await run(pg, workers, turns)) })
