@@ -1,4 +1,4 @@
-import { HomeService, lifecycleOf } from '@bridle/scope'
+import { HomeService } from '@bridle/scope'
 import type { SessionPostgres } from '@bridle/session-postgres'
 import type { Context } from 'cordis'
 import pg from 'pg'
@@ -193,7 +193,7 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
       done: new Promise<void>((resolve) => (markDone = resolve)),
     }
     this.running.set(job.id, held)
-    lifecycleOf(this.ctx).emit('cluster/job-started', { session, job: job.id, retry: job.retryCount })
+    this.ctx.emit('cluster/job-started', { session, job: job.id, retry: job.retryCount })
     try {
       // No heartbeat here: the timer's next beat (a third of `handoverSeconds` away at most) is the job's first,
       // well before the sweep would take a job without one for abandoned.
@@ -257,7 +257,7 @@ export class ClusterWorker extends HomeService<ClusterWorkerConfig> {
       continued,
       ...(error === undefined ? {} : { error }),
     }
-    lifecycleOf(this.ctx).emit('cluster/job-finished', payload)
+    this.ctx.emit('cluster/job-finished', payload)
   }
 
   private async heartbeat(): Promise<void> {

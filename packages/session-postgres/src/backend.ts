@@ -100,16 +100,13 @@ export class PostgresBackend extends BindingRegistry<LiveBinding, PreparedEntry>
 
   // ---- binding live sessions ----
 
-  /**
-   * A resumed session: its marker (`session/end-seed`) is written once the first delivery pass has spliced what
-   * waited for it, in the same batch (one write per resume, not two); the write-behind timer bounds that wait.
-   */
+  /** A resumed session: its marker (`session/end-seed`) is written at once. */
   protected override claim(session: Session, entry: PreparedEntry): void {
     const { meta, cursor, token } = entry
     const binding = this.bind(session, { meta, cursor, materialized: true, token })
+    if (token !== undefined) void this.leased(binding, token)
     binding.admitAll()
-    if (token === undefined) this.writeNow(binding)
-    else void this.leased(binding, token).then(() => this.writeNow(binding))
+    this.writeNow(binding)
   }
 
   /** Flushes the session, then gives back its lease. */

@@ -173,38 +173,6 @@ describe('delivery to the lease holder', () => {
     }
   })
 
-  it('a resumed session writes its marker together with what its first delivery pass spliced, in one batch', async () => {
-    const schema = freshSchema()
-    // no timer-driven writes: only the resume's own write and explicit flushes
-    const w = await startWorker({ connectionString: pgUrl, schema, poolSize: 3, writeBatchMaxDelayMs: 600_000 })
-    workers.push(w)
-    const served = await servedAgent(w, 'chat')
-    await served.dispose()
-    const message = createUserMessage('waiting')
-    await makeApp({}, schema).persistence.post('chat', message, 'next-turn')
-    const pool = (w.persistence as unknown as { pool: { query: (...args: unknown[]) => unknown } }).pool
-    const query = pool.query
-    const batches: string[][] = []
-    pool.query = function (this: unknown, ...args: unknown[]) {
-      if (String(args[0]).includes('event_count = event_count +')) {
-        batches.push(
-          String((args[1] as unknown[])[6])
-            .split('\n')
-            .map((line) => JSON.parse(line).type),
-        )
-      }
-      return query.apply(this, args)
-    }
-    try {
-      const agent = await w.ctx.agentLoop.resume('chat', AGENT)
-      await expect.poll(() => batches.length, { timeout: 60_000 }).toBeGreaterThan(0)
-      expect(batches[0]!.slice(0, 2)).toEqual(['session/end-seed', 'agent/inbox/spliced'])
-      expect(insertedIds(agent.session.events)).toContain(message.id)
-    } finally {
-      pool.query = query
-    }
-  })
-
   it('repeated notifications never splice a message twice', async () => {
     const schema = freshSchema()
     const w = await worker(schema)
