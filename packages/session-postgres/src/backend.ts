@@ -100,11 +100,9 @@ export class PostgresBackend extends BindingRegistry<LiveBinding, PreparedEntry>
 
   // ---- binding live sessions ----
 
-  /** A resumed session: its marker (`session/end-seed`) is written at once. */
   protected override claim(session: Session, entry: PreparedEntry): void {
     const { meta, cursor, token } = entry
     const binding = this.bind(session, { meta, cursor, materialized: true, token })
-    if (token !== undefined) void this.leased(binding, token)
     binding.admitAll()
     this.writeNow(binding)
   }
@@ -130,17 +128,15 @@ export class PostgresBackend extends BindingRegistry<LiveBinding, PreparedEntry>
     // Nothing is written before the schema exists; a failed migration fails every write with its error.
     binding.init = this.o.ready
     this.bindings.set(session.id, binding)
+    if (start.token !== undefined) this.leased(binding, start.token)
     return binding
   }
 
-  /**
-   * A binding holds a lease: keep it renewed, listen for posted messages, and deliver what is waiting. Resolves when
-   * that first delivery pass is done (never rejects).
-   */
-  private leased(binding: LiveBinding, token: number): Promise<void> {
+  /** A binding holds a lease: keep it renewed, listen for posted messages, and deliver what is waiting. */
+  private leased(binding: LiveBinding, token: number): void {
     this.keeper.hold(binding.session.id, token)
     const id = binding.session.id
-    return this.listener.start().then(
+    void this.listener.start().then(
       // a pass that read after LISTEN was active has seen every message no notification will announce
       () => this.delivery.request(id, this.listener.listeningSince),
       (error: unknown) =>

@@ -203,7 +203,7 @@ export class SessionPostgres extends HomeService<SessionPostgresConfig> implemen
    * resume, to know its waiting input has arrived before it checks for idleness.
    */
   deliver(id: string, options: { readonly after?: number } = {}): Promise<void> {
-    return this.backend.delivery.request(id, options.after ?? performance.now())
+    return this.backend.delivery.request(id, options.after)
   }
 
   /**
